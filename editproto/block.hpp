@@ -1,0 +1,33 @@
+// One edit block as the parser emits it.
+#pragma once
+
+#include "editproto/reason.hpp"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace editproto {
+
+struct Block {
+  std::size_t index = 0;           // 0-based, in order of appearance
+  std::size_t line = 0;            // 1-based line of "««« EDIT" in the response
+  std::string path;                // as written, after the path-line rules
+  bool path_reused = false;        // no path line: the previous block's path
+  std::vector<std::string> edit;   // EDIT section, lines without terminators
+  std::vector<std::string> repl;   // REPL section, lines without terminators
+  // A block the parser already knows is bad (missing_path, malformed_block,
+  // incomplete_block, too_large) carries that failure; the applier reports it.
+  Failure parse_error;
+
+  bool ok() const { return parse_error.reason == Reason::none; }
+};
+
+// Byte limits. Defaults suit LLM answers and source trees; all configurable.
+struct Limits {
+  std::size_t max_response_bytes = 64u << 20;  // a whole response fed to one parser
+  std::size_t max_block_bytes = 4u << 20;      // one block's EDIT + REPL text
+  std::size_t max_file_bytes = 256u << 20;     // a file read or written
+};
+
+}  // namespace editproto

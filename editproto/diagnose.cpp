@@ -1,0 +1,433 @@
+#include "editproto/diagnose.hpp"
+
+#include "editproto/path_line.hpp"
+#include "editproto/unicode.hpp"
+
+#include <dtl/dtl.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <unordered_map>
+
+namespace editproto {
+
+namespace {
+
+bool is_ascii(std::string_view s) {
+  for (char c : s)
+    if (static_cast<unsigned char>(c) >= 0x80) return false;
+  return true;
+}
+
+std::string_view leading_ws(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+  return s.substr(0, i);
+}
+
+std::string_view trailing_ws(std::string_view s) {
+  std::size_t i = s.size();
+  while (i > 0 && (s[i - 1] == ' ' || s[i - 1] == '\t')) --i;
+  return s.substr(i);
+}
+
+std::string plural(std::size_t n, std::string_view one) {
+  return std::to_string(n) + " " + std::string(one) + (n == 1 ? "" : "s");
+}
+
+// "1 tab and 2 spaces", "4 spaces", "nothing".
+std::string describe_ws(std::string_view ws) {
+  std::size_t tabs = std::count(ws.begin(), ws.end(), '\t');
+  std::size_t spaces = ws.size() - tabs;
+  if (tabs == 0 && spaces == 0) return "nothing";
+  if (tabs == 0) return plural(spaces, "space");
+  if (spaces == 0) return plural(tabs, "tab");
+  return plural(tabs, "tab") + " and " + plural(spaces, "space");
+}
+
+std::size_t count_code_points(std::string_view s) {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < s.size();) {
+    i += unicode::decode(s, i).length;
+    ++n;
+  }
+  return n;
+}
+
+std::string excerpt(std::string_view s, std::size_t pos) {
+  std::string_view rest = s.substr(pos);
+  std::size_t cut = 0, cps = 0;
+  while (cut < rest.size() && cps < 20) {
+    cut += unicode::decode(rest, cut).length;
+    ++cps;
+  }
+  std::string out = "\"" + std::string(rest.substr(0, cut)) + "\"";
+  if (cut < rest.size()) out += "...";
+  return out;
+}
+
+// Walks the two cores code point by code point and names what differs.
+void describe_core(std::string_view f, std::string_view b, std::size_t col0, std::vector<std::string>& parts) {
+  std::size_t i = 0, j = 0, col = col0;
+  int reported = 0;
+  while ((i < f.size() || j < b.size()) && reported < 4) {
+    if (i >= f.size()) {
+      parts.push_back("your block's line goes on at column " + std::to_string(col) + " with " + excerpt(b, j) +
+                      ", which the file's line does not have");
+      return;
+    }
+    if (j >= b.size()) {
+      parts.push_back("the file's line goes on at column " + std::to_string(col) + " with " + excerpt(f, i) +
+                      ", which your block's line does not have");
+      return;
+    }
+    unicode::CodePoint cf = unicode::decode(f, i), cb = unicode::decode(b, j);
+    if (cf.valid == cb.valid && cf.value == cb.value) {
+      i += cf.length;
+      j += cb.length;
+      ++col;
+      continue;
+    }
+    ++reported;
+    const std::string where = " at column " + std::to_string(col);
+    if (unicode::is_zero_width(cf.value)) {
+      parts.push_back("the file has an invisible " + unicode::describe(cf.value) + where + " that your block lacks");
+      i += cf.length;
+      ++col;
+      continue;
+    }
+    if (unicode::is_zero_width(cb.value)) {
+      parts.push_back("your block has an invisible " + unicode::describe(cb.value) + where +
+                      " that the file's line lacks");
+      j += cb.length;
+      continue;
+    }
+    if (i + cf.length < f.size()) {
+      unicode::CodePoint mark = unicode::decode(f, i + cf.length);
+      if (unicode::is_combining_mark(mark.value) && unicode::compose(cf.value, mark.value) == cb.value) {
+        parts.push_back("the file writes " + unicode::describe(cf.value) + " + " + unicode::describe(mark.value) +
+                        " (decomposed, NFD)" + where + " where your block has the single " +
+                        unicode::describe(cb.value) + " (NFC)");
+        i += cf.length + mark.length;
+        j += cb.length;
+        col += 2;
+        continue;
+      }
+    }
+    if (j + cb.length < b.size()) {
+      unicode::CodePoint mark = unicode::decode(b, j + cb.length);
+      if (unicode::is_combining_mark(mark.value) && unicode::compose(cb.value, mark.value) == cf.value) {
+        parts.push_back("the file has the single " + unicode::describe(cf.value) + " (NFC)" + where +
+                        " where your block writes " + unicode::describe(cb.value) + " + " +
+                        unicode::describe(mark.value) + " (decomposed, NFD)");
+        i += cf.length;
+        j += cb.length + mark.length;
+        ++col;
+        continue;
+      }
+    }
+    if (unicode::ascii_lookalike(cf.value) == unicode::ascii_lookalike(cb.value)) {
+      parts.push_back(unicode::describe(cf.value) + " in the file vs " + unicode::describe(cb.value) +
+                      " in your block" + where);
+      i += cf.length;
+      j += cb.length;
+      ++col;
+      continue;
+    }
+    parts.push_back("the text differs from column " + std::to_string(col) + ": the file has " + excerpt(f, i) +
+                    " where your block has " + excerpt(b, j));
+    return;
+  }
+}
+
+}  // namespace
+
+std::string normalize_line(std::string_view line, Tolerance t) {
+  switch (t) {
+    case Tolerance::exact: return std::string(line);
+    case Tolerance::whitespace: return std::string(trim(line));
+    case Tolerance::lookalike:
+      if (is_ascii(line)) return std::string(trim(line));
+      return std::string(trim(unicode::fold(trim(line))));
+  }
+  return std::string(line);
+}
+
+std::vector<std::size_t> find_tolerant(const std::vector<std::string_view>& file,
+                                       std::span<const std::string> section, Tolerance t) {
+  std::vector<std::size_t> found;
+  if (section.empty() || section.size() > file.size()) return found;
+  std::vector<std::string> want;
+  for (const std::string& s : section) want.push_back(normalize_line(s, t));
+  auto equal = [&](std::string_view line, const std::string& w) {
+    if (t == Tolerance::exact) return line == w;
+    if (t == Tolerance::whitespace || is_ascii(line)) return trim(line) == w;
+    return normalize_line(line, t) == w;
+  };
+  for (std::size_t i = 0; i + section.size() <= file.size(); ++i) {
+    if (!equal(file[i], want[0])) continue;
+    std::size_t k = 1;
+    while (k < want.size() && equal(file[i + k], want[k])) ++k;
+    if (k == want.size()) found.push_back(i);
+  }
+  return found;
+}
+
+std::string describe_difference(std::string_view file_line, std::string_view block_line) {
+  if (file_line == block_line) return {};
+  std::vector<std::string> parts;
+  std::string_view fi = leading_ws(file_line), bi = leading_ws(block_line);
+  std::string_view fcore = file_line.substr(fi.size()), bcore = block_line.substr(bi.size());
+  std::string_view ft = trailing_ws(fcore), bt = trailing_ws(bcore);
+  if (ft.size() == fcore.size()) ft = {};  // an all-blank line has indentation only
+  if (bt.size() == bcore.size()) bt = {};
+  fcore.remove_suffix(ft.size());
+  bcore.remove_suffix(bt.size());
+
+  if (fi != bi) {
+    bool ftab = fi.find('\t') != std::string_view::npos, btab = bi.find('\t') != std::string_view::npos;
+    std::string what = ftab != btab ? "tabs vs spaces" : "indentation";
+    parts.push_back(what + ": the file's line is indented with " + describe_ws(fi) + ", your block's with " +
+                    describe_ws(bi));
+  }
+  if (ft != bt)
+    parts.push_back("trailing white space: the file's line ends with " + describe_ws(ft) + ", your block's with " +
+                    describe_ws(bt));
+  if (fcore != bcore) describe_core(fcore, bcore, count_code_points(fi) + 1, parts);
+  std::string out;
+  for (const std::string& p : parts) {
+    if (!out.empty()) out += "; ";
+    out += p;
+  }
+  return out;
+}
+
+std::string quote_line(std::size_t number, std::string_view text) {
+  std::string out = "  " + std::to_string(number) + " | ";
+  std::size_t shown = 0;
+  for (std::size_t i = 0; i < text.size();) {
+    if (shown == 200) {
+      out += "... (" + std::to_string(count_code_points(text.substr(i))) + " more characters)";
+      break;
+    }
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 && c != '\t') {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02X", c);
+      out += buf;
+      ++i;
+    } else {
+      std::size_t len = unicode::decode(text, i).length;
+      out.append(text.substr(i, len));
+      i += len;
+    }
+    ++shown;
+  }
+  return out;
+}
+
+std::string unified_diff(std::span<const std::string> block_lines, std::span<const std::string_view> file_lines,
+                         std::size_t first_line, std::string_view path) {
+  std::vector<std::string> a(block_lines.begin(), block_lines.end());
+  std::vector<std::string> b(file_lines.begin(), file_lines.end());
+  dtl::Diff<std::string, std::vector<std::string>> diff(a, b);
+  diff.compose();
+  diff.composeUnifiedHunks();
+  std::string out = "--- your EDIT section\n+++ " + std::string(path) + " (lines " + std::to_string(first_line) +
+                    "-" + std::to_string(first_line + file_lines.size() - 1) + ")\n";
+  for (const auto& hunk : diff.getUniHunks()) {
+    out += "@@ -" + std::to_string(hunk.a) + "," + std::to_string(hunk.b) + " +" +
+           std::to_string(hunk.c + static_cast<long long>(first_line) - 1) + "," + std::to_string(hunk.d) + " @@\n";
+    auto emit = [&out](const auto& elems) {
+      for (const auto& e : elems) {
+        out += e.second.type == dtl::SES_ADD ? '+' : e.second.type == dtl::SES_DELETE ? '-' : ' ';
+        out += e.first;
+        out += '\n';
+      }
+    };
+    emit(hunk.common[0]);
+    emit(hunk.change);
+    emit(hunk.common[1]);
+  }
+  return out;
+}
+
+namespace {
+
+std::string range(std::size_t first, std::size_t count) {
+  return count <= 1 ? "line " + std::to_string(first) : "lines " + std::to_string(first) + "-" +
+                                                             std::to_string(first + count - 1);
+}
+
+// The per-line differences of the window at `start`, then the diff.
+std::string window_report(const std::vector<std::string_view>& file, std::span<const std::string> section,
+                          std::size_t start, std::string_view path, std::size_t* first_diff = nullptr) {
+  std::string out;
+  std::size_t listed = 0, differing = 0;
+  std::size_t len = std::min(section.size(), file.size() - start);
+  for (std::size_t i = 0; i < len; ++i) {
+    std::string d = describe_difference(file[start + i], section[i]);
+    if (d.empty()) continue;
+    if (differing++ == 0 && first_diff) *first_diff = start + i;
+    if (listed == 8) continue;
+    ++listed;
+    out += "line " + std::to_string(start + i + 1) + ": " + d + "\n";
+    out += "  file:  " + quote_line(start + i + 1, file[start + i]) + "\n";
+    out += "  block: " + quote_line(i + 1, section[i]) + "\n";
+  }
+  if (differing > listed) out += "(" + std::to_string(differing - listed) + " more differing lines, see the diff)\n";
+  out += unified_diff(section, std::span(file).subspan(start, len), start + 1, path);
+  return out;
+}
+
+std::string line_list(std::span<const std::size_t> starts) {
+  std::string out;
+  for (std::size_t i = 0; i < starts.size(); ++i) {
+    if (i) out += ", ";
+    out += std::to_string(starts[i] + 1);
+  }
+  return out;
+}
+
+// Dice coefficient of character bigrams; cheap and good enough to point at
+// the line an LLM was thinking of.
+double similarity(std::string_view a, std::string_view b) {
+  if (a.size() < 2 || b.size() < 2) return a == b ? 1.0 : 0.0;
+  std::vector<std::uint16_t> x, y;
+  for (std::size_t i = 0; i + 1 < a.size(); ++i) x.push_back(static_cast<std::uint16_t>((a[i] << 8) | (a[i + 1] & 0xFF)));
+  for (std::size_t i = 0; i + 1 < b.size(); ++i) y.push_back(static_cast<std::uint16_t>((b[i] << 8) | (b[i + 1] & 0xFF)));
+  std::sort(x.begin(), x.end());
+  std::sort(y.begin(), y.end());
+  std::size_t common = 0;
+  for (std::size_t i = 0, j = 0; i < x.size() && j < y.size();) {
+    if (x[i] == y[j]) { ++common; ++i; ++j; }
+    else if (x[i] < y[j]) ++i;
+    else ++j;
+  }
+  return 2.0 * static_cast<double>(common) / static_cast<double>(x.size() + y.size());
+}
+
+constexpr std::size_t kSimilarityScanLimit = 200'000;  // lines; the scan is O(lines x length)
+
+}  // namespace
+
+std::string describe_ambiguous(std::span<const std::size_t> starts, std::size_t section_lines, std::string_view path) {
+  return std::string(path) + ": the EDIT section (" + plural(section_lines, "line") + ") occurs " +
+         std::to_string(starts.size()) + " times, starting at lines " + line_list(starts) +
+         ". Add the lines just before or after the change, in both sections, until the EDIT section occurs "
+         "exactly once.";
+}
+
+Mismatch diagnose_missing(const std::vector<std::string_view>& file, std::span<const std::string> section,
+                          std::size_t anchor, std::string_view path) {
+  Mismatch m;
+  const std::string p(path);
+  const std::string n_lines = plural(section.size(), "line");
+
+  for (Tolerance t : {Tolerance::whitespace, Tolerance::lookalike}) {
+    std::vector<std::size_t> hits = find_tolerant(file, section, t);
+    if (hits.empty()) continue;
+    const bool ws = t == Tolerance::whitespace;
+    m.reason = ws ? Reason::whitespace : Reason::near_match;
+    m.line = hits[0] + 1;
+    std::string how = ws ? "when white space (indentation, tabs vs spaces, trailing spaces) is ignored"
+                         : "when white space and look-alike characters (quotes, dashes, invisible or "
+                           "decomposed characters) are ignored";
+    if (hits.size() == 1) {
+      if (ws) m.whitespace_match = hits[0];
+      m.diagnostic = p + ": the EDIT section (" + n_lines + ") does not occur exactly, but it matches " +
+                     range(hits[0] + 1, section.size()) + " " + how + ":\n" +
+                     window_report(file, section, hits[0], path) +
+                     "Copy those lines exactly as the file has them" +
+                     (ws ? " (or run with --fuzz whitespace to accept this difference)." : ".");
+    } else {
+      m.diagnostic = p + ": the EDIT section (" + n_lines + ") does not occur exactly; " + how + " it matches " +
+                     std::to_string(hits.size()) + " places, starting at lines " + line_list(hits) +
+                     ". The first of them:\n" + window_report(file, section, hits[0], path) +
+                     "Copy the lines exactly as the file has them, with enough context to be unique.";
+    }
+    return m;
+  }
+
+  if (anchor > 0 && anchor < section.size()) {
+    std::vector<std::size_t> hits = find_tolerant(file, section.first(anchor), Tolerance::exact);
+    if (hits.size() == 1) {
+      std::size_t first_diff = hits[0] + anchor;
+      std::string report = window_report(file, section, hits[0], path, &first_diff);
+      m.reason = Reason::old_mismatch;
+      m.line = first_diff + 1;
+      m.diagnostic = p + ": the anchor (the first " + plural(anchor, "line") +
+                     ", the same in EDIT and REPL) occurs once, at " + range(hits[0] + 1, anchor) +
+                     ", but the lines after it are not what your EDIT section says:\n" + report +
+                     "Copy the old lines exactly as the file has them.";
+      return m;
+    }
+  }
+
+  // The closest place: the start line most section lines vote for.
+  std::unordered_map<std::string, std::vector<std::size_t>> wanted;
+  std::size_t nonblank = 0;
+  for (std::size_t j = 0; j < section.size(); ++j) {
+    std::string key = normalize_line(section[j], Tolerance::lookalike);
+    if (key.empty()) continue;
+    ++nonblank;
+    wanted[std::move(key)].push_back(j);
+  }
+  std::unordered_map<long long, std::size_t> votes;
+  for (std::size_t i = 0; i < file.size(); ++i) {
+    std::string_view t = trim(file[i]);
+    if (t.empty()) continue;
+    auto it = is_ascii(t) ? wanted.find(std::string(t)) : wanted.find(normalize_line(t, Tolerance::lookalike));
+    if (it == wanted.end()) continue;
+    for (std::size_t j : it->second) ++votes[static_cast<long long>(i) - static_cast<long long>(j)];
+  }
+  long long best = 0;
+  std::size_t best_votes = 0;
+  for (const auto& [start, count] : votes)
+    if (count > best_votes || (count == best_votes && start < best)) {
+      best = start;
+      best_votes = count;
+    }
+
+  if (best_votes > 0) {
+    std::size_t start = static_cast<std::size_t>(std::max(0LL, best));
+    if (start + section.size() > file.size()) start = file.size() > section.size() ? file.size() - section.size() : 0;
+    bool near = best_votes * 2 >= nonblank;
+    m.reason = near ? Reason::near_match : Reason::anchor_not_found;
+    m.line = start + 1;
+    m.diagnostic = p + ": the EDIT section (" + n_lines + ") does not occur in the file. The closest place is " +
+                   range(start + 1, std::min(section.size(), file.size() - start)) + ", where " +
+                   std::to_string(best_votes) + " of its " + std::to_string(nonblank) +
+                   " non-blank lines match:\n" + window_report(file, section, start, path) +
+                   "Copy the lines exactly as the file has them now (an earlier block may have changed them).";
+    return m;
+  }
+
+  m.reason = Reason::anchor_not_found;
+  m.diagnostic = p + ": no line of the EDIT section (" + n_lines + ") occurs in the file (" +
+                 plural(file.size(), "line") + ").";
+  auto first = std::find_if(section.begin(), section.end(), [](const std::string& s) { return !trim(s).empty(); });
+  if (first != section.end() && file.size() <= kSimilarityScanLimit) {
+    std::string want = normalize_line(*first, Tolerance::lookalike);
+    double best_score = 0.0;
+    std::size_t best_line = 0;
+    for (std::size_t i = 0; i < file.size(); ++i) {
+      std::string_view t = trim(file[i]);
+      if (t.size() * 2 < want.size() || t.size() > want.size() * 2) continue;
+      double s = similarity(t, want);
+      if (s > best_score) {
+        best_score = s;
+        best_line = i;
+      }
+    }
+    if (best_score >= 0.5) {
+      m.line = best_line + 1;
+      m.diagnostic += " The line most like your first line is:\n" + quote_line(best_line + 1, file[best_line]) +
+                      "\n  (" + describe_difference(file[best_line], *first) + ")";
+    }
+  }
+  m.diagnostic += "\nCheck the path, and copy the lines from the file as it is now.";
+  return m;
+}
+
+}  // namespace editproto

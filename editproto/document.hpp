@@ -1,0 +1,111 @@
+// A text file as lines, edited in place without copying the untouched ones.
+//
+// Lines are compared without their terminators; each line keeps its own
+// terminator ("\n", "\r\n" or none for a last line without one), and a UTF-8
+// BOM is held apart, so writing the file back reproduces every untouched byte.
+//
+// Edits go through a piece table over line ids, and exact lookups through a
+// hash index built on the second search: applying the 1000th block to a
+// 1M-line file costs about as much as the first, not a full scan.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace editproto {
+
+enum class Eol : std::uint8_t { none, lf, crlf };
+
+class Document {
+ public:
+  Document() = default;
+  explicit Document(std::string content);
+  Document(const Document&) = delete;
+  Document& operator=(const Document&) = delete;
+  Document(Document&&) = default;
+  Document& operator=(Document&&) = default;
+
+  std::size_t size() const { return size_; }
+  bool has_bom() const { return bom_; }
+  std::string_view line(std::size_t n) const;  // 0-based
+  Eol eol(std::size_t n) const;
+
+  // The terminator new lines get: the most common one in the file, "\n" for
+  // a file without any.
+  Eol dominant_eol() const { return dominant_; }
+
+  // Start lines (0-based) of every place where `section` occurs as whole
+  // consecutive lines, in file order.
+  std::vector<std::size_t> find(std::span<const std::string> section);
+
+  // Replaces lines [first, first + count) by `lines`; new lines end with
+  // `eol`, and the last one with `last_eol`.
+  void replace(std::size_t first, std::size_t count, std::span<const std::string> lines, Eol eol,
+               Eol last_eol);
+
+  // Changes the terminator of one existing line.
+  void set_eol(std::size_t n, Eol eol);
+
+  // All lines, in order (for diagnostics; costs one pass).
+  std::vector<std::string_view> lines() const;
+
+  std::string serialize() const;
+  std::size_t byte_size() const;
+
+ private:
+  struct Line {
+    const char* data;
+    std::uint32_t length;
+    Eol eol;
+    std::string_view text() const { return {data, length}; }
+  };
+  struct Piece {
+    std::uint32_t first;  // line id
+    std::uint32_t count;
+  };
+  struct Position {
+    std::size_t piece;
+    std::size_t offset;
+  };
+
+  Position locate(std::size_t n) const;
+  std::uint32_t id_at(std::size_t n) const;
+  void rebuild_maps();
+  void build_index();
+  void index_line(std::uint32_t id);
+  std::size_t slot_of(std::uint64_t h) const;
+  bool matches_at(std::size_t start, std::span<const std::string> section) const;
+  std::vector<std::size_t> find_by_scan(std::span<const std::string> section) const;
+  std::vector<std::size_t> find_by_index(std::span<const std::string> section);
+  std::uint32_t new_line(std::string_view text, Eol eol);
+
+  std::unique_ptr<std::string> content_;  // the original bytes (stable address)
+  std::deque<std::string> added_;       // storage for lines added by edits
+  std::vector<Line> lines_;             // every line ever seen, by id
+  std::vector<Piece> pieces_;           // the current document, in order
+  std::vector<std::size_t> piece_start_;                      // first line number of each piece
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> by_id_;  // (first id, piece), sorted
+  std::size_t size_ = 0;
+  bool bom_ = false;
+  Eol dominant_ = Eol::lf;
+  std::size_t searches_ = 0;
+
+  // Hash index: open addressing from hash to the newest line id with it,
+  // chained through next_ to older ones.
+  bool indexed_ = false;
+  std::vector<std::uint64_t> slot_hash_;
+  std::vector<std::uint32_t> slot_head_;
+  std::vector<std::uint32_t> slot_count_;
+  std::vector<std::uint32_t> next_;
+  std::size_t slots_used_ = 0;
+};
+
+std::string_view eol_bytes(Eol e);
+
+}  // namespace editproto

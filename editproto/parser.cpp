@@ -1,0 +1,269 @@
+#include "editproto/parser.hpp"
+
+#include "editproto/path_line.hpp"
+
+#include <cstring>
+#include <utility>
+
+namespace editproto {
+
+namespace {
+constexpr std::string_view kEdit = "\xC2\xAB\xC2\xAB\xC2\xAB";  // «««
+constexpr std::string_view kEnd = "\xC2\xBB\xC2\xBB\xC2\xBB";   // »»»
+constexpr std::string_view kBar = "\xE2\x95\x90";               // ═
+
+std::string_view after_spaces(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+  return s.substr(i);
+}
+}  // namespace
+
+// Marker lines are matched after trimming; "═══ REPL" accepts any run of three
+// or more '═' because models miscount them.
+Parser::Marker Parser::marker_of(std::string_view line) {
+  std::string_view s = after_spaces(line);
+  if (s.empty()) return Marker::none;
+  unsigned char c = static_cast<unsigned char>(s[0]);
+  if (c != 0xC2 && c != 0xE2) return Marker::none;  // fast path: prose and code
+  s = trim(s);
+  if (s.starts_with(kEdit)) {
+    s = after_spaces(s.substr(kEdit.size()));
+    return s == "EDIT" ? Marker::edit : Marker::none;
+  }
+  if (s.starts_with(kEnd)) {
+    s = after_spaces(s.substr(kEnd.size()));
+    if (!s.starts_with("EDIT")) return Marker::none;
+    s = after_spaces(s.substr(4));
+    return s == "END" ? Marker::end : Marker::none;
+  }
+  std::size_t bars = 0;
+  while (s.substr(bars * kBar.size()).starts_with(kBar)) ++bars;
+  if (bars >= 3 && after_spaces(s.substr(bars * kBar.size())) == "REPL") return Marker::repl;
+  return Marker::none;
+}
+
+void Parser::feed(std::string_view chunk, std::vector<Block>& out) {
+  if (state_ == State::overflow) return;
+  if (bytes_ + chunk.size() > limits_.max_response_bytes) {
+    std::size_t allowed = limits_.max_response_bytes - bytes_;
+    feed(chunk.substr(0, allowed), out);
+    std::string detail = "the response is larger than the limit of " +
+                         std::to_string(limits_.max_response_bytes) + " bytes; nothing after byte " +
+                         std::to_string(limits_.max_response_bytes) + " was read";
+    fail_open_block(Reason::too_large, std::move(detail), out);
+    state_ = State::overflow;
+    return;
+  }
+  bytes_ += chunk.size();
+  while (!chunk.empty()) {
+    const void* nl = std::memchr(chunk.data(), '\n', chunk.size());
+    if (nl == nullptr) {
+      partial_.append(chunk);
+      return;
+    }
+    std::size_t len = static_cast<const char*>(nl) - chunk.data();
+    if (partial_.empty()) {
+      on_line(chunk.substr(0, len), out);
+    } else {
+      partial_.append(chunk.substr(0, len));
+      std::string line = std::move(partial_);
+      partial_.clear();
+      on_line(line, out);
+    }
+    chunk.remove_prefix(len + 1);
+  }
+}
+
+void Parser::finish(std::vector<Block>& out) {
+  if (state_ == State::overflow) return;
+  if (!partial_.empty()) {
+    std::string line = std::move(partial_);
+    partial_.clear();
+    on_line(line, out);
+  }
+  if (state_ == State::reading_edit || state_ == State::reading_repl) {
+    fail_open_block(Reason::incomplete_block,
+                    std::string("the response ended before the block's \xC2\xBB\xC2\xBB\xC2\xBB EDIT END line") +
+                        (state_ == State::reading_edit ? " (it has no \xE2\x95\x90\xE2\x95\x90\xE2\x95\x90"
+                                                         "\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90 REPL "
+                                                         "line either)"
+                                                       : "") +
+                        "; nothing of it was applied",
+                    out);
+  }
+}
+
+void Parser::remember_candidate(std::string_view line) {
+  // Only short lines can be path lines or fence openers; longer ones are
+  // remembered as "not a candidate" without copying them.
+  std::swap(candidate_[0], candidate_[1]);
+  candidate_set_[0] = candidate_set_[1];
+  if (line.size() <= 512) {
+    candidate_[1].assign(line);
+    candidate_set_[1] = true;
+  } else {
+    candidate_[1].clear();
+    candidate_set_[1] = false;
+  }
+}
+
+void Parser::on_line(std::string_view line, std::vector<Block>& out) {
+  ++line_no_;
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  Marker m = marker_of(line);
+
+  switch (state_) {
+    case State::overflow:
+      return;
+    case State::scanning:
+      if (m == Marker::edit) {
+        begin_block(out);
+      } else if (m == Marker::repl || m == Marker::end) {
+        // A separator with no open block: the opener was mistyped or lost.
+        Block b;
+        b.index = next_index_++;
+        b.line = line_no_;
+        b.path = previous_path_;
+        b.parse_error = {Reason::malformed_block,
+                         "line " + std::to_string(line_no_) + " is a " +
+                             (m == Marker::repl ? "\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90"
+                                                  "\xE2\x95\x90\xE2\x95\x90 REPL"
+                                                : "\xC2\xBB\xC2\xBB\xC2\xBB EDIT END") +
+                             " line but no block is open: each block starts with a line "
+                             "\xC2\xAB\xC2\xAB\xC2\xAB EDIT (after its path line)"};
+        out.push_back(std::move(b));
+      } else if (!trim(line).empty()) {
+        remember_candidate(line);
+      }
+      return;
+    case State::reading_edit:
+    case State::reading_repl:
+      break;
+  }
+
+  if (m == Marker::edit) {
+    fail_open_block(Reason::malformed_block,
+                    "the block was not closed: line " + std::to_string(line_no_) +
+                        " starts a new \xC2\xAB\xC2\xAB\xC2\xAB EDIT before this block's "
+                        "\xC2\xBB\xC2\xBB\xC2\xBB EDIT END",
+                    out);
+    candidate_set_[0] = candidate_set_[1] = false;
+    begin_block(out);
+    return;
+  }
+  if (m == Marker::end) {
+    if (state_ == State::reading_edit) {
+      block_malformed_ = true;
+      malformed_detail_ = "the block has no \xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90"
+                          "\xE2\x95\x90\xE2\x95\x90 REPL line between \xC2\xAB\xC2\xAB\xC2\xAB EDIT and "
+                          "\xC2\xBB\xC2\xBB\xC2\xBB EDIT END (line " +
+                          std::to_string(line_no_) + ")";
+    }
+    emit(out);
+    return;
+  }
+  if (m == Marker::repl) {
+    if (state_ == State::reading_repl) {
+      if (!block_malformed_) {
+        block_malformed_ = true;
+        malformed_detail_ = "the block has a second \xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90"
+                            "\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90 REPL line at line " +
+                            std::to_string(line_no_);
+      }
+    } else {
+      state_ = State::reading_repl;
+    }
+    return;
+  }
+
+  block_bytes_ += line.size() + 1;
+  if (block_bytes_ > limits_.max_block_bytes) {
+    if (!block_too_large_) {
+      block_too_large_ = true;
+      block_.edit.clear();
+      block_.repl.clear();
+      block_.edit.shrink_to_fit();
+      block_.repl.shrink_to_fit();
+    }
+    return;
+  }
+  (state_ == State::reading_edit ? block_.edit : block_.repl).emplace_back(line);
+}
+
+void Parser::begin_block(std::vector<Block>& out) {
+  (void)out;
+  block_ = Block{};
+  block_.index = next_index_++;
+  block_.line = line_no_;
+  block_bytes_ = 0;
+  block_too_large_ = false;
+  block_malformed_ = false;
+  malformed_detail_.clear();
+
+  // The path line is the last non-blank line, or the one before it when the
+  // last is a code-fence opener standing between path and block.
+  std::optional<std::string> path;
+  if (candidate_set_[1]) {
+    if (is_fence_line(candidate_[1])) {
+      if (candidate_set_[0]) path = extract_path(candidate_[0]);
+    } else {
+      path = extract_path(candidate_[1]);
+    }
+  }
+  candidate_set_[0] = candidate_set_[1] = false;
+  if (path) {
+    block_.path = std::move(*path);
+    previous_path_ = block_.path;
+  } else if (!previous_path_.empty()) {
+    block_.path = previous_path_;
+    block_.path_reused = true;
+  } else {
+    block_.parse_error = {Reason::missing_path,
+                          "no file path before the \xC2\xAB\xC2\xAB\xC2\xAB EDIT at line " +
+                              std::to_string(line_no_) +
+                              ": put the file's path (e.g. src/main.py) alone on the line before it"};
+  }
+  state_ = State::reading_edit;
+}
+
+void Parser::fail_open_block(Reason reason, std::string detail, std::vector<Block>& out) {
+  if (state_ != State::reading_edit && state_ != State::reading_repl) {
+    if (reason != Reason::too_large) return;
+    // Overflow outside a block: report it on a block of its own so it is seen.
+    Block b;
+    b.index = next_index_++;
+    b.line = line_no_;
+    b.path = previous_path_;
+    b.parse_error = {reason, std::move(detail)};
+    out.push_back(std::move(b));
+    return;
+  }
+  block_.parse_error = {reason, std::move(detail)};
+  block_.edit.clear();
+  block_.repl.clear();
+  out.push_back(std::move(block_));
+  block_ = Block{};
+  state_ = State::scanning;
+}
+
+void Parser::emit(std::vector<Block>& out) {
+  if (block_.ok()) {
+    if (block_malformed_) {
+      block_.parse_error = {Reason::malformed_block, std::move(malformed_detail_)};
+    } else if (block_too_large_) {
+      block_.parse_error = {Reason::too_large, "the block is larger than the limit of " +
+                                                   std::to_string(limits_.max_block_bytes) +
+                                                   " bytes; split it into smaller blocks"};
+    }
+  }
+  if (!block_.ok()) {
+    block_.edit.clear();
+    block_.repl.clear();
+  }
+  out.push_back(std::move(block_));
+  block_ = Block{};
+  state_ = State::scanning;
+}
+
+}  // namespace editproto

@@ -1,0 +1,347 @@
+#include "editproto/session.hpp"
+
+#include "editproto/diagnose.hpp"
+#include "editproto/placeholder.hpp"
+#include "editproto/unicode.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+
+namespace editproto {
+
+namespace {
+
+std::size_t common_prefix(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  std::size_t k = 0;
+  while (k < a.size() && k < b.size() && a[k] == b[k]) ++k;
+  return k;
+}
+
+std::size_t common_suffix(const std::vector<std::string>& a, const std::vector<std::string>& b, std::size_t skip) {
+  std::size_t s = 0;
+  while (s + skip < a.size() && s + skip < b.size() && a[a.size() - 1 - s] == b[b.size() - 1 - s]) ++s;
+  return s;
+}
+
+std::size_t hash_bytes(std::string_view s) { return std::hash<std::string_view>{}(s); }
+
+Status status_for(Reason r) {
+  switch (r) {
+    case Reason::path_escape:
+    case Reason::protected_path:
+    case Reason::binary:
+    case Reason::encoding:
+    case Reason::no_change:
+      return Status::skipped;
+    case Reason::not_in_context:
+      return Status::not_in_context;
+    default:
+      return Status::failed;
+  }
+}
+
+void set_failure(BlockResult& r, Failure f) {
+  r.status = status_for(f.reason);
+  r.reason = f.reason;
+  r.diagnostic = std::move(f.detail);
+}
+
+std::string_view leading_ws(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+  return s.substr(0, i);
+}
+
+// Line and column (1-based) of a byte offset, for encoding errors.
+std::pair<std::size_t, std::size_t> line_col(std::string_view s, std::size_t offset) {
+  std::size_t line = 1 + static_cast<std::size_t>(std::count(s.begin(), s.begin() + offset, '\n'));
+  std::size_t start = s.rfind('\n', offset == 0 ? 0 : offset - 1);
+  start = (start == std::string_view::npos || offset == 0) ? 0 : start + 1;
+  return {line, offset - start + 1};
+}
+
+}  // namespace
+
+Session::Session(const Workspace& workspace, Options options) : ws_(workspace), opt_(std::move(options)) {
+  if (opt_.context)
+    for (const std::string& c : *opt_.context)
+      if (auto n = ws_.normalize(c)) context_.insert(*n);
+}
+
+bool Session::in_context(const std::string& path) const { return context_.count(path) != 0; }
+
+void Session::load(File& f, FileContent content) {
+  f.stamp = content.stamp;
+  f.base_hash = hash_bytes(content.bytes);
+  f.base_size = content.bytes.size();
+  f.unusable.reset();
+  f.doc.reset();
+  f.dirty = false;
+  if (!content.stamp.exists) return;
+  std::string_view head = std::string_view(content.bytes).substr(0, 8192);
+  if (head.find('\0') != std::string_view::npos) {
+    f.unusable = Failure{Reason::binary, f.path + " is a binary file (it has a NUL byte in its first 8 KiB); "
+                                                  "edit blocks only change text files"};
+    return;
+  }
+  if (std::size_t bad = unicode::find_invalid_utf8(content.bytes); bad != std::string_view::npos) {
+    auto [line, col] = line_col(content.bytes, bad);
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(content.bytes[bad]));
+    f.unusable = Failure{Reason::encoding, f.path + " is not valid UTF-8 (byte " + hex + " at line " +
+                                               std::to_string(line) + ", byte " + std::to_string(col) +
+                                               "); edit blocks only change UTF-8 text files"};
+    return;
+  }
+  f.doc.emplace(std::move(content.bytes));
+}
+
+Outcome<Session::File*> Session::open(const std::string& real) {
+  auto it = files_.find(real);
+  if (it != files_.end()) {
+    File& f = it->second;
+    if (f.dirty) return &f;
+    // Cached from an earlier flush: reuse it unless the disk moved on.
+    auto st = ws_.stat(real);
+    if (!st) return st.error();
+    if (*st == f.stamp) return &f;
+  }
+  auto content = ws_.read(real, opt_.limits.max_file_bytes);
+  if (!content) return content.error();
+  File& f = files_[real];
+  f.path = real;
+  load(f, std::move(*content));
+  return &f;
+}
+
+void Session::submit(const Block& block) {
+  Pending& p = pending_.emplace_back();
+  p.block = block;
+  BlockResult& r = p.result;
+  r.index = block.index;
+  r.block_line = block.line;
+  r.path = block.path;
+  if (!block.ok()) {
+    set_failure(r, block.parse_error);
+    if (r.status != Status::failed) r.status = Status::failed;  // parse errors always fail
+    return;
+  }
+  auto normal = ws_.normalize(block.path);
+  if (!normal) return set_failure(r, normal.error());
+  r.path = *normal;
+
+  const bool create = block.edit.empty();
+  if (!create && !context_.empty() && !in_context(r.path)) {
+    if (std::find(auto_added_.begin(), auto_added_.end(), r.path) == auto_added_.end())
+      auto_added_.push_back(r.path);
+    return set_failure(r, {Reason::not_in_context,
+                           r.path + " is not among the files you have seen, so the block was not attempted; it "
+                                    "has been added to your context: edit it again once you have its content"});
+  }
+  if (opt_.context && create) context_.insert(r.path);  // the agent knows what it created
+
+  if (!create && block.edit == block.repl)
+    return set_failure(r, {Reason::no_change, "the EDIT and REPL sections are identical, so there is nothing to change"});
+
+  if (!create) {
+    std::size_t k = common_prefix(block.edit, block.repl);
+    for (std::size_t i = k; i < block.repl.size(); ++i) {
+      const std::string& line = block.repl[i];
+      if (!is_placeholder_line(line)) continue;
+      if (std::find(block.edit.begin(), block.edit.end(), line) != block.edit.end()) continue;
+      if (k == block.edit.size()) break;  // pure insertion deletes nothing
+      r.line = std::nullopt;
+      return set_failure(r, {Reason::placeholder,
+                             "REPL line " + std::to_string(i + 1) + " \"" + std::string(line) +
+                                 "\" stands for code instead of being code; applying the block would delete the "
+                                 "lines it replaces. Write out every line the REPL section should contain."});
+    }
+  }
+
+  auto real = ws_.resolve(r.path);
+  if (!real) return set_failure(r, real.error());
+  auto file = open(*real);
+  if (!file) return set_failure(r, file.error());
+  p.file = *file;
+  p.file->attempts.push_back(pending_.size() - 1);
+  attempt(*p.file, p);
+}
+
+void Session::attempt(File& f, Pending& p) {
+  const Block& b = p.block;
+  BlockResult& r = p.result;
+  if (b.edit.empty()) {
+    if (f.doc || f.unusable)
+      return set_failure(r, {Reason::file_exists,
+                             r.path + " already exists" + (f.doc ? " (" + std::to_string(f.doc->size()) + " lines)" : "") +
+                                 "; a block with an empty EDIT section only creates new files. To change it, put "
+                                 "the lines to replace in the EDIT section."});
+    f.doc.emplace(std::string());
+    f.doc->replace(0, 0, b.repl, Eol::lf, Eol::lf);
+    f.dirty = true;
+    r.status = Status::applied;
+    r.reason = Reason::none;
+    r.line = 1;
+    r.lines_added = b.repl.size();
+    r.diagnostic = "created " + r.path + " (" + std::to_string(b.repl.size()) + " lines)";
+    return;
+  }
+  if (f.unusable) return set_failure(r, *f.unusable);
+  if (!f.doc)
+    return set_failure(r, {Reason::file_not_found, r.path + " does not exist. To create it, leave the EDIT section "
+                                                            "empty and put the whole file in the REPL section."});
+  Document& d = *f.doc;
+  std::vector<std::size_t> hits = d.find(b.edit);
+  if (hits.size() == 1) return apply_at(f, p, hits[0], false);
+  if (hits.size() > 1) {
+    r.line = hits[0] + 1;
+    return set_failure(r, {Reason::ambiguous, describe_ambiguous(hits, b.edit.size(), r.path)});
+  }
+  std::size_t anchor = common_prefix(b.edit, b.repl);
+  Mismatch m = diagnose_missing(d.lines(), b.edit, anchor, r.path);
+  if (opt_.fuzz_whitespace && m.whitespace_match) {
+    apply_at(f, p, *m.whitespace_match, true);
+    r.tolerance = "whitespace";
+    r.diagnostic = "applied with --fuzz whitespace: " + m.diagnostic;
+    return;
+  }
+  r.line = m.line;
+  set_failure(r, {m.reason, std::move(m.diagnostic)});
+}
+
+void Session::apply_at(File& f, Pending& p, std::size_t start, bool tolerant) {
+  const Block& b = p.block;
+  BlockResult& r = p.result;
+  Document& d = *f.doc;
+  const std::size_t k = common_prefix(b.edit, b.repl);
+  const std::size_t s = common_suffix(b.edit, b.repl, k);
+  const std::size_t first = start + k;
+  const std::size_t old_count = b.edit.size() - k - s;
+  std::vector<std::string> lines(b.repl.begin() + static_cast<std::ptrdiff_t>(k),
+                                 b.repl.end() - static_cast<std::ptrdiff_t>(s));
+
+  if (tolerant) {
+    // Keep the file's indentation: map the block's indent onto the file's.
+    for (std::size_t i = 0; i < b.edit.size(); ++i) {
+      if (b.edit[i].find_first_not_of(" \t") == std::string::npos) continue;
+      std::string from(leading_ws(b.edit[i])), to(leading_ws(d.line(start + i)));
+      for (std::string& l : lines)
+        if (l.starts_with(from) && l.find_first_not_of(" \t") != std::string::npos) l = to + l.substr(from.size());
+      break;
+    }
+  }
+
+  const Eol dom = d.dominant_eol();
+  auto or_dom = [dom](Eol e) { return e == Eol::none ? dom : e; };
+  Eol eol = dom, last = dom;
+  bool strip_prev = false;
+  if (old_count > 0) {
+    eol = or_dom(d.eol(first));
+    last = d.eol(first + old_count - 1);
+    if (lines.empty() && last == Eol::none && first > 0) strip_prev = true;  // keep "no final newline"
+  } else if (first > 0) {
+    Eol prev = d.eol(first - 1);
+    eol = or_dom(prev);
+    last = eol;
+    if (prev == Eol::none) {  // appending after a last line without newline
+      d.set_eol(first - 1, dom);
+      last = Eol::none;
+    }
+  } else if (d.size() > 0) {
+    eol = last = or_dom(d.eol(0));
+  }
+  d.replace(first, old_count, lines, eol, last);
+  if (strip_prev) d.set_eol(first - 1, Eol::none);
+
+  f.dirty = true;
+  r.status = Status::applied;
+  r.reason = Reason::none;
+  r.line = start + 1;
+  r.lines_removed = old_count;
+  r.lines_added = lines.size();
+  r.diagnostic.clear();
+}
+
+void Session::rebase(File& f, FileContent fresh) {
+  load(f, std::move(fresh));
+  for (std::size_t idx : f.attempts) {
+    Pending& p = pending_[idx];
+    BlockResult& r = p.result;
+    r.status = Status::failed;
+    r.reason = Reason::none;
+    r.line.reset();
+    r.tolerance.reset();
+    r.lines_removed = r.lines_added = 0;
+    r.diagnostic.clear();
+    attempt(f, p);
+    const std::string note = f.path + " changed on disk after it was read; ";
+    if (r.status == Status::applied)
+      r.diagnostic = note + "the block was applied again to its new content" +
+                     (r.diagnostic.empty() ? "" : ": " + r.diagnostic);
+    else
+      r.diagnostic = note + "on its new content the block no longer applies: " + r.diagnostic;
+  }
+}
+
+std::vector<BlockResult> Session::flush() {
+  for (auto& [path, f] : files_) {
+    if (!f.dirty) {
+      f.attempts.clear();
+      continue;
+    }
+    if (opt_.before_write) opt_.before_write(f.path);
+    if (!opt_.dry_run) {
+      auto st = ws_.stat(f.path);
+      if (st && *st != f.stamp) {
+        auto fresh = ws_.read(f.path, opt_.limits.max_file_bytes);
+        if (fresh && (fresh->bytes.size() != f.base_size || hash_bytes(fresh->bytes) != f.base_hash))
+          rebase(f, std::move(*fresh));
+        else if (fresh)
+          f.stamp = fresh->stamp;  // touched, not changed
+      }
+    }
+    auto fail_applied = [&](const Failure& why) {
+      for (std::size_t idx : f.attempts) {
+        BlockResult& r = pending_[idx].result;
+        if (r.status == Status::applied) set_failure(r, why);
+      }
+    };
+    if (f.dirty && f.doc) {
+      std::string bytes = f.doc->serialize();
+      if (bytes.size() > opt_.limits.max_file_bytes) {
+        fail_applied({Reason::too_large, f.path + " would grow to " + std::to_string(bytes.size()) +
+                                             " bytes, over the limit of " +
+                                             std::to_string(opt_.limits.max_file_bytes) + " bytes"});
+        // Forget the in-memory changes: the next block starts from the disk.
+        auto again = ws_.read(f.path, opt_.limits.max_file_bytes);
+        if (again) load(f, std::move(*again));
+      } else if (!opt_.dry_run) {
+        auto written = ws_.write_atomic(f.path, bytes);
+        if (!written) {
+          fail_applied(written.error());
+          auto again = ws_.read(f.path, opt_.limits.max_file_bytes);
+          if (again) load(f, std::move(*again));
+        } else {
+          f.stamp = *written;
+          f.base_hash = hash_bytes(bytes);
+          f.base_size = bytes.size();
+          if (std::find(written_.begin(), written_.end(), f.path) == written_.end()) written_.push_back(f.path);
+        }
+      }
+    }
+    f.dirty = false;
+    f.attempts.clear();
+  }
+  std::vector<BlockResult> out;
+  out.reserve(pending_.size());
+  for (Pending& p : pending_) {
+    if (opt_.dry_run && p.result.status == Status::applied) p.result.status = Status::validated;
+    out.push_back(std::move(p.result));
+  }
+  pending_.clear();
+  return out;
+}
+
+}  // namespace editproto

@@ -1,0 +1,92 @@
+// Applies parsed blocks to a workspace, in order, each on the file as the
+// previous ones left it. A failed block stops nothing and nothing is rolled
+// back. Files change only in flush(): one atomic write per changed file.
+#pragma once
+
+#include "editproto/block.hpp"
+#include "editproto/document.hpp"
+#include "editproto/reason.hpp"
+#include "editproto/workspace.hpp"
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace editproto {
+
+struct Options {
+  bool dry_run = true;                             // check: validate only
+  std::optional<std::vector<std::string>> context; // files the agent has seen; nullopt: no check
+  bool fuzz_whitespace = false;                    // apply unique whitespace-tolerant matches
+  Limits limits;
+  // Runs just before a changed file is compared with the disk and written
+  // (tests use it to change the file under the session).
+  std::function<void(const std::string& path)> before_write;
+};
+
+struct BlockResult {
+  std::size_t index = 0;
+  std::size_t block_line = 0;          // line of "««« EDIT" in the response
+  std::string path;                    // normalised when the path was valid
+  Status status = Status::failed;
+  Reason reason = Reason::none;
+  std::optional<std::size_t> line;     // 1-based line in the file
+  std::string diagnostic;
+  std::optional<std::string> tolerance;  // "whitespace" when --fuzz matched
+  std::size_t lines_removed = 0;
+  std::size_t lines_added = 0;
+};
+
+class Session {
+ public:
+  Session(const Workspace& workspace, Options options);
+
+  // Validates the block and applies it to the in-memory file.
+  void submit(const Block& block);
+
+  // Writes every changed file (not in dry run) and returns the final results
+  // of the blocks submitted since the last flush, in order.
+  std::vector<BlockResult> flush();
+
+  const std::vector<std::string>& files_auto_added() const { return auto_added_; }
+  // Paths written by this session, in the order first written.
+  const std::vector<std::string>& files_written() const { return written_; }
+
+ private:
+  struct File {
+    std::string path;            // real path inside the root
+    Stamp stamp;                 // as read or last written
+    std::size_t base_hash = 0;   // of the bytes as read or last written
+    std::size_t base_size = 0;
+    std::optional<Document> doc; // nullopt: the file does not exist
+    std::optional<Failure> unusable;  // binary, encoding, too large
+    bool dirty = false;
+    std::vector<std::size_t> attempts;  // pending blocks that reached this file
+  };
+  struct Pending {
+    Block block;
+    BlockResult result;
+    File* file = nullptr;
+  };
+
+  Outcome<File*> open(const std::string& real);
+  void load(File& f, FileContent content);
+  void attempt(File& f, Pending& p);
+  void apply_at(File& f, Pending& p, std::size_t start, bool tolerant);
+  void rebase(File& f, FileContent fresh);
+  bool in_context(const std::string& path) const;
+
+  const Workspace& ws_;
+  Options opt_;
+  std::set<std::string> context_;
+  std::vector<std::string> auto_added_;
+  std::vector<std::string> written_;
+  std::map<std::string, File> files_;
+  std::vector<Pending> pending_;
+};
+
+}  // namespace editproto

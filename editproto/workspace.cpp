@@ -1,0 +1,321 @@
+#include "editproto/workspace.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <fstream>
+
+namespace editproto {
+
+Fd& Fd::operator=(Fd&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = o.release();
+  }
+  return *this;
+}
+
+Fd::~Fd() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+namespace {
+
+Failure os_failure(std::string_view what, const std::string& path, int err) {
+  return {Reason::io_error, std::string(what) + " " + path + ": " + std::strerror(err)};
+}
+
+std::vector<std::string> split(std::string_view s) {
+  std::vector<std::string> out;
+  while (!s.empty()) {
+    std::size_t slash = s.find('/');
+    std::string_view part = s.substr(0, slash);
+    if (!part.empty()) out.emplace_back(part);
+    if (slash == std::string_view::npos) break;
+    s.remove_prefix(slash + 1);
+  }
+  return out;
+}
+
+std::string join(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const std::string& p : parts) {
+    if (!out.empty()) out += '/';
+    out += p;
+  }
+  return out;
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
+      return false;
+  return true;
+}
+
+// Folders whose content belongs to tools, not to agents.
+bool is_protected(std::string_view component) {
+  return iequals(component, ".git") || iequals(component, ".editgate");
+}
+
+Stamp stamp_of(const struct stat& st) {
+  Stamp s;
+  s.exists = true;
+  s.dev = st.st_dev;
+  s.ino = st.st_ino;
+  s.size = st.st_size;
+  s.mtime_ns = static_cast<long long>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+  s.ctime_ns = static_cast<long long>(st.st_ctim.tv_sec) * 1'000'000'000 + st.st_ctim.tv_nsec;
+  s.mode = st.st_mode;
+  return s;
+}
+
+mode_t read_umask() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  while (status >> key) {
+    if (key == "Umask:") {
+      std::string value;
+      status >> value;
+      return static_cast<mode_t>(std::strtoul(value.c_str(), nullptr, 8));
+    }
+  }
+  return 022;
+}
+
+const char* kind_of(mode_t m) {
+  if (S_ISDIR(m)) return "a folder";
+  if (S_ISFIFO(m)) return "a named pipe";
+  if (S_ISSOCK(m)) return "a socket";
+  if (S_ISCHR(m) || S_ISBLK(m)) return "a device";
+  return "not a regular file";
+}
+
+}  // namespace
+
+Outcome<Workspace> Workspace::open(const std::string& root) {
+  Workspace ws;
+  ws.root_ = root;
+  char* real = ::realpath(root.c_str(), nullptr);
+  if (real == nullptr) return os_failure("cannot open workspace root", root, errno);
+  ws.root_real_ = real;
+  std::free(real);
+  int fd = ::open(ws.root_real_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return os_failure("cannot open workspace root", root, errno);
+  ws.root_fd_ = std::make_shared<Fd>(fd);
+  ws.umask_ = read_umask();
+  return ws;
+}
+
+Outcome<std::string> Workspace::normalize(std::string_view raw) const {
+  if (raw.find('\0') != std::string_view::npos)
+    return Failure{Reason::path_escape, "the path contains a NUL byte"};
+  std::string path(raw);
+  for (char& c : path)
+    if (c == '\\') c = '/';
+  bool drive = path.size() >= 2 && std::isalpha(static_cast<unsigned char>(path[0])) && path[1] == ':';
+  if (path.starts_with('/') || drive || path.starts_with('~'))
+    return Failure{Reason::path_escape, "'" + std::string(raw) +
+                                            "' is an absolute path; write paths relative to the workspace "
+                                            "root (e.g. src/main.py)"};
+  std::vector<std::string> parts;
+  for (std::string& c : split(path)) {
+    if (c == ".") continue;
+    if (c == "..") {
+      if (parts.empty())
+        return Failure{Reason::path_escape, "'" + std::string(raw) + "' uses '..' to leave the workspace root"};
+      parts.pop_back();
+      continue;
+    }
+    parts.push_back(std::move(c));
+  }
+  if (parts.empty()) return Failure{Reason::path_escape, "'" + std::string(raw) + "' names no file"};
+  for (const std::string& c : parts)
+    if (is_protected(c))
+      return Failure{Reason::protected_path,
+                     "'" + std::string(raw) + "' is inside " + c + "/, which edit blocks may not change"};
+  return join(parts);
+}
+
+Outcome<Workspace::Located> Workspace::locate(const std::string& rel, bool create_parents) const {
+  std::deque<std::string> todo;
+  for (std::string& c : split(rel)) todo.push_back(std::move(c));
+  std::vector<std::string> real;  // components resolved so far
+  std::vector<Fd> dirs;           // their folder descriptors
+  auto current = [&] { return dirs.empty() ? root_fd_->get() : dirs.back().get(); };
+  int links = 0, races = 0;
+
+  while (!todo.empty()) {
+    std::string c = std::move(todo.front());
+    todo.pop_front();
+    if (c.empty() || c == ".") continue;
+    if (c == "..") {
+      if (real.empty())
+        return Failure{Reason::path_escape, "'" + rel + "' leads out of the workspace through a symlink"};
+      real.pop_back();
+      dirs.pop_back();
+      continue;
+    }
+    if (is_protected(c))
+      return Failure{Reason::protected_path, "'" + rel + "' resolves into " + c + "/, which edit blocks may not change"};
+    const bool last = todo.empty();
+    struct stat st;
+    if (::fstatat(current(), c.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      if (errno != ENOENT) return os_failure("cannot inspect", join(real) + (real.empty() ? "" : "/") + c, errno);
+      if (last) return Located{dirs.empty() ? Fd(::dup(root_fd_->get())) : std::move(dirs.back()), c,
+                               join(real) + (real.empty() ? "" : "/") + c};
+      if (!create_parents) return Located{Fd(), c, join(real) + (real.empty() ? "" : "/") + c + "/" + [&] {
+        std::vector<std::string> rest(todo.begin(), todo.end());
+        return join(rest);
+      }()};
+      if (::mkdirat(current(), c.c_str(), 0777) != 0 && errno != EEXIST)
+        return os_failure("cannot create folder", join(real) + (real.empty() ? "" : "/") + c, errno);
+      todo.push_front(c);  // now look at what was created
+      continue;
+    }
+    if (S_ISLNK(st.st_mode)) {
+      if (++links > 40) return Failure{Reason::path_escape, "'" + rel + "' has too many levels of symlinks"};
+      std::string target(static_cast<std::size_t>(st.st_size) + 256, '\0');
+      ssize_t n = ::readlinkat(current(), c.c_str(), target.data(), target.size());
+      if (n < 0) return os_failure("cannot read symlink", c, errno);
+      target.resize(static_cast<std::size_t>(n));
+      std::string shown = join(real) + (real.empty() ? "" : "/") + c;
+      if (target.starts_with('/')) {
+        if (target != root_real_ && !target.starts_with(root_real_ + "/"))
+          return Failure{Reason::path_escape, "'" + rel + "' goes through the symlink " + shown + " -> " + target +
+                                                  ", which points outside the workspace"};
+        real.clear();
+        dirs.clear();
+        target = target.substr(root_real_.size());
+      }
+      std::vector<std::string> parts = split(target);
+      todo.insert(todo.begin(), parts.begin(), parts.end());
+      // A relative target that climbs above the root is caught by ".." above.
+      continue;
+    }
+    if (last) {
+      Fd dir = dirs.empty() ? Fd(::dup(root_fd_->get())) : std::move(dirs.back());
+      return Located{std::move(dir), c, join(real) + (real.empty() ? "" : "/") + c};
+    }
+    if (!S_ISDIR(st.st_mode))
+      return Failure{Reason::file_not_found, "'" + rel + "': " + join(real) + (real.empty() ? "" : "/") + c +
+                                                 " is a file, not a folder"};
+    int fd = ::openat(current(), c.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+      // Replaced between fstatat and openat: look again, a bounded number of times.
+      if ((errno == ELOOP || errno == ENOTDIR || errno == ENOENT) && ++races < 8) {
+        todo.push_front(c);
+        continue;
+      }
+      return os_failure("cannot open folder", c, errno);
+    }
+    dirs.emplace_back(fd);
+    real.push_back(c);
+  }
+  return Failure{Reason::path_escape, "'" + rel + "' names no file"};
+}
+
+Outcome<std::string> Workspace::resolve(const std::string& rel) const {
+  auto located = locate(rel, false);
+  if (!located) return located.error();
+  return std::move(located->real_rel);
+}
+
+Outcome<Stamp> Workspace::stat(const std::string& real_rel) const {
+  auto located = locate(real_rel, false);
+  if (!located) return located.error();
+  if (!located->dir) return Stamp{};
+  struct stat st;
+  if (::fstatat(located->dir.get(), located->name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (errno == ENOENT) return Stamp{};
+    return os_failure("cannot inspect", real_rel, errno);
+  }
+  return stamp_of(st);
+}
+
+Outcome<FileContent> Workspace::read(const std::string& real_rel, std::size_t max_bytes) const {
+  auto located = locate(real_rel, false);
+  if (!located) return located.error();
+  FileContent out;
+  if (!located->dir) return out;
+  Fd fd(::openat(located->dir.get(), located->name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  if (!fd) {
+    if (errno == ENOENT) return out;
+    if (errno == ELOOP)
+      return Failure{Reason::path_escape, "'" + real_rel + "' became a symlink while it was being read"};
+    return os_failure("cannot read", real_rel, errno);
+  }
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0) return os_failure("cannot inspect", real_rel, errno);
+  if (!S_ISREG(st.st_mode))
+    return Failure{Reason::file_not_found, "'" + real_rel + "' is " + kind_of(st.st_mode) + ", not a file"};
+  if (static_cast<std::size_t>(st.st_size) > max_bytes)
+    return Failure{Reason::too_large, "'" + real_rel + "' is " + std::to_string(st.st_size) +
+                                          " bytes, over the limit of " + std::to_string(max_bytes) + " bytes"};
+  out.stamp = stamp_of(st);
+  out.bytes.resize(static_cast<std::size_t>(st.st_size));
+  std::size_t got = 0;
+  while (true) {
+    if (got == out.bytes.size()) out.bytes.resize(got + 65536);  // the file grew
+    ssize_t n = ::read(fd.get(), out.bytes.data() + got, out.bytes.size() - got);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return os_failure("cannot read", real_rel, errno);
+    }
+    if (n == 0) break;
+    got += static_cast<std::size_t>(n);
+    if (got > max_bytes)
+      return Failure{Reason::too_large, "'" + real_rel + "' is over the limit of " + std::to_string(max_bytes) + " bytes"};
+  }
+  out.bytes.resize(got);
+  return out;
+}
+
+Outcome<Stamp> Workspace::write_atomic(const std::string& real_rel, std::string_view bytes) const {
+  auto located = locate(real_rel, true);
+  if (!located) return located.error();
+  const int dir = located->dir.get();
+  const std::string& name = located->name;
+
+  mode_t mode = 0666 & ~umask_;
+  struct stat st;
+  if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
+    if (!S_ISREG(st.st_mode))
+      return Failure{Reason::file_not_found, "'" + real_rel + "' is " + kind_of(st.st_mode) + ", not a file"};
+    mode = st.st_mode & 07777;
+  }
+
+  static std::atomic<unsigned> counter{0};
+  std::string tmp = "." + name + ".editgate-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+  Fd fd(::openat(dir, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!fd) return os_failure("cannot create a temporary file next to", real_rel, errno);
+  auto fail = [&](const char* what) {
+    int err = errno;
+    ::unlinkat(dir, tmp.c_str(), 0);
+    return os_failure(what, real_rel, err);
+  };
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(fd.get(), bytes.data() + done, bytes.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return fail("cannot write");
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fchmod(fd.get(), mode) != 0) return fail("cannot set the mode of");
+  if (::close(fd.release()) != 0) return fail("cannot write");
+  if (::renameat(dir, tmp.c_str(), dir, name.c_str()) != 0) return fail("cannot replace");
+  if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return os_failure("cannot inspect", real_rel, errno);
+  return stamp_of(st);
+}
+
+}  // namespace editproto

@@ -1,0 +1,90 @@
+// The workspace root and every file access under it. Paths are resolved one
+// component at a time with openat(O_NOFOLLOW), so a symlink is never followed
+// out of the root; links that stay inside are resolved by hand.
+#pragma once
+
+#include "editproto/reason.hpp"
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace editproto {
+
+// An owned file descriptor.
+class Fd {
+ public:
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(Fd&& o) noexcept : fd_(o.release()) {}
+  Fd& operator=(Fd&& o) noexcept;
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd();
+  int get() const { return fd_; }
+  int release() { int f = fd_; fd_ = -1; return f; }
+  explicit operator bool() const { return fd_ >= 0; }
+
+ private:
+  int fd_ = -1;
+};
+
+// Identity and version of a file on disk, to notice a change under us.
+struct Stamp {
+  bool exists = false;
+  dev_t dev = 0;
+  ino_t ino = 0;
+  off_t size = 0;
+  long long mtime_ns = 0;
+  long long ctime_ns = 0;
+  mode_t mode = 0;
+  bool operator==(const Stamp&) const = default;
+};
+
+struct FileContent {
+  Stamp stamp;
+  std::string bytes;  // empty when !stamp.exists
+};
+
+class Workspace {
+ public:
+  static Outcome<Workspace> open(const std::string& root);
+
+  const std::string& root() const { return root_; }
+
+  // Normalises a path as the block wrote it: Windows separators become '/',
+  // "." and empty components go; refuses absolute paths, NUL bytes, ".."
+  // that leaves the root (path_escape) and anything under .git (protected_path).
+  Outcome<std::string> normalize(std::string_view raw) const;
+
+  // The real path of a normalised one inside the root, following symlinks
+  // that stay inside (path_escape when one leads out).
+  Outcome<std::string> resolve(const std::string& rel) const;
+
+  Outcome<Stamp> stat(const std::string& real_rel) const;
+  Outcome<FileContent> read(const std::string& real_rel, std::size_t max_bytes) const;
+
+  // Writes through a temp file in the same folder and a rename. An existing
+  // file keeps its mode; a new one gets parents created and default mode.
+  Outcome<Stamp> write_atomic(const std::string& real_rel, std::string_view bytes) const;
+
+ private:
+  struct Located {
+    Fd dir;
+    std::string name;
+    std::string real_rel;
+  };
+  Outcome<Located> locate(const std::string& rel, bool create_parents) const;
+
+  std::string root_;       // as given
+  std::string root_real_;  // realpath of the root
+  std::shared_ptr<Fd> root_fd_;
+  mode_t umask_ = 022;
+};
+
+}  // namespace editproto

@@ -1,0 +1,135 @@
+#include "gateway/report.hpp"
+
+#include "editproto/unicode.hpp"
+
+#include <boost/json.hpp>
+
+#include <map>
+
+namespace editgate {
+
+using editproto::BlockResult;
+using editproto::Reason;
+using editproto::Status;
+
+namespace {
+
+bool ok(const BlockResult& r) {
+  return r.status == Status::applied || r.status == Status::validated ||
+         (r.status == Status::skipped && r.reason == Reason::no_change);
+}
+
+std::string counts(const RunReport& report) {
+  std::map<std::string_view, std::size_t> n;
+  for (const BlockResult& r : report.blocks) ++n[editproto::to_string(r.status)];
+  std::string out;
+  for (std::string_view s : {"applied", "validated", "failed", "skipped", "not_in_context"}) {
+    if (!n[s]) continue;
+    if (!out.empty()) out += ", ";
+    out += std::to_string(n[s]) + " " + std::string(s);
+  }
+  return out.empty() ? "no edit blocks found" : out;
+}
+
+std::string indent(const std::string& text) {
+  std::string out = "    ";
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out += "    ";
+  }
+  return out;
+}
+
+// GitHub workflow commands: data escapes %, CR, LF; properties also : and ,.
+std::string gh_escape(std::string_view s, bool property) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '%': out += "%25"; break;
+      case '\r': out += "%0D"; break;
+      case '\n': out += "%0A"; break;
+      case ':': out += property ? "%3A" : ":"; break;
+      case ',': out += property ? "%2C" : ","; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+bool all_ok(const RunReport& report) {
+  for (const BlockResult& r : report.blocks)
+    if (!ok(r)) return false;
+  return true;
+}
+
+void print_text(std::ostream& out, const RunReport& report, bool colour) {
+  auto paint = [colour](std::string_view s, const char* code) {
+    return colour ? std::string("\x1b[") + code + "m" + std::string(s) + "\x1b[0m" : std::string(s);
+  };
+  for (const BlockResult& r : report.blocks) {
+    std::string where = r.path.empty() ? "(no path)" : r.path;
+    if (r.line) where += ":" + std::to_string(*r.line);
+    const char* code = ok(r) ? "32" : r.status == Status::failed ? "31" : "33";
+    out << where << ": " << paint(editproto::to_string(r.status), code);
+    if (r.reason != Reason::none) out << " (" << editproto::to_string(r.reason) << ")";
+    if (r.tolerance) out << " [tolerated: " << *r.tolerance << "]";
+    out << "  block " << r.index + 1 << ", response line " << r.block_line;
+    if (ok(r) && r.reason == Reason::none) out << ", -" << r.lines_removed << " +" << r.lines_added << " lines";
+    out << '\n';
+    if (!r.diagnostic.empty() && (!ok(r) || r.tolerance)) out << indent(r.diagnostic) << '\n';
+  }
+  if (!report.files_auto_added.empty()) {
+    out << "files added to your context (send the blocks for them again):";
+    for (const std::string& f : report.files_auto_added) out << ' ' << f;
+    out << '\n';
+  }
+  out << counts(report) << '\n';
+}
+
+void print_json(std::ostream& out, const RunReport& report) {
+  namespace json = boost::json;
+  auto str = [](std::string_view s) { return json::string(editproto::unicode::to_valid_utf8(s)); };
+  json::array blocks;
+  for (const BlockResult& r : report.blocks) {
+    json::object b;
+    b["index"] = r.index;
+    b["path"] = str(r.path);
+    b["status"] = editproto::to_string(r.status);
+    b["reason"] = r.reason == Reason::none ? json::value(nullptr) : json::value(editproto::to_string(r.reason));
+    b["line"] = r.line ? json::value(*r.line) : json::value(nullptr);
+    b["diagnostic"] = str(r.diagnostic);
+    b["tolerance"] = r.tolerance ? json::value(*r.tolerance) : json::value(nullptr);
+    b["block_line"] = r.block_line;
+    b["lines_removed"] = r.lines_removed;
+    b["lines_added"] = r.lines_added;
+    blocks.push_back(std::move(b));
+  }
+  json::array added;
+  for (const std::string& f : report.files_auto_added) added.push_back(str(f));
+  json::object root;
+  root["blocks"] = std::move(blocks);
+  root["files_auto_added"] = std::move(added);
+  root["commit"] = report.commit ? json::value(*report.commit) : json::value(nullptr);
+  root["dry_run"] = report.dry_run;
+  out << json::serialize(root) << '\n';
+}
+
+void print_github(std::ostream& out, const RunReport& report) {
+  for (const BlockResult& r : report.blocks) {
+    if (ok(r)) continue;
+    const char* level = r.status == Status::failed ? "error" : "warning";
+    out << "::" << level << ' ';
+    std::string props;
+    if (!r.path.empty()) props += "file=" + gh_escape(r.path, true);
+    if (r.line) props += ",line=" + std::to_string(*r.line);
+    if (!props.empty() && props[0] == ',') props.erase(0, 1);
+    if (!props.empty()) props += ",";
+    props += "title=" + gh_escape("editgate " + std::string(editproto::to_string(r.reason)), true);
+    out << props << "::" << gh_escape(r.diagnostic, false) << '\n';
+  }
+  out << "editgate: " << counts(report) << '\n';
+}
+
+}  // namespace editgate

@@ -1,0 +1,31 @@
+// Output of check/apply runs: text for people, JSON for programs, GitHub
+// workflow annotations for CI.
+#pragma once
+
+#include "editproto/session.hpp"
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace editgate {
+
+enum class Format { text, json, github };
+
+struct RunReport {
+  std::vector<editproto::BlockResult> blocks;
+  std::vector<std::string> files_auto_added;
+  std::optional<std::string> commit;  // set once apply commits
+  bool dry_run = true;
+};
+
+// True when every block did what was asked (validated or applied; an
+// identical EDIT/REPL pair counts as done).
+bool all_ok(const RunReport& report);
+
+void print_text(std::ostream& out, const RunReport& report, bool colour);
+void print_json(std::ostream& out, const RunReport& report);
+void print_github(std::ostream& out, const RunReport& report);
+
+}  // namespace editgate
