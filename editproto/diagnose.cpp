@@ -184,6 +184,20 @@ std::string describe_difference(std::string_view file_line, std::string_view blo
   fcore.remove_suffix(ft.size());
   bcore.remove_suffix(bt.size());
 
+  // When the words themselves differ, white space is noise: name the text.
+  if (fcore != bcore) {
+    std::vector<std::string> core;
+    describe_core(fcore, bcore, count_code_points(fi) + 1, core);
+    if (!core.empty() && core.front().starts_with("the text differs")) {
+      std::size_t col = 1;
+      std::size_t i = 0;
+      while (i < file_line.size() && i < block_line.size() && file_line[i] == block_line[i]) ++i;
+      while (i > 0 && (static_cast<unsigned char>(file_line[i]) & 0xC0) == 0x80) --i;  // a whole character
+      col = count_code_points(file_line.substr(0, i)) + 1;
+      return "the line differs from column " + std::to_string(col) + ": the file has " + excerpt(file_line, i) +
+             " where your block has " + excerpt(block_line, i);
+    }
+  }
   if (fi != bi) {
     bool ftab = fi.find('\t') != std::string_view::npos, btab = bi.find('\t') != std::string_view::npos;
     std::string what = ftab != btab ? "tabs vs spaces" : "indentation";

@@ -185,7 +185,7 @@ void Session::attempt(File& f, Pending& p) {
     r.reason = Reason::none;
     r.line = 1;
     r.lines_added = b.repl.size();
-    r.diagnostic = "created " + r.path + " (" + std::to_string(b.repl.size()) + " lines)";
+    r.diagnostic = "created " + r.path + " (" + std::to_string(b.repl.size()) + (b.repl.size() == 1 ? " line)" : " lines)");
     return;
   }
   if (f.unusable) return set_failure(r, *f.unusable);

@@ -1,0 +1,49 @@
+// Helpers shared by the tests: temp workspaces and whole-file I/O.
+#pragma once
+
+#include "editproto/parser.hpp"
+#include "editproto/session.hpp"
+#include "editproto/workspace.hpp"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace test {
+
+namespace fs = std::filesystem;
+
+// A fresh folder under /tmp, removed with everything in it at scope exit.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const fs::path& path() const { return path_; }
+  std::string str() const { return path_.string(); }
+  fs::path operator/(const std::string& rel) const { return path_ / rel; }
+
+ private:
+  fs::path path_;
+};
+
+void write_file(const fs::path& p, const std::string& bytes);
+std::string read_file(const fs::path& p);
+
+// Parses a whole response in one feed.
+std::vector<editproto::Block> parse(const std::string& response, editproto::Limits limits = {});
+
+// Parses, submits and flushes a response against `root`.
+struct Run {
+  std::vector<editproto::BlockResult> results;
+  std::vector<std::string> auto_added;
+};
+Run run(const std::string& root, const std::string& response, editproto::Options options = {});
+Run apply(const std::string& root, const std::string& response, editproto::Options options = {});
+
+// One block in the edit format.
+std::string block(const std::string& path, const std::vector<std::string>& edit,
+                  const std::vector<std::string>& repl);
+
+}  // namespace test
