@@ -41,7 +41,7 @@ std::vector<editproto::Block> parse(const std::string& response, editproto::Limi
   return out;
 }
 
-Run run(const std::string& root, const std::string& response, editproto::Options options) {
+Run check_response(const std::string& root, const std::string& response, editproto::Options options) {
   auto ws = editproto::Workspace::open(root);
   if (!ws) throw std::runtime_error(ws.error().detail);
   editproto::Session session(*ws, options);
@@ -52,9 +52,9 @@ Run run(const std::string& root, const std::string& response, editproto::Options
   return r;
 }
 
-Run apply(const std::string& root, const std::string& response, editproto::Options options) {
+Run apply_response(const std::string& root, const std::string& response, editproto::Options options) {
   options.dry_run = false;
-  return run(root, response, std::move(options));
+  return check_response(root, response, std::move(options));
 }
 
 std::string block(const std::string& path, const std::vector<std::string>& edit,

@@ -39,8 +39,8 @@ struct Run {
   std::vector<editproto::BlockResult> results;
   std::vector<std::string> auto_added;
 };
-Run run(const std::string& root, const std::string& response, editproto::Options options = {});
-Run apply(const std::string& root, const std::string& response, editproto::Options options = {});
+Run check_response(const std::string& root, const std::string& response, editproto::Options options = {});
+Run apply_response(const std::string& root, const std::string& response, editproto::Options options = {});
 
 // One block in the edit format.
 std::string block(const std::string& path, const std::vector<std::string>& edit,
