@@ -223,13 +223,24 @@ void Session::apply_at(File& f, Pending& p, std::size_t start, bool tolerant) {
                                  b.repl.end() - static_cast<std::ptrdiff_t>(s));
 
   if (tolerant) {
-    // Keep the file's indentation: map the block's indent onto the file's.
+    // Keep the file's indentation: each indent the block used for a matched
+    // line maps to the file's indent there; new lines take the mapping of the
+    // longest block indent that starts them.
+    std::vector<std::pair<std::string, std::string>> map;
     for (std::size_t i = 0; i < b.edit.size(); ++i) {
       if (b.edit[i].find_first_not_of(" \t") == std::string::npos) continue;
-      std::string from(leading_ws(b.edit[i])), to(leading_ws(d.line(start + i)));
-      for (std::string& l : lines)
-        if (l.starts_with(from) && l.find_first_not_of(" \t") != std::string::npos) l = to + l.substr(from.size());
-      break;
+      std::string from(leading_ws(b.edit[i]));
+      if (std::none_of(map.begin(), map.end(), [&](const auto& m) { return m.first == from; }))
+        map.emplace_back(from, std::string(leading_ws(d.line(start + i))));
+    }
+    std::sort(map.begin(), map.end(), [](const auto& x, const auto& y) { return x.first.size() > y.first.size(); });
+    for (std::string& l : lines) {
+      if (l.find_first_not_of(" \t") == std::string::npos) continue;
+      for (const auto& [from, to] : map)
+        if (l.starts_with(from)) {
+          l = to + l.substr(from.size());
+          break;
+        }
     }
   }
 

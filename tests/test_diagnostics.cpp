@@ -1,0 +1,144 @@
+// Diagnostics an LLM must be able to fix its block from: the reason, the
+// real lines with numbers, the exact difference, and a diff.
+#include "editproto/diagnose.hpp"
+#include "support.hpp"
+
+#include <catch2/catch.hpp>
+
+using Catch::Contains;
+using editproto::describe_difference;
+using editproto::Reason;
+using editproto::Status;
+using test::apply_response;
+using test::block;
+using test::check_response;
+using test::read_file;
+using test::TempDir;
+using test::write_file;
+
+TEST_CASE("describe_difference names the exact difference") {
+  CHECK(describe_difference("same", "same").empty());
+  CHECK(describe_difference("x = 1  ", "x = 1") ==
+        "trailing white space: the file's line ends with 2 spaces, your block's with nothing");
+  CHECK(describe_difference("\treturn x", "    return x") ==
+        "tabs vs spaces: the file's line is indented with 1 tab, your block's with 4 spaces");
+  CHECK(describe_difference("        return x", "    return x") ==
+        "indentation: the file's line is indented with 8 spaces, your block's with 4 spaces");
+  // U+2019 at column 12 (code points, 1-based).
+  CHECK(describe_difference("print('it\xE2\x80\x99s')", "print('it's')") ==
+        "U+2019 RIGHT SINGLE QUOTATION MARK in the file vs U+0027 APOSTROPHE in your block at column 10");
+  CHECK_THAT(describe_difference("    s = \xE2\x80\x9Chi\xE2\x80\x9D", "    s = \"hi\""),
+             Contains("U+201C LEFT DOUBLE QUOTATION MARK in the file vs U+0022 QUOTATION MARK in your block at column 9") &&
+                 Contains("U+201D RIGHT DOUBLE QUOTATION MARK in the file vs U+0022 QUOTATION MARK in your block at column 12"));
+  CHECK(describe_difference("a\xE2\x80\x8B" "b", "ab") ==
+        "the file has an invisible U+200B ZERO WIDTH SPACE at column 2 that your block lacks");
+  CHECK(describe_difference("ab", "a\xEF\xBB\xBF" "b") ==
+        "your block has an invisible U+FEFF ZERO WIDTH NO-BREAK SPACE (BOM) at column 2 that the file's line lacks");
+  CHECK(describe_difference("caf" "e\xCC\x81", "caf\xC3\xA9") ==
+        "the file writes U+0065 'e' + U+0301 COMBINING ACUTE ACCENT (decomposed, NFD) at column 4 where your block "
+        "has the single U+00E9 '\xC3\xA9' (NFC)");
+  CHECK_THAT(describe_difference("caf\xC3\xA9", "cafe\xCC\x81"), Contains("(NFC) at column 4 where your block writes"));
+  CHECK(describe_difference("a\xC2\xA0" "b", "a b") ==
+        "U+00A0 NO-BREAK SPACE in the file vs U+0020 SPACE in your block at column 2");
+  CHECK(describe_difference("return total", "return sum") ==
+        "the line differs from column 8: the file has \"total\" where your block has \"sum\"");
+}
+
+TEST_CASE("whitespace: quoted lines with numbers, the difference and a diff; nothing written") {
+  TempDir d;
+  const std::string original = "def f():\n\treturn 1\n\ndef g():\n\treturn 2\n";
+  write_file(d / "t.py", original);
+  auto r = apply_response(d.str(), block("t.py", {"def g():", "    return 2"}, {"def g():", "    return 3"}));
+  const auto& x = r.results[0];
+  CHECK(x.status == Status::failed);
+  CHECK(x.reason == Reason::whitespace);
+  CHECK(x.line.value_or(0) == 4);
+  CHECK_THAT(x.diagnostic, Contains("matches lines 4-5 when white space"));
+  CHECK_THAT(x.diagnostic, Contains("line 5: tabs vs spaces: the file's line is indented with 1 tab, your block's with 4 spaces"));
+  CHECK_THAT(x.diagnostic, Contains("  5 | \treturn 2"));
+  CHECK_THAT(x.diagnostic, Contains("--- your EDIT section\n+++ t.py (lines 4-5)\n@@ -1,2 +4,2 @@\n def g():\n-    return 2\n+\treturn 2\n"));
+  CHECK_THAT(x.diagnostic, Contains("--fuzz whitespace"));
+  CHECK(read_file(d / "t.py") == original);
+}
+
+TEST_CASE("--fuzz whitespace applies a unique tolerant match, says so, and keeps the file's indentation") {
+  TempDir d;
+  write_file(d / "t.py", "class A:\n\tdef g(self):  \n\t\treturn 2\n");
+  editproto::Options o;
+  o.fuzz_whitespace = true;
+  auto r = apply_response(d.str(), block("t.py", {"def g(self):", "    return 2"}, {"def g(self):", "    x = 2", "    return x"}), o);
+  const auto& x = r.results[0];
+  CHECK(x.status == Status::applied);
+  CHECK(x.tolerance.value_or("") == "whitespace");
+  CHECK_THAT(x.diagnostic, Contains("applied with --fuzz whitespace"));
+  CHECK_THAT(x.diagnostic, Contains("trailing white space"));
+  CHECK(read_file(d / "t.py") == "class A:\n\tdef g(self):  \n\t\tx = 2\n\t\treturn x\n");
+  // Look-alike characters are never tolerated, fuzz or not.
+  write_file(d / "q.py", "s = \xE2\x80\x98" "a\xE2\x80\x99\n");
+  r = apply_response(d.str(), block("q.py", {"s = 'a'"}, {"s = 'b'"}), o);
+  CHECK(r.results[0].status == Status::failed);
+  CHECK(r.results[0].reason == Reason::near_match);
+  CHECK_THAT(r.results[0].diagnostic, Contains("U+2018 LEFT SINGLE QUOTATION MARK in the file vs U+0027 APOSTROPHE in your block at column 5"));
+}
+
+TEST_CASE("near_match: look-alike characters, NFD, zero-width") {
+  TempDir d;
+  write_file(d / "n.md", "# Caf" "e\xCC\x81 menu\nIt\xE2\x80\x99s open\nzero\xE2\x80\x8Bwidth\n");
+  auto r = check_response(d.str(), block("n.md", {"# Caf\xC3\xA9 menu", "It's open", "zerowidth"}, {"# Menu", "Open", "x"}));
+  const auto& x = r.results[0];
+  CHECK(x.reason == Reason::near_match);
+  CHECK(x.line.value_or(0) == 1);
+  CHECK_THAT(x.diagnostic, Contains("look-alike characters"));
+  CHECK_THAT(x.diagnostic, Contains("line 1: the file writes U+0065 'e' + U+0301 COMBINING ACUTE ACCENT (decomposed, NFD) at column 6"));
+  CHECK_THAT(x.diagnostic, Contains("line 2: U+2019 RIGHT SINGLE QUOTATION MARK in the file vs U+0027 APOSTROPHE in your block at column 3"));
+  CHECK_THAT(x.diagnostic, Contains("line 3: the file has an invisible U+200B ZERO WIDTH SPACE at column 5"));
+}
+
+TEST_CASE("old_mismatch: the anchor occurs once but the old lines differ, with a diff") {
+  TempDir d;
+  write_file(d / "m.py", "def f(x):\n    y = x + 1\n    return y\n");
+  auto r = check_response(d.str(), block("m.py", {"def f(x):", "    y = x + 2", "    return y"}, {"def f(x):", "    return x + 3"}));
+  const auto& x = r.results[0];
+  CHECK(x.reason == Reason::old_mismatch);
+  CHECK(x.status == Status::failed);
+  CHECK(x.line.value_or(0) == 2);
+  CHECK_THAT(x.diagnostic, Contains("the anchor (the first 1 line, the same in EDIT and REPL) occurs once, at line 1"));
+  CHECK_THAT(x.diagnostic, Contains("line 2: the line differs from column 13: the file has \"1\" where your block has \"2\""));
+  CHECK_THAT(x.diagnostic, Contains("-    y = x + 2\n+    y = x + 1\n"));
+}
+
+TEST_CASE("anchor_not_found: the closest place, or the most similar line") {
+  TempDir d;
+  write_file(d / "a.py", "import os\n\ndef compute_total(items):\n    return sum(items)\n");
+  SECTION("some lines match: the closest window is shown with a diff") {
+    auto r = check_response(d.str(), block("a.py", {"def compute_total(items):", "    total = 0", "    for i in items:", "        total += i"},
+                                           {"def compute_total(items):", "    return 0"}));
+    // The anchor "def compute_total(items):" occurs once, so this is old_mismatch.
+    CHECK(r.results[0].reason == Reason::old_mismatch);
+  }
+  SECTION("no anchor: the closest window") {
+    auto r = check_response(d.str(), block("a.py", {"import sys", "", "def compute_total(items):"}, {"import json", "", "def compute_total(items):"}));
+    CHECK(r.results[0].reason == Reason::near_match);  // 1 of 2 non-blank lines, at the right place
+    CHECK(r.results[0].line.value_or(0) == 1);
+    CHECK_THAT(r.results[0].diagnostic, Contains("1 of its 2 non-blank lines match"));
+  }
+  SECTION("no line occurs: the most similar line is quoted") {
+    auto r = check_response(d.str(), block("a.py", {"def compute_totals(item):"}, {"def x():"}));
+    CHECK(r.results[0].reason == Reason::anchor_not_found);
+    CHECK(r.results[0].line.value_or(0) == 3);
+    CHECK_THAT(r.results[0].diagnostic, Contains("The line most like your first line is:\n  3 | def compute_total(items):"));
+  }
+  SECTION("nothing alike at all") {
+    auto r = check_response(d.str(), block("a.py", {"zzzz qqqq"}, {"y"}));
+    CHECK(r.results[0].reason == Reason::anchor_not_found);
+    CHECK_FALSE(r.results[0].line.has_value());
+    CHECK_THAT(r.results[0].diagnostic, Contains("no line of the EDIT section (1 line) occurs in the file (4 lines)"));
+  }
+}
+
+TEST_CASE("file_not_found tells how to create the file") {
+  TempDir d;
+  auto r = check_response(d.str(), block("nope/x.py", {"a"}, {"b"}));
+  CHECK(r.results[0].reason == Reason::file_not_found);
+  CHECK_THAT(r.results[0].diagnostic, Contains("leave the EDIT section empty"));
+}
