@@ -2,6 +2,8 @@
 
 #include <boost/system/system_error.hpp>
 
+#include <ostream>
+
 namespace editproto {
 
 std::string_view to_string(Status s) {
@@ -56,6 +58,10 @@ const boost::system::error_category& reason_category() noexcept {
 
 boost::system::error_code make_error_code(Reason r) noexcept {
   return {static_cast<int>(r), reason_category()};
+}
+
+std::ostream& operator<<(std::ostream& os, const Failure& f) {
+  return os << to_string(f.reason) << ": " << f.detail;
 }
 
 void throw_exception_from_error(const Failure& f, const boost::source_location& loc) {

@@ -5,6 +5,7 @@
 #include <boost/system/error_code.hpp>
 #include <boost/system/result.hpp>
 
+#include <iosfwd>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -50,6 +51,8 @@ struct Failure {
   std::string detail;
   boost::system::error_code code() const { return make_error_code(reason); }
 };
+
+std::ostream& operator<<(std::ostream& os, const Failure& f);
 
 [[noreturn]] void throw_exception_from_error(const Failure& f, const boost::source_location& loc);
 
