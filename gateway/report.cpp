@@ -122,7 +122,9 @@ void print_github(std::ostream& out, const RunReport& report) {
     const char* level = r.status == Status::failed ? "error" : "warning";
     out << "::" << level << ' ';
     std::string props;
-    if (!r.path.empty()) props += "file=" + gh_escape(r.path, true);
+    // A refused path names no file of the repository to annotate.
+    bool real_file = r.reason != Reason::path_escape && r.reason != Reason::protected_path;
+    if (!r.path.empty() && real_file) props += "file=" + gh_escape(r.path, true);
     if (r.line) props += ",line=" + std::to_string(*r.line);
     if (!props.empty() && props[0] == ',') props.erase(0, 1);
     if (!props.empty()) props += ",";

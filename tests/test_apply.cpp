@@ -15,7 +15,7 @@ using test::check_response;
 using test::TempDir;
 using test::write_file;
 
-TEST_CASE("modify: anchor plus old lines become new lines, the rest is untouched") {
+TEST_CASE("modify: anchor plus old lines become new lines / the rest is untouched") {
   TempDir d;
   write_file(d / "src/math.py", "import os\n\ndef multiply(a, b):\n    return a + b  # BUG\n\nprint(1)\n");
   auto r = apply_response(d.str(), block("src/math.py", {"def multiply(a, b):", "    return a + b  # BUG"},
@@ -29,7 +29,7 @@ TEST_CASE("modify: anchor plus old lines become new lines, the rest is untouched
   CHECK(read_file(d / "src/math.py") == "import os\n\ndef multiply(a, b):\n    return a * b\n\nprint(1)\n");
 }
 
-TEST_CASE("insert after the anchor, delete lines, create a file with its parents") {
+TEST_CASE("insert after the anchor / delete lines / create a file with its parents") {
   TempDir d;
   write_file(d / "u.py", "import os\nimport deprecated\nimport sys\n");
   auto r = apply_response(d.str(), block("u.py", {"import os", "import deprecated", "import sys"}, {"import os", "import sys"}) +
@@ -69,7 +69,7 @@ TEST_CASE("dry run validates without writing") {
   CHECK_FALSE(test::fs::exists(d / "b"));
 }
 
-TEST_CASE("blocks apply in order, each on the file as the previous left it") {
+TEST_CASE("blocks apply in order / each on the file as the previous left it") {
   TempDir d;
   write_file(d / "app.py", "def process():\n    step_one()\n    step_two()\n");
   SECTION("a dependent second block matches the first block's result") {
@@ -89,7 +89,7 @@ TEST_CASE("blocks apply in order, each on the file as the previous left it") {
   }
 }
 
-TEST_CASE("partial failure: failed blocks change nothing, the others still apply, nothing is rolled back") {
+TEST_CASE("partial failure: failed blocks change nothing / the others still apply / nothing is rolled back") {
   TempDir d;
   write_file(d / "a.txt", "a1\na2\n");
   write_file(d / "b.txt", "b1\nb2\n");
@@ -104,7 +104,7 @@ TEST_CASE("partial failure: failed blocks change nothing, the others still apply
   CHECK(read_file(d / "b.txt") == "b1\nB2\n");
 }
 
-TEST_CASE("the whole EDIT section must occur once; a unique section is fine where the anchor repeats") {
+TEST_CASE("the whole EDIT section must occur once - a unique section is fine where the anchor repeats") {
   TempDir d;
   write_file(d / "c.py", "def f():\n    return 1\n\ndef g():\n    return 1\n");
   SECTION("ambiguous: every line number is listed") {
@@ -122,7 +122,7 @@ TEST_CASE("the whole EDIT section must occur once; a unique section is fine wher
   }
 }
 
-TEST_CASE("line endings, BOM and final newline are preserved byte for byte") {
+TEST_CASE("line endings / BOM and final newline are preserved byte for byte") {
   TempDir d;
   SECTION("CRLF file edited by an LF block keeps CRLF") {
     write_file(d / "w.txt", "one\r\ntwo\r\nthree\r\n");
@@ -157,7 +157,7 @@ TEST_CASE("line endings, BOM and final newline are preserved byte for byte") {
   }
 }
 
-TEST_CASE("the file's mode is kept, including the executable bit") {
+TEST_CASE("the file's mode is kept / including the executable bit") {
   TempDir d;
   write_file(d / "run.sh", "#!/bin/sh\necho a\n");
   ::chmod((d / "run.sh").c_str(), 0751);
@@ -217,7 +217,7 @@ TEST_CASE("file size limits: too_large for files read and written") {
   CHECK(read_file(d / "s.txt") == "a\n");
 }
 
-TEST_CASE("missing path, malformed and incomplete blocks fail and change nothing") {
+TEST_CASE("missing path / malformed and incomplete blocks fail and change nothing") {
   TempDir d;
   write_file(d / "a.txt", "a\n");
   const std::string E = "\xC2\xAB\xC2\xAB\xC2\xAB EDIT\n";

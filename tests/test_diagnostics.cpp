@@ -44,7 +44,7 @@ TEST_CASE("describe_difference names the exact difference") {
         "the line differs from column 8: the file has \"total\" where your block has \"sum\"");
 }
 
-TEST_CASE("whitespace: quoted lines with numbers, the difference and a diff; nothing written") {
+TEST_CASE("whitespace: quoted lines with numbers / the difference and a diff - nothing written") {
   TempDir d;
   const std::string original = "def f():\n\treturn 1\n\ndef g():\n\treturn 2\n";
   write_file(d / "t.py", original);
@@ -61,7 +61,7 @@ TEST_CASE("whitespace: quoted lines with numbers, the difference and a diff; not
   CHECK(read_file(d / "t.py") == original);
 }
 
-TEST_CASE("--fuzz whitespace applies a unique tolerant match, says so, and keeps the file's indentation") {
+TEST_CASE("fuzz whitespace applies a unique tolerant match / says so / and keeps the file's indentation") {
   TempDir d;
   write_file(d / "t.py", "class A:\n\tdef g(self):  \n\t\treturn 2\n");
   editproto::Options o;
@@ -81,7 +81,7 @@ TEST_CASE("--fuzz whitespace applies a unique tolerant match, says so, and keeps
   CHECK_THAT(r.results[0].diagnostic, Contains("U+2018 LEFT SINGLE QUOTATION MARK in the file vs U+0027 APOSTROPHE in your block at column 5"));
 }
 
-TEST_CASE("near_match: look-alike characters, NFD, zero-width") {
+TEST_CASE("near_match: look-alike characters / NFD / zero-width") {
   TempDir d;
   write_file(d / "n.md", "# Caf" "e\xCC\x81 menu\nIt\xE2\x80\x99s open\nzero\xE2\x80\x8Bwidth\n");
   auto r = check_response(d.str(), block("n.md", {"# Caf\xC3\xA9 menu", "It's open", "zerowidth"}, {"# Menu", "Open", "x"}));
@@ -94,7 +94,7 @@ TEST_CASE("near_match: look-alike characters, NFD, zero-width") {
   CHECK_THAT(x.diagnostic, Contains("line 3: the file has an invisible U+200B ZERO WIDTH SPACE at column 5"));
 }
 
-TEST_CASE("old_mismatch: the anchor occurs once but the old lines differ, with a diff") {
+TEST_CASE("old_mismatch: the anchor occurs once but the old lines differ / with a diff") {
   TempDir d;
   write_file(d / "m.py", "def f(x):\n    y = x + 1\n    return y\n");
   auto r = check_response(d.str(), block("m.py", {"def f(x):", "    y = x + 2", "    return y"}, {"def f(x):", "    return x + 3"}));
@@ -107,7 +107,7 @@ TEST_CASE("old_mismatch: the anchor occurs once but the old lines differ, with a
   CHECK_THAT(x.diagnostic, Contains("-    y = x + 2\n+    y = x + 1\n"));
 }
 
-TEST_CASE("anchor_not_found: the closest place, or the most similar line") {
+TEST_CASE("anchor_not_found: the closest place / or the most similar line") {
   TempDir d;
   write_file(d / "a.py", "import os\n\ndef compute_total(items):\n    return sum(items)\n");
   SECTION("some lines match: the closest window is shown with a diff") {

@@ -24,7 +24,7 @@ std::string path_of(const std::string& path_line) {
 }
 }  // namespace
 
-TEST_CASE("parser extracts a block from prose: path, anchor, old and new lines") {
+TEST_CASE("parser extracts a block from prose: path / anchor / old and new lines") {
   auto blocks = parse("I found the bug.\n\nsrc/math.py\n" + E + "\ndef multiply(a, b):\n    return a + b  # BUG\n" +
                       R + "\ndef multiply(a, b):\n    return a * b\n" + X + "\n\nThat fixes it.\n");
   REQUIRE(blocks.size() == 1);
@@ -37,7 +37,7 @@ TEST_CASE("parser extracts a block from prose: path, anchor, old and new lines")
   CHECK(b.repl == std::vector<std::string>{"def multiply(a, b):", "    return a * b"});
 }
 
-TEST_CASE("parser handles create, insert and delete blocks and several blocks in one response") {
+TEST_CASE("parser handles create / insert and delete blocks and several blocks in one response") {
   auto blocks = parse(block("src/new.py", {}, {"def hello():", "    print('hi')"}) + "text\n" +
                       block("src/utils.py", {"import os"}, {"import os", "import sys"}) +
                       block("src/utils.py", {"import os", "import deprecated", "import sys"}, {"import os", "import sys"}));
@@ -87,7 +87,7 @@ TEST_CASE("the path line is found behind a code fence opener") {
   CHECK(blocks[1].path == "src/b.py");
 }
 
-TEST_CASE("a block without a path line reuses the previous path; the first one fails missing_path") {
+TEST_CASE("a block without a path line reuses the previous path - the first one fails missing_path") {
   auto blocks = parse(E + "\na\n" + R + "\nb\n" + X + "\n" + block("src/a.py", {"c"}, {"d"}) + "\nNow the next part:\n" +
                       E + "\ne\n" + R + "\nf\n" + X + "\n");
   REQUIRE(blocks.size() == 3);
@@ -100,7 +100,7 @@ TEST_CASE("a block without a path line reuses the previous path; the first one f
   CHECK(blocks[2].ok());
 }
 
-TEST_CASE("marker lines are recognised after trimming; content lines keep their white space") {
+TEST_CASE("marker lines are recognised after trimming - content lines keep their white space") {
   auto blocks = parse("1. First:\n   src/a.py\n   " + E + "  \n    indented\n\tTab\n  \xE2\x95\x90\xE2\x95\x90\xE2\x95\x90 REPL\n"
                       "    changed\n   " + X + "\t\n");
   REQUIRE(blocks.size() == 1);

@@ -23,7 +23,7 @@ void symlink_to(const std::string& target, const test::fs::path& link) {
 }
 }  // namespace
 
-TEST_CASE("normalize: separators, dot segments, absolute paths, NUL, .git") {
+TEST_CASE("normalize: separators / dot segments / absolute paths / NUL / .git") {
   TempDir d;
   auto ws = editproto::Workspace::open(d.str());
   REQUIRE(ws.has_value());
@@ -87,7 +87,7 @@ TEST_CASE("a symlink on any component that leads outside the root is refused") {
   CHECK_FALSE(test::fs::exists(outside / "new.py"));
 }
 
-TEST_CASE("symlinks that stay inside the root are followed, and the target file is written") {
+TEST_CASE("symlinks that stay inside the root are followed / and the target file is written") {
   TempDir d;
   write_file(d / "real/a.py", "a = 1\n");
   symlink_to("real", d / "alias");                      // relative folder link
@@ -101,7 +101,7 @@ TEST_CASE("symlinks that stay inside the root are followed, and the target file 
   CHECK(test::fs::is_symlink(d / "sub/rel_link.py"));
 }
 
-TEST_CASE("a symlink into .git is protected, and symlink loops end") {
+TEST_CASE("a symlink into .git is protected / and symlink loops end") {
   TempDir d;
   write_file(d / ".git/HEAD", "ref: refs/heads/main\n");
   symlink_to(".git", d / "g");
@@ -114,7 +114,7 @@ TEST_CASE("a symlink into .git is protected, and symlink loops end") {
   CHECK(read_file(d / ".git/HEAD") == "ref: refs/heads/main\n");
 }
 
-TEST_CASE("folders, pipes and files used as folders give clear errors") {
+TEST_CASE("folders / pipes and files used as folders give clear errors") {
   TempDir d;
   write_file(d / "dir/x", "x\n");
   write_file(d / "plain.txt", "p\n");

@@ -1,0 +1,181 @@
+// The built editgate binary against fixture trees: output, exit codes, files.
+#include "support.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <boost/json.hpp>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+
+extern char** environ;
+
+using Catch::Contains;
+using test::read_file;
+using test::TempDir;
+
+namespace {
+
+struct Result {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string slurp(int fd) {
+  std::string s;
+  std::array<char, 4096> buf;
+  ssize_t n;
+  while ((n = ::read(fd, buf.data(), buf.size())) > 0) s.append(buf.data(), static_cast<std::size_t>(n));
+  return s;
+}
+
+// Runs the real binary with `input` on stdin; stdout and stderr go to temp files
+// so large outputs cannot deadlock the pipes.
+Result editgate(std::vector<std::string> args, const std::string& input = "") {
+  TempDir io;
+  test::write_file(io / "in", input);
+  std::string in = (io / "in").string(), out = (io / "out").string(), err = (io / "err").string();
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, in.c_str(), O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  args.insert(args.begin(), EDITGATE_BIN);
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid;
+  int rc = ::posix_spawn(&pid, EDITGATE_BIN, &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  REQUIRE(rc == 0);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  Result r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = read_file(io / "out");
+  r.err = read_file(io / "err");
+  return r;
+}
+
+// A copy of the example tree in a fresh temp dir.
+struct Tree {
+  TempDir dir;
+  Tree() { test::fs::copy(FIXTURES "/example/tree", dir.path(), test::fs::copy_options::recursive); }
+  std::string root() const { return dir.str(); }
+};
+
+const std::string kResponse = FIXTURES "/example/response.md";
+const std::string kBroken = FIXTURES "/cli/broken.md";
+
+}  // namespace
+
+TEST_CASE("cli: check validates the example and writes nothing (exit 0)") {
+  Tree t;
+  const std::string before = read_file(t.dir / "src/inventory.py");
+  Result r = editgate({"check", "--root", t.root(), kResponse});
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Contains("src/inventory.py:13: validated"));
+  CHECK_THAT(r.out, Contains("3 validated"));
+  CHECK(r.out.find('\x1b') == std::string::npos);  // no colour when not a terminal
+  CHECK(read_file(t.dir / "src/inventory.py") == before);
+  CHECK_FALSE(test::fs::exists(t.dir / "tests"));
+}
+
+TEST_CASE("cli: apply --format json changes the files and prints one JSON object") {
+  Tree t;
+  Result r = editgate({"apply", "--root", t.root(), "--format", "json", "--agent", "claude", kResponse});
+  CHECK(r.exit_code == 0);
+  auto v = boost::json::parse(r.out).as_object();
+  auto& blocks = v["blocks"].as_array();
+  REQUIRE(blocks.size() == 3);
+  CHECK(blocks[0].at("status").as_string() == "applied");
+  CHECK(blocks[0].at("reason").is_null());
+  CHECK(blocks[0].at("line").as_int64() == 13);
+  CHECK(blocks[0].at("path").as_string() == "src/inventory.py");
+  CHECK(blocks[2].at("path").as_string() == "tests/test_inventory.py");
+  CHECK(v["files_auto_added"].as_array().empty());
+  CHECK(v["commit"].is_null());
+  CHECK_THAT(read_file(t.dir / "src/inventory.py"), Contains("return sum(item.price * item.quantity for item in items)"));
+  CHECK_THAT(read_file(t.dir / "src/inventory.py"), Contains("def require(items, name):"));
+  CHECK_THAT(read_file(t.dir / "tests/test_inventory.py"), Contains("def test_total_counts_quantity():"));
+}
+
+TEST_CASE("cli: failures exit 1 and report every block - --format github annotates the right lines") {
+  Tree t;
+  const std::string before = read_file(t.dir / "src/inventory.py");
+  Result json = editgate({"check", "--root", t.root(), "--format", "json", kBroken});
+  CHECK(json.exit_code == 1);
+  auto blocks = boost::json::parse(json.out).at("blocks").as_array();
+  REQUIRE(blocks.size() == 3);
+  CHECK(blocks[0].at("status").as_string() == "validated");
+  CHECK(blocks[1].at("status").as_string() == "failed");
+  CHECK(blocks[1].at("reason").as_string() == "whitespace");
+  CHECK(blocks[1].at("line").as_int64() == 13);
+  CHECK(blocks[2].at("status").as_string() == "skipped");
+  CHECK(blocks[2].at("reason").as_string() == "path_escape");
+
+  Result gh = editgate({"check", "--root", t.root(), "--format", "github", kBroken});
+  CHECK(gh.exit_code == 1);
+  CHECK_THAT(gh.out, Contains("::error file=src/inventory.py,line=13,title=editgate whitespace::src/inventory.py: the "
+                              "EDIT section (3 lines) does not occur exactly, but it matches lines 13-15"));
+  CHECK_THAT(gh.out, Contains("%0Aline 15: indentation: the file's line is indented with 4 spaces, your block's with 2 spaces%0A"));
+  CHECK_THAT(gh.out, Contains("::warning title=editgate path_escape::'../outside.py' uses '..' to leave the workspace root"));
+  CHECK_THAT(gh.out, Contains("editgate: 1 validated, 1 failed, 1 skipped"));
+
+  Result text = editgate({"apply", "--root", t.root(), kBroken});
+  CHECK(text.exit_code == 1);
+  CHECK_THAT(text.out, Contains("src/inventory.py:13: failed (whitespace)  block 2, response line 17"));
+  CHECK_THAT(read_file(t.dir / "src/inventory.py"), Contains("if item.name.lower() == name.lower():"));
+  CHECK(read_file(t.dir / "src/inventory.py") != before);
+  CHECK_FALSE(test::fs::exists(t.dir.path().parent_path() / "outside.py"));
+}
+
+TEST_CASE("cli: --fuzz whitespace applies the tolerant match and reports it") {
+  Tree t;
+  Result r = editgate({"apply", "--root", t.root(), "--fuzz", "whitespace", "--format", "json", kBroken});
+  auto blocks = boost::json::parse(r.out).at("blocks").as_array();
+  CHECK(blocks[1].at("status").as_string() == "applied");
+  CHECK(blocks[1].at("tolerance").as_string() == "whitespace");
+  CHECK_THAT(read_file(t.dir / "src/inventory.py"), Contains("    total = 0.0\n    for item in items:\n"));
+}
+
+TEST_CASE("cli: reads the response from standard input") {
+  Tree t;
+  Result r = editgate({"check", "--root", t.root(), "-"}, read_file(kResponse));
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Contains("3 validated"));
+  Result none = editgate({"check", "--root", t.root()}, "no blocks here\n");
+  CHECK(none.exit_code == 0);
+  CHECK_THAT(none.out, Contains("no edit blocks found"));
+}
+
+TEST_CASE("cli: --context marks unseen files not_in_context and lists them") {
+  Tree t;
+  Result r = editgate({"check", "--root", t.root(), "--context", "README.md", "--format", "json", kResponse});
+  CHECK(r.exit_code == 1);
+  auto v = boost::json::parse(r.out).as_object();
+  CHECK(v["blocks"].as_array()[0].at("status").as_string() == "not_in_context");
+  CHECK(v["blocks"].as_array()[2].at("status").as_string() == "validated");  // a create block
+  CHECK(v["files_auto_added"].as_array() == boost::json::array{"src/inventory.py"});
+}
+
+TEST_CASE("cli: usage errors exit 2 - --help and --version exit 0") {
+  Tree t;
+  CHECK(editgate({"check", "--format", "xml", kResponse}).exit_code == 2);
+  CHECK(editgate({"check", "--fuzz", "everything", kResponse}).exit_code == 2);
+  CHECK(editgate({"check", "--root", t.root() + "/does-not-exist", kResponse}).exit_code == 2);
+  CHECK(editgate({"frobnicate"}).exit_code == 2);
+  CHECK(editgate({}).exit_code == 2);
+  Result missing = editgate({"check", "--root", t.root(), t.root() + "/no-such-response.md"});
+  CHECK(missing.exit_code == 2);
+  CHECK_THAT(missing.err, Contains("cannot read"));
+  Result help = editgate({"check", "--help"});
+  CHECK(help.exit_code == 0);
+  CHECK_THAT(help.out, Contains("--fuzz"));
+  Result version = editgate({"--version"});
+  CHECK(version.exit_code == 0);
+  CHECK_THAT(version.out, Contains("editgate 0."));
+}
