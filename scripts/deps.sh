@@ -1,0 +1,21 @@
+#!/bin/sh
+# Installs the Debian 12 packages editgate needs to build and test, skipping
+# those already installed. Runs apt only when something is missing.
+set -eu
+
+packages="g++ cmake ninja-build pkg-config ccache ca-certificates \
+  libboost1.81-dev libboost-json1.81-dev libdtl-dev catch2 libcli11-dev"
+
+missing=""
+for p in $packages; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+echo "editgate: installing$missing" >&2
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get -o DPkg::Lock::Timeout=300 update -q
+# shellcheck disable=SC2086
+$sudo apt-get -o DPkg::Lock::Timeout=300 install -y -q --no-install-recommends $missing
