@@ -118,7 +118,7 @@ void Parser::on_line(std::string_view line, std::vector<Block>& out) {
       return;
     case State::scanning:
       if (m == Marker::edit) {
-        begin_block(out);
+        begin_block();
       } else if (m == Marker::repl || m == Marker::end) {
         // A separator with no open block: the opener was mistyped or lost.
         Block b;
@@ -149,7 +149,7 @@ void Parser::on_line(std::string_view line, std::vector<Block>& out) {
                         "\xC2\xBB\xC2\xBB\xC2\xBB EDIT END",
                     out);
     candidate_set_[0] = candidate_set_[1] = false;
-    begin_block(out);
+    begin_block();
     return;
   }
   if (m == Marker::end) {
@@ -191,8 +191,7 @@ void Parser::on_line(std::string_view line, std::vector<Block>& out) {
   (state_ == State::reading_edit ? block_.edit : block_.repl).emplace_back(line);
 }
 
-void Parser::begin_block(std::vector<Block>& out) {
-  (void)out;
+void Parser::begin_block() {
   block_ = Block{};
   block_.index = next_index_++;
   block_.line = line_no_;

@@ -30,7 +30,7 @@ class Parser {
   enum class Marker { none, edit, repl, end };
 
   void on_line(std::string_view line, std::vector<Block>& out);
-  void begin_block(std::vector<Block>& out);
+  void begin_block();
   void emit(std::vector<Block>& out);
   void fail_open_block(Reason reason, std::string detail, std::vector<Block>& out);
   void remember_candidate(std::string_view line);

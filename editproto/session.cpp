@@ -320,15 +320,16 @@ std::vector<BlockResult> Session::flush() {
       }
     };
     if (f.dirty && f.doc) {
-      std::string bytes = f.doc->serialize();
-      if (bytes.size() > opt_.limits.max_file_bytes) {
-        fail_applied({Reason::too_large, f.path + " would grow to " + std::to_string(bytes.size()) +
+      const std::size_t size = f.doc->byte_size();
+      if (size > opt_.limits.max_file_bytes) {
+        fail_applied({Reason::too_large, f.path + " would grow to " + std::to_string(size) +
                                              " bytes, over the limit of " +
                                              std::to_string(opt_.limits.max_file_bytes) + " bytes"});
         // Forget the in-memory changes: the next block starts from the disk.
         auto again = ws_.read(f.path, opt_.limits.max_file_bytes);
         if (again) load(f, std::move(*again));
       } else if (!opt_.dry_run) {
+        const std::string bytes = f.doc->serialize();
         auto written = ws_.write_atomic(f.path, bytes);
         if (!written) {
           fail_applied(written.error());

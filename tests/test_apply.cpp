@@ -4,7 +4,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <sys/resource.h>
 #include <sys/stat.h>
+
+#include <csignal>
 
 using editproto::Reason;
 using editproto::Status;
@@ -322,4 +325,43 @@ TEST_CASE("writes are atomic: no temp files are left and the inode is replaced")
     ++entries;
   }
   CHECK(entries == 1);
+}
+
+TEST_CASE("an OS error while writing is io_error with the OS's message, and the old file stays") {
+  TempDir d;
+  write_file(d / "w.txt", "small\n");
+  // Root ignores permissions, so make the write itself fail: a file-size
+  // limit turns the temp file's write into EFBIG.
+  struct sigaction ignore {}, old {};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGXFSZ, &ignore, &old);
+  struct rlimit saved;
+  ::getrlimit(RLIMIT_FSIZE, &saved);
+  struct rlimit tiny = saved;
+  tiny.rlim_cur = 64;
+  ::setrlimit(RLIMIT_FSIZE, &tiny);
+  auto r = apply_response(d.str(), block("w.txt", {"small"}, {std::string(200, 'x')}) + block("w.txt", {"nothing"}, {"y"}));
+  ::setrlimit(RLIMIT_FSIZE, &saved);
+  ::sigaction(SIGXFSZ, &old, nullptr);
+  REQUIRE(r.results.size() == 2);
+  CHECK(r.results[0].status == Status::failed);
+  CHECK(r.results[0].reason == Reason::io_error);
+  CHECK_THAT(r.results[0].diagnostic, Catch::Contains("cannot write w.txt: File too large"));
+  CHECK(r.results[1].reason == Reason::anchor_not_found);
+  CHECK(read_file(d / "w.txt") == "small\n");
+  std::size_t entries = 0;
+  for (const auto& e : test::fs::directory_iterator(d.path())) {
+    (void)e;
+    ++entries;
+  }
+  CHECK(entries == 1);  // the temp file was removed
+}
+
+TEST_CASE("Windows separators in a block's path reach the same file") {
+  TempDir d;
+  write_file(d / "src/win/a.py", "a = 1\n");
+  auto r = apply_response(d.str(), block("src\\win\\a.py", {"a = 1"}, {"a = 2"}));
+  CHECK(r.results[0].status == Status::applied);
+  CHECK(r.results[0].path == "src/win/a.py");
+  CHECK(read_file(d / "src/win/a.py") == "a = 2\n");
 }
