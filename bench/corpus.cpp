@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 #include <random>
 #include <stdexcept>
 #include <unordered_map>
@@ -63,9 +62,13 @@ bool is_header(const fs::path& p) {
 }
 
 std::string read_all(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
+  std::ifstream in(p, std::ios::binary | std::ios::ate);
   if (!in) throw std::runtime_error("cannot read " + p.string());
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  std::string out(static_cast<std::size_t>(in.tellg()), '\0');
+  in.seekg(0);
+  if (!in.read(out.data(), static_cast<std::streamsize>(out.size())))
+    throw std::runtime_error("cannot read " + p.string());
+  return out;
 }
 
 // FNV-1a, written out so that the picked sites do not depend on the

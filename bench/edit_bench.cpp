@@ -17,7 +17,6 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
-#include <iterator>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -42,11 +41,14 @@ struct Options {
   std::uint64_t seed = 20240611;
   int runs = 5;                 // runs per command
   int slow_runs = 3;            // runs for a command whose first run is slow
+  double min_seconds = 0.3;     // fast commands run until this much is measured...
+  int max_runs = 30;            // ...but at most this many times
   double slow_seconds = 1.0;    // what "slow" means
   double budget_seconds = 480;  // for the process timings; each command still runs once
   double parser_mb = 64;        // minimum size of the repeated-responses parser corpus
   double parser_seconds = 0.2;  // minimum measuring time per parser row
   bool keep = false;
+  bool sync = true;             // syncfs the work folder before each timed run
 };
 
 [[noreturn]] void usage(int code) {
@@ -55,6 +57,7 @@ struct Options {
       "  --editgate PATH     the editgate binary (default: ../gateway/editgate from this binary)\n"
       "  --workdir DIR       where to write the corpus (default: a new folder under $TMPDIR or /tmp)\n"
       "  --keep              keep the work folder (always kept after an abort)\n"
+      "  --no-sync           do not flush the work folder's file system before each timed run\n"
       "  --source DIR        header tree for the corpus (default /usr/include/boost)\n"
       "  --sizes N,N,...     file sizes in lines (default 10000,100000,1000000)\n"
       "  --edits N,N,...     edit counts (default 1,100,1000)\n"
@@ -62,6 +65,8 @@ struct Options {
       "  --runs N            runs per command, median reported (default 5)\n"
       "  --slow-runs N       runs for a command whose first run takes over --slow-seconds (default 3)\n"
       "  --slow-seconds S    (default 1.0)\n"
+      "  --min-seconds S     a fast command runs until S seconds are measured, up to --max-runs (default 0.3)\n"
+      "  --max-runs N        (default 30)\n"
       "  --budget S          seconds for all process timings; past it each command runs once (default 480)\n"
       "  --parser-mb MB      size of the repeated-responses parser corpus (default 64)\n"
       "  --parser-seconds S  minimum measuring time per parser row (default 0.2)\n";
@@ -98,6 +103,7 @@ Options parse_args(int argc, char** argv) {
     else if (a == "--editgate") o.editgate = value();
     else if (a == "--workdir") o.workdir = value();
     else if (a == "--keep") o.keep = true;
+    else if (a == "--no-sync") o.sync = false;
     else if (a == "--source") o.source = value();
     else if (a == "--sizes") o.sizes = parse_list(value());
     else if (a == "--edits") o.edits = parse_list(value());
@@ -105,6 +111,8 @@ Options parse_args(int argc, char** argv) {
     else if (a == "--runs") o.runs = std::max(1, std::stoi(value()));
     else if (a == "--slow-runs") o.slow_runs = std::max(1, std::stoi(value()));
     else if (a == "--slow-seconds") o.slow_seconds = std::stod(value());
+    else if (a == "--min-seconds") o.min_seconds = std::stod(value());
+    else if (a == "--max-runs") o.max_runs = std::max(1, std::stoi(value()));
     else if (a == "--budget") o.budget_seconds = std::stod(value());
     else if (a == "--parser-mb") o.parser_mb = std::stod(value());
     else if (a == "--parser-seconds") o.parser_seconds = std::stod(value());
@@ -120,9 +128,12 @@ Options parse_args(int argc, char** argv) {
 // ---- files -----------------------------------------------------------------
 
 std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
+  std::ifstream in(p, std::ios::binary | std::ios::ate);
   if (!in) throw Abort("cannot read " + p.string());
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  std::string out(static_cast<std::size_t>(in.tellg()), '\0');
+  in.seekg(0);
+  if (!in.read(out.data(), static_cast<std::streamsize>(out.size()))) throw Abort("cannot read " + p.string());
+  return out;
 }
 
 void write_file(const fs::path& p, std::string_view bytes) {
@@ -133,7 +144,9 @@ void write_file(const fs::path& p, std::string_view bytes) {
 
 // Flushes dirty pages of the work folder's file system, so that writeback
 // from one run does not land inside the next one's timing.
+bool g_settle = true;
 void settle(const fs::path& dir) {
+  if (!g_settle) return;
   int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd >= 0) {
     ::syncfs(fd);
@@ -141,7 +154,8 @@ void settle(const fs::path& dir) {
   }
 }
 
-// Where two texts first differ, as "line N: <a> | <b>".
+// Where two texts first differ: their sizes, the line number, and that line
+// in each.
 std::string first_difference(std::string_view a, std::string_view b) {
   std::size_t i = 0;
   while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
@@ -195,11 +209,14 @@ class ProcessBench {
   ProcessBench(const Options& o, Clock::time_point deadline) : opt_(o), deadline_(deadline) {}
 
   // Times argv; `prepare` runs before each run, outside the timed region.
+  // The first run is a warm-up and is dropped, unless it took longer than
+  // --slow-seconds: then it counts, and the command runs --slow-runs times.
+  // Otherwise it runs --runs times, and more (up to --max-runs) until
+  // --min-seconds of runs are measured, so that millisecond-scale commands
+  // get enough samples.
   Timing time(const Tool& tool, const fs::path& settle_dir, const std::function<void()>& prepare,
               const std::string& fail_log) {
-    std::vector<double> times;
-    int target = opt_.runs;
-    for (int i = 0; i < target; ++i) {
+    auto one_run = [&] {
       prepare();
       settle(settle_dir);
       Clock::time_point t0 = Clock::now();
@@ -213,16 +230,32 @@ class ProcessBench {
                     ")\n  command: " + bench::shell_line(tool.argv) + "\n  output: " + fail_log + "\n" +
                     read_file(fail_log).substr(0, 4000));
       }
-      times.push_back(dt);
-      if (i == 0 && dt > opt_.slow_seconds) target = std::min(target, opt_.slow_runs);
-      // Out of budget: stop after what has been measured (at least one run).
-      if (Clock::now() + std::chrono::duration<double>(dt) > deadline_) {
+      return dt;
+    };
+
+    std::vector<double> times;
+    const double first = one_run();
+    const bool slow = first > opt_.slow_seconds;
+    if (slow) times.push_back(first);  // else it was the warm-up
+    double measured = slow ? first : 0;
+    auto more = [&] {
+      if (slow) return static_cast<int>(times.size()) < opt_.slow_runs;
+      if (static_cast<int>(times.size()) < opt_.runs) return true;
+      return measured < opt_.min_seconds && static_cast<int>(times.size()) < opt_.max_runs;
+    };
+    while (more()) {
+      // Out of budget: keep what has been measured (at least one run).
+      double last = times.empty() ? first : times.back();
+      if (!times.empty() && Clock::now() + std::chrono::duration<double>(last) > deadline_) {
         if (!budget_hit_) {
           std::cerr << "edit_bench: time budget reached; further commands run once each\n";
           budget_hit_ = true;
         }
         break;
       }
+      double dt = one_run();
+      times.push_back(dt);
+      measured += dt;
     }
     Timing t;
     t.median = median(times);
@@ -283,8 +316,7 @@ struct Tools {
   std::string editgate, git, patch, cp;
 };
 
-CaseResult run_case(const Tools& bin, ProcessBench& pb, const bench::EditCase& c,
-                    const fs::path& dir) {
+CaseResult run_case(const Tools& bin, ProcessBench& pb, const bench::EditCase& c, const fs::path& dir) {
   fs::create_directories(dir);
   const fs::path tree = dir / "tree";
   fs::create_directories(tree);
@@ -334,8 +366,11 @@ CaseResult run_case(const Tools& bin, ProcessBench& pb, const bench::EditCase& c
     write_file(dir / "result-editgate.c", by_editgate);
     write_file(dir / "result-patch.c", by_patch);
     write_file(dir / "original.c", c.original);
+    write_file(dir / "expected.c", c.expected);
     throw Abort("editgate apply and patch produce different files (" + std::to_string(c.lines) + " lines, " +
                 std::to_string(c.sites.size()) + " edits): " + first_difference(by_editgate, by_patch) +
+                "\n  the intended result (expected.c) is " +
+                (by_editgate == c.expected ? "editgate's" : by_patch == c.expected ? "patch's" : "neither") +
                 "\n  inputs: " + dir.string() + "/{original.c,response.md,edits.diff}, results: result-editgate.c, "
                 "result-patch.c");
   }
@@ -469,6 +504,7 @@ std::string tool_version(const std::vector<std::string>& argv, const std::string
 
 int run(const Options& opt) {
   const Clock::time_point start = Clock::now();
+  g_settle = opt.sync;
 
   Tools bin;
   if (!opt.editgate.empty()) {
@@ -511,9 +547,10 @@ int run(const Options& opt) {
               src.lines(), src.files_used(), opt.source.c_str(), src.files_skipped(), src.first_file().c_str(),
               src.last_file().c_str(), static_cast<unsigned long long>(opt.seed));
   std::printf("  work dir  %s\n", work.string().c_str());
-  std::printf("  timing    whole processes, wall clock, median of %d runs (%d when the first run takes over "
-              "%.1f s)\n\n",
-              opt.runs, opt.slow_runs, opt.slow_seconds);
+  std::printf("  timing    whole processes, wall clock; median of %d+ runs after a warm-up run (more, up to %d, "
+              "until %.2f s\n            are measured), or of %d runs, the first counted, when the first takes over "
+              "%.1f s\n\n",
+              opt.runs, opt.max_runs, opt.min_seconds, opt.slow_runs, opt.slow_seconds);
   std::printf("t/best: time / time of the faster of git apply and patch doing the same job (check or apply);\n"
               "t/copy: time / time of cp copying the file. MB/s: file bytes / time.\n\n");
   print_table_head();
