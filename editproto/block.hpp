@@ -4,7 +4,9 @@
 #include "editproto/reason.hpp"
 
 #include <cstddef>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace editproto {
@@ -14,8 +16,11 @@ struct Block {
   std::size_t line = 0;            // 1-based line of "««« EDIT" in the response
   std::string path;                // as written, after the path-line rules
   bool path_reused = false;        // no path line: the previous block's path
-  std::vector<std::string> edit;   // EDIT section, lines without terminators
-  std::vector<std::string> repl;   // REPL section, lines without terminators
+  // The two sections, lines without terminators. They point into `text`,
+  // which the block shares with its copies, so copying a block is cheap.
+  std::shared_ptr<const std::string> text;
+  std::vector<std::string_view> edit;  // EDIT section
+  std::vector<std::string_view> repl;  // REPL section
   // A block the parser already knows is bad (missing_path, malformed_block,
   // incomplete_block, too_large) carries that failure; the applier reports it.
   Failure parse_error;

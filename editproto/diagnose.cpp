@@ -154,11 +154,11 @@ std::string normalize_line(std::string_view line, Tolerance t) {
 }
 
 std::vector<std::size_t> find_tolerant(const std::vector<std::string_view>& file,
-                                       std::span<const std::string> section, Tolerance t) {
+                                       std::span<const std::string_view> section, Tolerance t) {
   std::vector<std::size_t> found;
   if (section.empty() || section.size() > file.size()) return found;
   std::vector<std::string> want;
-  for (const std::string& s : section) want.push_back(normalize_line(s, t));
+  for (std::string_view s : section) want.push_back(normalize_line(s, t));
   auto equal = [&](std::string_view line, const std::string& w) {
     if (t == Tolerance::exact) return line == w;
     if (t == Tolerance::whitespace || is_ascii(line)) return trim(line) == w;
@@ -240,7 +240,7 @@ std::string quote_line(std::size_t number, std::string_view text) {
   return out;
 }
 
-std::string unified_diff(std::span<const std::string> block_lines, std::span<const std::string_view> file_lines,
+std::string unified_diff(std::span<const std::string_view> block_lines, std::span<const std::string_view> file_lines,
                          std::size_t first_line, std::string_view path) {
   std::vector<std::string> a(block_lines.begin(), block_lines.end());
   std::vector<std::string> b(file_lines.begin(), file_lines.end());
@@ -274,7 +274,7 @@ std::string range(std::size_t first, std::size_t count) {
 }
 
 // The per-line differences of the window at `start`, then the diff.
-std::string window_report(const std::vector<std::string_view>& file, std::span<const std::string> section,
+std::string window_report(const std::vector<std::string_view>& file, std::span<const std::string_view> section,
                           std::size_t start, std::string_view path, std::size_t* first_diff = nullptr) {
   std::string out;
   std::size_t listed = 0, differing = 0;
@@ -332,7 +332,7 @@ std::string describe_ambiguous(std::span<const std::size_t> starts, std::size_t 
          "exactly once.";
 }
 
-Mismatch diagnose_missing(const std::vector<std::string_view>& file, std::span<const std::string> section,
+Mismatch diagnose_missing(const std::vector<std::string_view>& file, std::span<const std::string_view> section,
                           std::size_t anchor, std::string_view path) {
   Mismatch m;
   const std::string p(path);
@@ -420,7 +420,7 @@ Mismatch diagnose_missing(const std::vector<std::string_view>& file, std::span<c
   m.reason = Reason::anchor_not_found;
   m.diagnostic = p + ": no line of the EDIT section (" + n_lines + ") occurs in the file (" +
                  plural(file.size(), "line") + ").";
-  auto first = std::find_if(section.begin(), section.end(), [](const std::string& s) { return !trim(s).empty(); });
+  auto first = std::find_if(section.begin(), section.end(), [](std::string_view s) { return !trim(s).empty(); });
   if (first != section.end() && file.size() <= kSimilarityScanLimit) {
     std::string want = normalize_line(*first, Tolerance::lookalike);
     double best_score = 0.0;

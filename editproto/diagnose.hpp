@@ -21,7 +21,7 @@ std::string normalize_line(std::string_view line, Tolerance t);
 
 // Start lines where `section` occurs when lines are compared under `t`.
 std::vector<std::size_t> find_tolerant(const std::vector<std::string_view>& file,
-                                       std::span<const std::string> section, Tolerance t);
+                                       std::span<const std::string_view> section, Tolerance t);
 
 // The exact difference between a line in the file and the block's line:
 // trailing white space, tabs vs spaces, indentation, differing code points
@@ -36,7 +36,7 @@ std::string quote_line(std::size_t number, std::string_view text);
 
 // Unified diff from the block's EDIT section (-) to the file's lines (+),
 // numbered as in the file (first_line is 1-based).
-std::string unified_diff(std::span<const std::string> block_lines, std::span<const std::string_view> file_lines,
+std::string unified_diff(std::span<const std::string_view> block_lines, std::span<const std::string_view> file_lines,
                          std::size_t first_line, std::string_view path);
 
 // Why `section` (the block's whole EDIT section, `anchor` lines of which are
@@ -49,7 +49,7 @@ struct Mismatch {
   std::optional<std::size_t> whitespace_match;
 };
 
-Mismatch diagnose_missing(const std::vector<std::string_view>& file, std::span<const std::string> section,
+Mismatch diagnose_missing(const std::vector<std::string_view>& file, std::span<const std::string_view> section,
                           std::size_t anchor, std::string_view path);
 
 std::string describe_ambiguous(std::span<const std::size_t> starts, std::size_t section_lines,

@@ -11,7 +11,27 @@ namespace {
 constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 constexpr std::string_view kBom = "\xEF\xBB\xBF";
 
-std::uint64_t hash_line(std::string_view s) { return std::hash<std::string_view>{}(s); }
+// A fast non-cryptographic line hash; never 0, which marks an empty slot.
+std::uint64_t hash_line(std::string_view s) {
+  std::uint64_t h = 0x9E3779B97F4A7C15ull ^ s.size();
+  const char* p = s.data();
+  std::size_t n = s.size();
+  for (; n >= 8; p += 8, n -= 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p, 8);
+    h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 31;
+  }
+  if (n > 0) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, p, n);
+    h = (h ^ w) * 0x94D049BB133111EBull;
+    h ^= h >> 29;
+  }
+  h *= 0xD6E8FEB86659FD93ull;
+  h ^= h >> 32;
+  return h | 1;
+}
 }  // namespace
 
 std::string_view eol_bytes(Eol e) {
@@ -29,6 +49,7 @@ Document::Document(std::string content) : content_(std::make_unique<std::string>
     bom_ = true;
     rest.remove_prefix(kBom.size());
   }
+  lines_.reserve(rest.size() / 24 + 16);
   std::size_t lf = 0, crlf = 0;
   while (!rest.empty()) {
     const char* nl = static_cast<const char*>(std::memchr(rest.data(), '\n', rest.size()));
@@ -36,7 +57,7 @@ Document::Document(std::string content) : content_(std::make_unique<std::string>
       lines_.push_back({rest.data(), static_cast<std::uint32_t>(rest.size()), Eol::none});
       break;
     }
-    std::size_t len = nl - rest.data();
+    std::size_t len = static_cast<std::size_t>(nl - rest.data());
     Eol e = Eol::lf;
     if (len > 0 && rest[len - 1] == '\r') {
       --len;
@@ -51,19 +72,13 @@ Document::Document(std::string content) : content_(std::make_unique<std::string>
   dominant_ = crlf > lf ? Eol::crlf : Eol::lf;
   size_ = lines_.size();
   if (size_ > 0) pieces_.push_back({0, static_cast<std::uint32_t>(size_)});
-  rebuild_maps();
+  piece_start_.assign(pieces_.size(), 0);
 }
 
-void Document::rebuild_maps() {
+void Document::restart_from(std::size_t piece) {
   piece_start_.resize(pieces_.size());
-  by_id_.resize(pieces_.size());
-  std::size_t at = 0;
-  for (std::size_t i = 0; i < pieces_.size(); ++i) {
-    piece_start_[i] = at;
-    at += pieces_[i].count;
-    by_id_[i] = {pieces_[i].first, static_cast<std::uint32_t>(i)};
-  }
-  std::sort(by_id_.begin(), by_id_.end());
+  for (std::size_t i = piece; i < pieces_.size(); ++i)
+    piece_start_[i] = i == 0 ? 0 : piece_start_[i - 1] + pieces_[i - 1].count;
 }
 
 Document::Position Document::locate(std::size_t n) const {
@@ -81,11 +96,11 @@ std::string_view Document::line(std::size_t n) const { return lines_[id_at(n)].t
 Eol Document::eol(std::size_t n) const { return lines_[id_at(n)].eol; }
 void Document::set_eol(std::size_t n, Eol e) { lines_[id_at(n)].eol = e; }
 
-bool Document::matches_at(std::size_t start, std::span<const std::string> section) const {
+bool Document::matches_at(std::size_t start, std::span<const std::string_view> section) const {
   if (start + section.size() > size_) return false;
   Position pos = locate(start);
   std::size_t p = pos.piece, off = pos.offset;
-  for (const std::string& want : section) {
+  for (std::string_view want : section) {
     while (off >= pieces_[p].count) {
       ++p;
       off = 0;
@@ -96,15 +111,19 @@ bool Document::matches_at(std::size_t start, std::span<const std::string> sectio
   return true;
 }
 
-std::vector<std::size_t> Document::find(std::span<const std::string> section) {
-  if (section.empty() || section.size() > size_) return {};
-  if (!indexed_ && ++searches_ >= 2 && size_ > 256) build_index();
-  return indexed_ ? find_by_index(section) : find_by_scan(section);
+void Document::prepare(std::span<const std::string_view> lines) {
+  if (index_ != Index::full) build_index(Index::partial, lines);
 }
 
-std::vector<std::size_t> Document::find_by_scan(std::span<const std::string> section) const {
+std::vector<std::size_t> Document::find(std::span<const std::string_view> section) {
+  if (section.empty() || section.size() > size_) return {};
+  if (index_ == Index::none && ++searches_ >= 2 && size_ > 256) build_index(Index::full, {});
+  return index_ == Index::none ? find_by_scan(section) : find_by_index(section);
+}
+
+std::vector<std::size_t> Document::find_by_scan(std::span<const std::string_view> section) const {
   std::vector<std::size_t> found;
-  const std::string& head = section.front();
+  std::string_view head = section.front();
   std::size_t n = 0;
   for (const Piece& piece : pieces_) {
     const Line* l = &lines_[piece.first];
@@ -117,34 +136,44 @@ std::vector<std::size_t> Document::find_by_scan(std::span<const std::string> sec
   return found;
 }
 
-void Document::build_index() {
-  indexed_ = true;
-  std::size_t cap = 1024;
-  while (cap < lines_.size() * 2 + 2) cap *= 2;
+void Document::build_index(Index mode, std::span<const std::string_view> wanted) {
+  index_ = mode;
+  std::size_t cap = mode == Index::full ? 1024 : 64;
+  const std::size_t need = mode == Index::full ? lines_.size() * 2 + 2 : wanted.size() * 4;
+  while (cap < need) cap *= 2;
   slot_hash_.assign(cap, 0);
   slot_head_.assign(cap, kNone);
   slot_count_.assign(cap, 0);
   slots_used_ = 0;
   next_.assign(lines_.size(), kNone);
+  for (std::string_view w : wanted) {
+    std::uint64_t h = hash_line(w);
+    std::size_t i = slot_of(h);
+    if (slot_hash_[i] == 0) {
+      slot_hash_[i] = h;
+      ++slots_used_;
+    }
+  }
   for (std::uint32_t id = 0; id < lines_.size(); ++id) index_line(id);
 }
 
 std::size_t Document::slot_of(std::uint64_t h) const {
-  std::size_t mask = slot_hash_.size() - 1;
+  const std::size_t mask = slot_hash_.size() - 1;
   std::size_t i = static_cast<std::size_t>(h) & mask;
-  while (slot_head_[i] != kNone && slot_hash_[i] != h) i = (i + 1) & mask;
+  while (slot_hash_[i] != 0 && slot_hash_[i] != h) i = (i + 1) & mask;
   return i;
 }
 
 void Document::index_line(std::uint32_t id) {
-  if ((slots_used_ + 1) * 2 > slot_hash_.size()) {
-    build_index();  // grows the table and indexes every id, this one included
-    return;
-  }
   if (next_.size() <= id) next_.resize(id + 1, kNone);
   std::uint64_t h = hash_line(lines_[id].text());
   std::size_t i = slot_of(h);
-  if (slot_head_[i] == kNone) {
+  if (slot_hash_[i] != h) {
+    if (index_ == Index::partial) return;  // not a prepared line
+    if ((slots_used_ + 1) * 2 > slot_hash_.size()) {
+      build_index(Index::full, {});  // grows the table and indexes every id, this one included
+      return;
+    }
     slot_hash_[i] = h;
     ++slots_used_;
   }
@@ -153,79 +182,108 @@ void Document::index_line(std::uint32_t id) {
   ++slot_count_[i];
 }
 
-std::vector<std::size_t> Document::find_by_index(std::span<const std::string> section) {
-  // Look up the rarest line of the section, then check each place it occurs.
+// Current line numbers of line ids; ids of replaced lines are dropped.
+std::vector<std::size_t> Document::positions_of(std::vector<std::uint32_t>& ids) const {
+  std::vector<std::size_t> out;
+  if (ids.size() <= 16) {
+    for (std::uint32_t id : ids)
+      for (std::size_t p = 0; p < pieces_.size(); ++p)
+        if (id >= pieces_[p].first && id - pieces_[p].first < pieces_[p].count) {
+          out.push_back(piece_start_[p] + (id - pieces_[p].first));
+          break;
+        }
+    return out;
+  }
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> by_id(pieces_.size());
+  for (std::size_t p = 0; p < pieces_.size(); ++p) by_id[p] = {pieces_[p].first, static_cast<std::uint32_t>(p)};
+  std::sort(by_id.begin(), by_id.end());
+  for (std::uint32_t id : ids) {
+    auto it = std::upper_bound(by_id.begin(), by_id.end(), std::pair{id, kNone});
+    if (it == by_id.begin()) continue;
+    const Piece& piece = pieces_[(--it)->second];
+    if (id - piece.first < piece.count) out.push_back(piece_start_[it->second] + (id - piece.first));
+  }
+  return out;
+}
+
+std::vector<std::size_t> Document::find_by_index(std::span<const std::string_view> section) {
+  // Look up the rarest indexed line of the section, then check each place it
+  // occurs. With a partial index only prepared lines can serve.
   std::size_t pivot = 0, best = std::numeric_limits<std::size_t>::max();
-  std::vector<std::size_t> slots(section.size());
   for (std::size_t j = 0; j < section.size(); ++j) {
-    slots[j] = slot_of(hash_line(section[j]));
-    std::size_t count = slot_head_[slots[j]] == kNone ? 0 : slot_count_[slots[j]];
-    if (count < best) {
-      best = count;
+    std::size_t slot = slot_of(hash_line(section[j]));
+    if (slot_hash_[slot] == 0) {
+      if (index_ == Index::full) return {};  // a line that is nowhere
+      continue;
+    }
+    if (slot_count_[slot] < best) {
+      best = slot_count_[slot];
       pivot = j;
     }
-    if (count == 0) return {};
   }
+  if (best == std::numeric_limits<std::size_t>::max()) {
+    build_index(Index::full, {});
+    return find_by_index(section);
+  }
+  if (best == 0) return {};
+  std::vector<std::uint32_t> ids;
+  std::uint64_t h = hash_line(section[pivot]);
+  for (std::uint32_t id = slot_head_[slot_of(h)]; id != kNone; id = next_[id])
+    if (lines_[id].text() == section[pivot]) ids.push_back(id);  // else a hash collision
   std::vector<std::size_t> found;
-  for (std::uint32_t id = slot_head_[slots[pivot]]; id != kNone; id = next_[id]) {
-    if (lines_[id].text() != section[pivot]) continue;  // hash collision
-    auto it = std::upper_bound(by_id_.begin(), by_id_.end(), std::pair{id, kNone});
-    if (it == by_id_.begin()) continue;
-    --it;
-    const Piece& piece = pieces_[it->second];
-    if (id >= piece.first + piece.count) continue;  // the line was replaced
-    std::size_t at = piece_start_[it->second] + (id - piece.first);
-    if (at < pivot) continue;
-    if (matches_at(at - pivot, section)) found.push_back(at - pivot);
-  }
+  for (std::size_t at : positions_of(ids))
+    if (at >= pivot && matches_at(at - pivot, section)) found.push_back(at - pivot);
   std::sort(found.begin(), found.end());
   return found;
 }
 
-std::uint32_t Document::new_line(std::string_view text, Eol e) {
-  std::uint32_t id = static_cast<std::uint32_t>(lines_.size());
-  lines_.push_back({text.data(), static_cast<std::uint32_t>(text.size()), e});
-  if (indexed_) index_line(id);
-  return id;
-}
-
-void Document::replace(std::size_t first, std::size_t count, std::span<const std::string> lines, Eol e,
+void Document::replace(std::size_t first, std::size_t count, std::span<const std::string_view> lines, Eol e,
                        Eol last_eol) {
   // The new lines' text lives in one string owned by the document.
   std::size_t bytes = 0;
-  for (const std::string& l : lines) bytes += l.size();
+  for (std::string_view l : lines) bytes += l.size();
   std::string& store = added_.emplace_back();
   store.reserve(bytes);
-  for (const std::string& l : lines) store += l;
-  std::uint32_t first_new = static_cast<std::uint32_t>(lines_.size());
+  for (std::string_view l : lines) store += l;
+  const std::uint32_t first_new = static_cast<std::uint32_t>(lines_.size());
   std::size_t at = 0;
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    new_line(std::string_view(store).substr(at, lines[i].size()), i + 1 == lines.size() ? last_eol : e);
+    std::uint32_t id = static_cast<std::uint32_t>(lines_.size());
+    lines_.push_back({store.data() + at, static_cast<std::uint32_t>(lines[i].size()), i + 1 == lines.size() ? last_eol : e});
     at += lines[i].size();
+    if (index_ != Index::none) index_line(id);
   }
 
-  std::vector<Piece> next;
-  next.reserve(pieces_.size() + 2);
-  auto push = [&next](Piece p) {
-    if (p.count == 0) return;
-    if (!next.empty() && next.back().first + next.back().count == p.first) next.back().count += p.count;
-    else next.push_back(p);
-  };
-  const std::size_t end = first + count;
-  std::vector<Piece> right;
-  for (std::size_t i = 0; i < pieces_.size(); ++i) {
-    std::size_t s = piece_start_[i], t = s + pieces_[i].count;
-    if (s < first) push({pieces_[i].first, static_cast<std::uint32_t>(std::min(t, first) - s)});
-    if (t > end) {
-      std::size_t b = std::max(s, end);
-      right.push_back({pieces_[i].first + static_cast<std::uint32_t>(b - s), static_cast<std::uint32_t>(t - b)});
+  // Cut the piece list at `first`, drop `count` lines, insert the new piece.
+  std::size_t p = pieces_.size();
+  if (first < size_) {
+    Position pos = locate(first);
+    p = pos.piece;
+    if (pos.offset > 0) {
+      const std::uint32_t off = static_cast<std::uint32_t>(pos.offset);
+      Piece right{pieces_[p].first + off, pieces_[p].count - off};
+      pieces_[p].count = off;
+      pieces_.insert(pieces_.begin() + static_cast<std::ptrdiff_t>(p) + 1, right);
+      ++p;
     }
   }
-  push({first_new, static_cast<std::uint32_t>(lines.size())});
-  for (const Piece& p : right) push(p);
-  pieces_ = std::move(next);
+  std::size_t q = p;
+  for (std::size_t remaining = count; remaining > 0;) {
+    Piece& pc = pieces_[q];
+    if (pc.count <= remaining) {
+      remaining -= pc.count;
+      ++q;
+    } else {
+      pc.first += static_cast<std::uint32_t>(remaining);
+      pc.count -= static_cast<std::uint32_t>(remaining);
+      remaining = 0;
+    }
+  }
+  pieces_.erase(pieces_.begin() + static_cast<std::ptrdiff_t>(p), pieces_.begin() + static_cast<std::ptrdiff_t>(q));
+  if (!lines.empty())
+    pieces_.insert(pieces_.begin() + static_cast<std::ptrdiff_t>(p), Piece{first_new, static_cast<std::uint32_t>(lines.size())});
   size_ = size_ - count + lines.size();
-  rebuild_maps();
+  restart_from(p);
 }
 
 std::vector<std::string_view> Document::lines() const {

@@ -24,7 +24,7 @@ enum class Eol : std::uint8_t { none, lf, crlf };
 
 class Document {
  public:
-  Document() = default;
+  Document() : content_(std::make_unique<std::string>()) {}
   explicit Document(std::string content);
   Document(const Document&) = delete;
   Document& operator=(const Document&) = delete;
@@ -35,18 +35,26 @@ class Document {
   bool has_bom() const { return bom_; }
   std::string_view line(std::size_t n) const;  // 0-based
   Eol eol(std::size_t n) const;
+  // The bytes the document was made from.
+  const std::string& original() const { return *content_; }
 
   // The terminator new lines get: the most common one in the file, "\n" for
   // a file without any.
   Eol dominant_eol() const { return dominant_; }
 
+  // Indexes only the lines equal to one of `lines`, in one pass: when every
+  // block for a file is known up front, lookups then cost a few probes.
+  // A later search for a section none of whose lines were named falls back
+  // to indexing every line.
+  void prepare(std::span<const std::string_view> lines);
+
   // Start lines (0-based) of every place where `section` occurs as whole
   // consecutive lines, in file order.
-  std::vector<std::size_t> find(std::span<const std::string> section);
+  std::vector<std::size_t> find(std::span<const std::string_view> section);
 
   // Replaces lines [first, first + count) by `lines`; new lines end with
   // `eol`, and the last one with `last_eol`.
-  void replace(std::size_t first, std::size_t count, std::span<const std::string> lines, Eol eol,
+  void replace(std::size_t first, std::size_t count, std::span<const std::string_view> lines, Eol eol,
                Eol last_eol);
 
   // Changes the terminator of one existing line.
@@ -73,32 +81,33 @@ class Document {
     std::size_t piece;
     std::size_t offset;
   };
+  enum class Index { none, partial, full };
 
   Position locate(std::size_t n) const;
   std::uint32_t id_at(std::size_t n) const;
-  void rebuild_maps();
-  void build_index();
+  void restart_from(std::size_t piece);
+  void build_index(Index mode, std::span<const std::string_view> wanted);
   void index_line(std::uint32_t id);
   std::size_t slot_of(std::uint64_t h) const;
-  bool matches_at(std::size_t start, std::span<const std::string> section) const;
-  std::vector<std::size_t> find_by_scan(std::span<const std::string> section) const;
-  std::vector<std::size_t> find_by_index(std::span<const std::string> section);
-  std::uint32_t new_line(std::string_view text, Eol eol);
+  bool matches_at(std::size_t start, std::span<const std::string_view> section) const;
+  std::vector<std::size_t> find_by_scan(std::span<const std::string_view> section) const;
+  std::vector<std::size_t> find_by_index(std::span<const std::string_view> section);
+  std::vector<std::size_t> positions_of(std::vector<std::uint32_t>& ids) const;
 
   std::unique_ptr<std::string> content_;  // the original bytes (stable address)
-  std::deque<std::string> added_;       // storage for lines added by edits
-  std::vector<Line> lines_;             // every line ever seen, by id
-  std::vector<Piece> pieces_;           // the current document, in order
-  std::vector<std::size_t> piece_start_;                      // first line number of each piece
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> by_id_;  // (first id, piece), sorted
+  std::deque<std::string> added_;         // storage for lines added by edits
+  std::vector<Line> lines_;               // every line ever seen, by id
+  std::vector<Piece> pieces_;             // the current document, in order
+  std::vector<std::size_t> piece_start_;  // first line number of each piece
   std::size_t size_ = 0;
   bool bom_ = false;
   Eol dominant_ = Eol::lf;
   std::size_t searches_ = 0;
 
-  // Hash index: open addressing from hash to the newest line id with it,
-  // chained through next_ to older ones.
-  bool indexed_ = false;
+  // Hash index: open addressing from a line hash (0: empty slot) to the
+  // newest line id with it, chained through next_ to older ones. A partial
+  // index has slots only for the prepared lines.
+  Index index_ = Index::none;
   std::vector<std::uint64_t> slot_hash_;
   std::vector<std::uint32_t> slot_head_;
   std::vector<std::uint32_t> slot_count_;

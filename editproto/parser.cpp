@@ -22,6 +22,9 @@ std::string_view after_spaces(std::string_view s) {
 // Marker lines are matched after trimming; "═══ REPL" accepts any run of three
 // or more '═' because models miscount them.
 Parser::Marker Parser::marker_of(std::string_view line) {
+  if (line.empty()) return Marker::none;
+  unsigned char first = static_cast<unsigned char>(line[0]);
+  if (first != ' ' && first != '\t' && first != 0xC2 && first != 0xE2) return Marker::none;
   std::string_view s = after_spaces(line);
   if (s.empty()) return Marker::none;
   unsigned char c = static_cast<unsigned char>(s[0]);
@@ -60,27 +63,26 @@ void Parser::feed(std::string_view chunk, std::vector<Block>& out) {
     const void* nl = std::memchr(chunk.data(), '\n', chunk.size());
     if (nl == nullptr) {
       partial_.append(chunk);
-      return;
+      break;
     }
     std::size_t len = static_cast<const char*>(nl) - chunk.data();
     if (partial_.empty()) {
-      on_line(chunk.substr(0, len), out);
+      on_line(chunk.substr(0, len), true, out);
     } else {
       partial_.append(chunk.substr(0, len));
-      std::string line = std::move(partial_);
+      on_line(partial_, false, out);
       partial_.clear();
-      on_line(line, out);
     }
     chunk.remove_prefix(len + 1);
   }
+  own_candidates();
 }
 
 void Parser::finish(std::vector<Block>& out) {
   if (state_ == State::overflow) return;
   if (!partial_.empty()) {
-    std::string line = std::move(partial_);
+    on_line(partial_, false, out);
     partial_.clear();
-    on_line(line, out);
   }
   if (state_ == State::reading_edit || state_ == State::reading_repl) {
     fail_open_block(Reason::incomplete_block,
@@ -94,21 +96,37 @@ void Parser::finish(std::vector<Block>& out) {
   }
 }
 
-void Parser::remember_candidate(std::string_view line) {
-  // Only short lines can be path lines or fence openers; longer ones are
-  // remembered as "not a candidate" without copying them.
-  std::swap(candidate_[0], candidate_[1]);
+void Parser::remember_candidate(std::string_view line, bool stable) {
+  // Only short lines can be path lines or fence openers.
   candidate_set_[0] = candidate_set_[1];
-  if (line.size() <= 512) {
-    candidate_[1].assign(line);
-    candidate_set_[1] = true;
+  candidate_owned_[0] = candidate_owned_[1];
+  if (candidate_owned_[0]) {
+    store_[0].swap(store_[1]);
+    candidate_[0] = store_[0];
   } else {
-    candidate_[1].clear();
-    candidate_set_[1] = false;
+    candidate_[0] = candidate_[1];
+  }
+  candidate_set_[1] = line.size() <= 512;
+  candidate_owned_[1] = false;
+  candidate_[1] = line;
+  if (candidate_set_[1] && !stable) {  // the line's buffer is about to be reused
+    store_[1].assign(line);
+    candidate_[1] = store_[1];
+    candidate_owned_[1] = true;
   }
 }
 
-void Parser::on_line(std::string_view line, std::vector<Block>& out) {
+// Views into the chunk die with it: copy the candidates still in use.
+void Parser::own_candidates() {
+  for (int i = 0; i < 2; ++i) {
+    if (!candidate_set_[i] || candidate_owned_[i]) continue;
+    store_[i].assign(candidate_[i]);
+    candidate_[i] = store_[i];
+    candidate_owned_[i] = true;
+  }
+}
+
+void Parser::on_line(std::string_view line, bool stable, std::vector<Block>& out) {
   ++line_no_;
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   Marker m = marker_of(line);
@@ -134,7 +152,7 @@ void Parser::on_line(std::string_view line, std::vector<Block>& out) {
                              "\xC2\xAB\xC2\xAB\xC2\xAB EDIT (after its path line)"};
         out.push_back(std::move(b));
       } else if (!trim(line).empty()) {
-        remember_candidate(line);
+        remember_candidate(line, stable);
       }
       return;
     case State::reading_edit:
@@ -181,14 +199,14 @@ void Parser::on_line(std::string_view line, std::vector<Block>& out) {
   if (block_bytes_ > limits_.max_block_bytes) {
     if (!block_too_large_) {
       block_too_large_ = true;
-      block_.edit.clear();
-      block_.repl.clear();
-      block_.edit.shrink_to_fit();
-      block_.repl.shrink_to_fit();
+      std::string().swap(text_);
+      edit_at_.clear();
+      repl_at_.clear();
     }
     return;
   }
-  (state_ == State::reading_edit ? block_.edit : block_.repl).emplace_back(line);
+  (state_ == State::reading_edit ? edit_at_ : repl_at_).emplace_back(text_.size(), line.size());
+  text_.append(line);
 }
 
 void Parser::begin_block() {
@@ -196,6 +214,9 @@ void Parser::begin_block() {
   block_.index = next_index_++;
   block_.line = line_no_;
   block_bytes_ = 0;
+  text_.clear();
+  edit_at_.clear();
+  repl_at_.clear();
   block_too_large_ = false;
   block_malformed_ = false;
   malformed_detail_.clear();
@@ -239,8 +260,6 @@ void Parser::fail_open_block(Reason reason, std::string detail, std::vector<Bloc
     return;
   }
   block_.parse_error = {reason, std::move(detail)};
-  block_.edit.clear();
-  block_.repl.clear();
   out.push_back(std::move(block_));
   block_ = Block{};
   state_ = State::scanning;
@@ -256,10 +275,16 @@ void Parser::emit(std::vector<Block>& out) {
                                                    " bytes; split it into smaller blocks"};
     }
   }
-  if (!block_.ok()) {
-    block_.edit.clear();
-    block_.repl.clear();
+  if (block_.ok()) {
+    // The lines move into one shared buffer that the views point into.
+    auto text = std::make_shared<const std::string>(std::move(text_));
+    block_.edit.reserve(edit_at_.size());
+    block_.repl.reserve(repl_at_.size());
+    for (auto [at, len] : edit_at_) block_.edit.emplace_back(text->data() + at, len);
+    for (auto [at, len] : repl_at_) block_.repl.emplace_back(text->data() + at, len);
+    block_.text = std::move(text);
   }
+  text_.clear();
   out.push_back(std::move(block_));
   block_ = Block{};
   state_ = State::scanning;

@@ -29,11 +29,12 @@ class Parser {
   enum class State { scanning, reading_edit, reading_repl, overflow };
   enum class Marker { none, edit, repl, end };
 
-  void on_line(std::string_view line, std::vector<Block>& out);
+  void on_line(std::string_view line, bool stable, std::vector<Block>& out);
   void begin_block();
   void emit(std::vector<Block>& out);
   void fail_open_block(Reason reason, std::string detail, std::vector<Block>& out);
-  void remember_candidate(std::string_view line);
+  void remember_candidate(std::string_view line, bool stable);
+  void own_candidates();
   static Marker marker_of(std::string_view line);
 
   Limits limits_;
@@ -44,10 +45,15 @@ class Parser {
   std::size_t next_index_ = 0;
   std::string previous_path_;      // for blocks without a path line
   // The last two non-blank lines seen while scanning: the path line, and the
-  // one before it for when the last is a fence opener.
-  std::string candidate_[2];
+  // one before it for when the last is a fence opener. They are views into
+  // the chunk being fed, copied into store_ only when the chunk ends.
+  std::string_view candidate_[2];
+  std::string store_[2];
   bool candidate_set_[2] = {false, false};
+  bool candidate_owned_[2] = {false, false};
   Block block_;                    // the block being read
+  std::string text_;               // its lines, back to back
+  std::vector<std::pair<std::size_t, std::size_t>> edit_at_, repl_at_;  // (offset, length) in text_
   std::size_t block_bytes_ = 0;
   bool block_too_large_ = false;
   bool block_malformed_ = false;

@@ -13,19 +13,18 @@ namespace editproto {
 
 namespace {
 
-std::size_t common_prefix(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+std::size_t common_prefix(const std::vector<std::string_view>& a, const std::vector<std::string_view>& b) {
   std::size_t k = 0;
   while (k < a.size() && k < b.size() && a[k] == b[k]) ++k;
   return k;
 }
 
-std::size_t common_suffix(const std::vector<std::string>& a, const std::vector<std::string>& b, std::size_t skip) {
+std::size_t common_suffix(const std::vector<std::string_view>& a, const std::vector<std::string_view>& b,
+                          std::size_t skip) {
   std::size_t s = 0;
   while (s + skip < a.size() && s + skip < b.size() && a[a.size() - 1 - s] == b[b.size() - 1 - s]) ++s;
   return s;
 }
-
-std::size_t hash_bytes(std::string_view s) { return std::hash<std::string_view>{}(s); }
 
 Status status_for(Reason r) {
   switch (r) {
@@ -74,8 +73,8 @@ bool Session::in_context(const std::string& path) const { return context_.count(
 
 void Session::load(File& f, FileContent content) {
   f.stamp = content.stamp;
-  f.base_hash = hash_bytes(content.bytes);
-  f.base_size = content.bytes.size();
+  f.written.clear();
+  f.has_written = false;
   f.unusable.reset();
   f.doc.reset();
   f.dirty = false;
@@ -96,6 +95,25 @@ void Session::load(File& f, FileContent content) {
     return;
   }
   f.doc.emplace(std::move(content.bytes));
+  if (auto hint = hints_.find(f.path); hint != hints_.end()) f.doc->prepare(hint->second);
+}
+
+std::string_view Session::base(const File& f) const {
+  if (f.has_written) return f.written;
+  return f.doc ? std::string_view(f.doc->original()) : std::string_view();
+}
+
+void Session::prepare(std::span<const Block> blocks) {
+  for (const Block& b : blocks) {
+    if (!b.ok() || b.edit.empty()) continue;
+    auto normal = ws_.normalize(b.path);
+    if (!normal) continue;
+    auto real = ws_.resolve(*normal);
+    if (!real) continue;
+    auto& lines = hints_[*real];
+    lines.insert(lines.end(), b.edit.begin(), b.edit.end());
+    hint_text_.push_back(b.text);
+  }
 }
 
 Outcome<Session::File*> Session::open(const std::string& real) {
@@ -148,7 +166,7 @@ void Session::submit(const Block& block) {
   if (!create) {
     std::size_t k = common_prefix(block.edit, block.repl);
     for (std::size_t i = k; i < block.repl.size(); ++i) {
-      const std::string& line = block.repl[i];
+      std::string_view line = block.repl[i];
       if (!is_placeholder_line(line)) continue;
       if (std::find(block.edit.begin(), block.edit.end(), line) != block.edit.end()) continue;
       if (k == block.edit.size()) break;  // pure insertion deletes nothing
@@ -219,8 +237,9 @@ void Session::apply_at(File& f, Pending& p, std::size_t start, bool tolerant) {
   const std::size_t s = common_suffix(b.edit, b.repl, k);
   const std::size_t first = start + k;
   const std::size_t old_count = b.edit.size() - k - s;
-  std::vector<std::string> lines(b.repl.begin() + static_cast<std::ptrdiff_t>(k),
-                                 b.repl.end() - static_cast<std::ptrdiff_t>(s));
+  std::vector<std::string_view> lines(b.repl.begin() + static_cast<std::ptrdiff_t>(k),
+                                      b.repl.end() - static_cast<std::ptrdiff_t>(s));
+  std::vector<std::string> reindented;  // owns the lines when --fuzz rewrites their indent
 
   if (tolerant) {
     // Keep the file's indentation: each indent the block used for a matched
@@ -234,14 +253,16 @@ void Session::apply_at(File& f, Pending& p, std::size_t start, bool tolerant) {
         map.emplace_back(from, std::string(leading_ws(d.line(start + i))));
     }
     std::sort(map.begin(), map.end(), [](const auto& x, const auto& y) { return x.first.size() > y.first.size(); });
-    for (std::string& l : lines) {
-      if (l.find_first_not_of(" \t") == std::string::npos) continue;
+    for (std::string_view l : lines) {
+      std::string& out = reindented.emplace_back(l);
+      if (l.find_first_not_of(" \t") == std::string_view::npos) continue;
       for (const auto& [from, to] : map)
         if (l.starts_with(from)) {
-          l = to + l.substr(from.size());
+          out = to + std::string(l.substr(from.size()));
           break;
         }
     }
+    lines.assign(reindented.begin(), reindented.end());
   }
 
   const Eol dom = d.dominant_eol();
@@ -307,7 +328,7 @@ std::vector<BlockResult> Session::flush() {
       auto st = ws_.stat(f.path);
       if (st && *st != f.stamp) {
         auto fresh = ws_.read(f.path, opt_.limits.max_file_bytes);
-        if (fresh && (fresh->bytes.size() != f.base_size || hash_bytes(fresh->bytes) != f.base_hash))
+        if (fresh && fresh->bytes != base(f))
           rebase(f, std::move(*fresh));
         else if (fresh)
           f.stamp = fresh->stamp;  // touched, not changed
@@ -329,7 +350,7 @@ std::vector<BlockResult> Session::flush() {
         auto again = ws_.read(f.path, opt_.limits.max_file_bytes);
         if (again) load(f, std::move(*again));
       } else if (!opt_.dry_run) {
-        const std::string bytes = f.doc->serialize();
+        std::string bytes = f.doc->serialize();
         auto written = ws_.write_atomic(f.path, bytes);
         if (!written) {
           fail_applied(written.error());
@@ -337,8 +358,8 @@ std::vector<BlockResult> Session::flush() {
           if (again) load(f, std::move(*again));
         } else {
           f.stamp = *written;
-          f.base_hash = hash_bytes(bytes);
-          f.base_size = bytes.size();
+          f.written = std::move(bytes);
+          f.has_written = true;
           if (std::find(written_.begin(), written_.end(), f.path) == written_.end()) written_.push_back(f.path);
         }
       }

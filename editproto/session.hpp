@@ -13,6 +13,9 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
+#include <string_view>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -45,6 +48,10 @@ class Session {
  public:
   Session(const Workspace& workspace, Options options);
 
+  // Optional: names the blocks that will be submitted, so each file is
+  // indexed for exactly their lines in one pass when it is first read.
+  void prepare(std::span<const Block> blocks);
+
   // Validates the block and applies it to the in-memory file.
   void submit(const Block& block);
 
@@ -60,8 +67,8 @@ class Session {
   struct File {
     std::string path;            // real path inside the root
     Stamp stamp;                 // as read or last written
-    std::size_t base_hash = 0;   // of the bytes as read or last written
-    std::size_t base_size = 0;
+    std::string written;         // the bytes last written, when written
+    bool has_written = false;
     std::optional<Document> doc; // nullopt: the file does not exist
     std::optional<Failure> unusable;  // binary, encoding, too large
     bool dirty = false;
@@ -79,6 +86,7 @@ class Session {
   void apply_at(File& f, Pending& p, std::size_t start, bool tolerant);
   void rebase(File& f, FileContent fresh);
   bool in_context(const std::string& path) const;
+  std::string_view base(const File& f) const;
 
   const Workspace& ws_;
   Options opt_;
@@ -86,6 +94,8 @@ class Session {
   std::vector<std::string> auto_added_;
   std::vector<std::string> written_;
   std::map<std::string, File> files_;
+  std::map<std::string, std::vector<std::string_view>> hints_;  // real path -> lines blocks look for
+  std::vector<std::shared_ptr<const std::string>> hint_text_;     // keeps those lines alive
   std::vector<Pending> pending_;
 };
 

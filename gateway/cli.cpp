@@ -74,8 +74,8 @@ int run_edits(const EditArgs& a, bool dry_run, std::istream& in, std::ostream& o
   editproto::Session session(*ws, opt);
   editproto::Parser parser(opt.limits);
 
-  // Blocks are validated as they arrive, so a long stream is checked while
-  // it is still being written; files are written once, at the end.
+  // The whole response is parsed first, so each file is indexed once for
+  // exactly the lines its blocks look for; files are written once, at the end.
   std::vector<editproto::Block> blocks;
   std::vector<char> buf(1 << 16);
   while (*src) {
@@ -83,14 +83,13 @@ int run_edits(const EditArgs& a, bool dry_run, std::istream& in, std::ostream& o
     std::streamsize n = src->gcount();
     if (n <= 0) break;
     parser.feed(std::string_view(buf.data(), static_cast<std::size_t>(n)), blocks);
-    for (const editproto::Block& b : blocks) session.submit(b);
-    blocks.clear();
   }
   if (src->bad()) {
     err << "editgate: error reading " << (a.input == "-" ? "standard input" : a.input) << '\n';
     return 2;
   }
   parser.finish(blocks);
+  session.prepare(blocks);
   for (const editproto::Block& b : blocks) session.submit(b);
 
   RunReport report;

@@ -57,6 +57,10 @@ Run apply_response(const std::string& root, const std::string& response, editpro
   return check_response(root, response, std::move(options));
 }
 
+std::vector<std::string> strings(const std::vector<std::string_view>& lines) {
+  return {lines.begin(), lines.end()};
+}
+
 std::string block(const std::string& path, const std::vector<std::string>& edit,
                   const std::vector<std::string>& repl) {
   std::string out = path + "\n\xC2\xAB\xC2\xAB\xC2\xAB EDIT\n";

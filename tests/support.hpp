@@ -42,6 +42,9 @@ struct Run {
 Run check_response(const std::string& root, const std::string& response, editproto::Options options = {});
 Run apply_response(const std::string& root, const std::string& response, editproto::Options options = {});
 
+// A block's lines as owned strings, to compare with literals.
+std::vector<std::string> strings(const std::vector<std::string_view>& lines);
+
 // One block in the edit format.
 std::string block(const std::string& path, const std::vector<std::string>& edit,
                   const std::vector<std::string>& repl);

@@ -33,8 +33,8 @@ TEST_CASE("parser extracts a block from prose: path / anchor / old and new lines
   CHECK(b.path == "src/math.py");
   CHECK(b.index == 0);
   CHECK(b.line == 4);
-  CHECK(b.edit == std::vector<std::string>{"def multiply(a, b):", "    return a + b  # BUG"});
-  CHECK(b.repl == std::vector<std::string>{"def multiply(a, b):", "    return a * b"});
+  CHECK(test::strings(b.edit) == std::vector<std::string>{"def multiply(a, b):", "    return a + b  # BUG"});
+  CHECK(test::strings(b.repl) == std::vector<std::string>{"def multiply(a, b):", "    return a * b"});
 }
 
 TEST_CASE("parser handles create / insert and delete blocks and several blocks in one response") {
@@ -105,8 +105,8 @@ TEST_CASE("marker lines are recognised after trimming - content lines keep their
                       "    changed\n   " + X + "\t\n");
   REQUIRE(blocks.size() == 1);
   CHECK(blocks[0].ok());
-  CHECK(blocks[0].edit == std::vector<std::string>{"    indented", "\tTab"});
-  CHECK(blocks[0].repl == std::vector<std::string>{"    changed"});
+  CHECK(test::strings(blocks[0].edit) == std::vector<std::string>{"    indented", "\tTab"});
+  CHECK(test::strings(blocks[0].repl) == std::vector<std::string>{"    changed"});
 }
 
 TEST_CASE("CRLF responses parse like LF ones") {
@@ -118,8 +118,8 @@ TEST_CASE("CRLF responses parse like LF ones") {
   }
   auto x = parse(lf), y = parse(crlf);
   REQUIRE(y.size() == 1);
-  CHECK(y[0].edit == x[0].edit);
-  CHECK(y[0].repl == x[0].repl);
+  CHECK(test::strings(y[0].edit) == test::strings(x[0].edit));
+  CHECK(test::strings(y[0].repl) == test::strings(x[0].repl));
   CHECK(y[0].path == "src/a.py");
 }
 
@@ -234,8 +234,8 @@ TEST_CASE("streaming: random chunk sizes give exactly the blocks of feeding the 
         CHECK(got[i].line == whole[i].line);
         CHECK(got[i].path == whole[i].path);
         CHECK(got[i].path_reused == whole[i].path_reused);
-        CHECK(got[i].edit == whole[i].edit);
-        CHECK(got[i].repl == whole[i].repl);
+        CHECK(test::strings(got[i].edit) == test::strings(whole[i].edit));
+        CHECK(test::strings(got[i].repl) == test::strings(whole[i].repl));
         CHECK(got[i].parse_error.reason == whole[i].parse_error.reason);
         CHECK(got[i].parse_error.detail == whole[i].parse_error.detail);
       }
@@ -250,8 +250,8 @@ TEST_CASE("streaming: random chunk sizes give exactly the blocks of feeding the 
       p.finish(got);
       REQUIRE(got.size() == whole.size());
       for (std::size_t i = 0; i < got.size(); ++i) {
-        REQUIRE(got[i].edit == whole[i].edit);
-        REQUIRE(got[i].repl == whole[i].repl);
+        REQUIRE(test::strings(got[i].edit) == test::strings(whole[i].edit));
+        REQUIRE(test::strings(got[i].repl) == test::strings(whole[i].repl));
         REQUIRE(got[i].path == whole[i].path);
       }
     }
