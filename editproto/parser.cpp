@@ -2,6 +2,7 @@
 
 #include "editproto/path_line.hpp"
 
+#include <cstdint>
 #include <cstring>
 #include <utility>
 
@@ -14,6 +15,12 @@ constexpr std::string_view kBar = "\xE2\x95\x90";               // ═
 
 std::string_view after_spaces(std::string_view s) {
   std::size_t i = 0;
+  // Indented code is common: skip runs of eight spaces a word at a time.
+  constexpr std::uint64_t kEightSpaces = 0x2020202020202020ull;
+  for (std::uint64_t w; i + 8 <= s.size(); i += 8) {
+    std::memcpy(&w, s.data() + i, 8);
+    if (w != kEightSpaces) break;
+  }
   while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
   return s.substr(i);
 }
@@ -129,7 +136,11 @@ void Parser::own_candidates() {
 void Parser::on_line(std::string_view line, bool stable, std::vector<Block>& out) {
   ++line_no_;
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-  Marker m = marker_of(line);
+  // Most lines cannot be markers: only those starting with white space or
+  // the lead byte of '«', '»' or '═' are looked at closely.
+  const unsigned char first = line.empty() ? 0 : static_cast<unsigned char>(line[0]);
+  const bool maybe_marker = first == ' ' || first == '\t' || first == 0xC2 || first == 0xE2;
+  Marker m = maybe_marker ? marker_of(line) : Marker::none;
 
   switch (state_) {
     case State::overflow:
@@ -151,7 +162,7 @@ void Parser::on_line(std::string_view line, bool stable, std::vector<Block>& out
                              " line but no block is open: each block starts with a line "
                              "\xC2\xAB\xC2\xAB\xC2\xAB EDIT (after its path line)"};
         out.push_back(std::move(b));
-      } else if (!trim(line).empty()) {
+      } else if (!line.empty() && (!maybe_marker || !trim(line).empty())) {
         remember_candidate(line, stable);
       }
       return;
@@ -224,15 +235,19 @@ void Parser::begin_block() {
   // The path line is the last non-blank line, or the one before it when the
   // last is a code-fence opener standing between path and block.
   std::optional<std::string> path;
+  std::string_view path_line;
   if (candidate_set_[1]) {
-    if (is_fence_line(candidate_[1])) {
-      if (candidate_set_[0]) path = extract_path(candidate_[0]);
-    } else {
-      path = extract_path(candidate_[1]);
-    }
+    if (!is_fence_line(candidate_[1])) path_line = candidate_[1];
+    else if (candidate_set_[0]) path_line = candidate_[0];
+  }
+  if (!path_line.empty()) {
+    // Models repeat the same path line block after block: reuse its result.
+    if (path_line == previous_path_line_ && !previous_path_.empty()) path = previous_path_;
+    else path = extract_path(path_line);
   }
   candidate_set_[0] = candidate_set_[1] = false;
   if (path) {
+    if (previous_path_line_ != path_line) previous_path_line_.assign(path_line);
     block_.path = std::move(*path);
     previous_path_ = block_.path;
   } else if (!previous_path_.empty()) {
@@ -276,8 +291,9 @@ void Parser::emit(std::vector<Block>& out) {
     }
   }
   if (block_.ok()) {
-    // The lines move into one shared buffer that the views point into.
-    auto text = std::make_shared<const std::string>(std::move(text_));
+    // The lines are copied into one exact-size shared buffer that the views
+    // point into; text_ keeps its capacity for the next block.
+    auto text = std::make_shared<const std::string>(text_);
     block_.edit.reserve(edit_at_.size());
     block_.repl.reserve(repl_at_.size());
     for (auto [at, len] : edit_at_) block_.edit.emplace_back(text->data() + at, len);

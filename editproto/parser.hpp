@@ -44,6 +44,7 @@ class Parser {
   std::size_t line_no_ = 0;
   std::size_t next_index_ = 0;
   std::string previous_path_;      // for blocks without a path line
+  std::string previous_path_line_; // the line previous_path_ came from
   // The last two non-blank lines seen while scanning: the path line, and the
   // one before it for when the last is a fence opener. They are views into
   // the chunk being fed, copied into store_ only when the chunk ends.

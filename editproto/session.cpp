@@ -103,12 +103,18 @@ std::string_view Session::base(const File& f) const {
   return f.doc ? std::string_view(f.doc->original()) : std::string_view();
 }
 
+const Outcome<std::string>& Session::resolve(const std::string& normal) {
+  auto it = resolved_.find(normal);
+  if (it == resolved_.end()) it = resolved_.emplace(normal, ws_.resolve(normal)).first;
+  return it->second;
+}
+
 void Session::prepare(std::span<const Block> blocks) {
   for (const Block& b : blocks) {
     if (!b.ok() || b.edit.empty()) continue;
     auto normal = ws_.normalize(b.path);
     if (!normal) continue;
-    auto real = ws_.resolve(*normal);
+    const auto& real = resolve(*normal);
     if (!real) continue;
     auto& lines = hints_[*real];
     lines.insert(lines.end(), b.edit.begin(), b.edit.end());
@@ -178,7 +184,7 @@ void Session::submit(const Block& block) {
     }
   }
 
-  auto real = ws_.resolve(r.path);
+  const auto& real = resolve(r.path);
   if (!real) return set_failure(r, real.error());
   auto file = open(*real);
   if (!file) return set_failure(r, file.error());

@@ -86,6 +86,7 @@ class Session {
   void apply_at(File& f, Pending& p, std::size_t start, bool tolerant);
   void rebase(File& f, FileContent fresh);
   bool in_context(const std::string& path) const;
+  const Outcome<std::string>& resolve(const std::string& normal);
   std::string_view base(const File& f) const;
 
   const Workspace& ws_;
@@ -94,6 +95,9 @@ class Session {
   std::vector<std::string> auto_added_;
   std::vector<std::string> written_;
   std::map<std::string, File> files_;
+  // Normalised path -> real path, resolved once per session. Writes resolve
+  // again (with O_NOFOLLOW), so a link swapped meanwhile is still caught.
+  std::map<std::string, Outcome<std::string>> resolved_;
   std::map<std::string, std::vector<std::string_view>> hints_;  // real path -> lines blocks look for
   std::vector<std::shared_ptr<const std::string>> hint_text_;     // keeps those lines alive
   std::vector<Pending> pending_;
