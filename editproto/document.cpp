@@ -94,7 +94,10 @@ std::uint32_t Document::id_at(std::size_t n) const {
 
 std::string_view Document::line(std::size_t n) const { return lines_[id_at(n)].text(); }
 Eol Document::eol(std::size_t n) const { return lines_[id_at(n)].eol; }
-void Document::set_eol(std::size_t n, Eol e) { lines_[id_at(n)].eol = e; }
+void Document::set_eol(std::size_t n, Eol e) {
+  std::string_view text = line(n);
+  replace(n, 1, std::span(&text, 1), e, e);
+}
 
 bool Document::matches_at(std::size_t start, std::span<const std::string_view> section) const {
   if (start + section.size() > size_) return false;
@@ -239,18 +242,23 @@ std::vector<std::size_t> Document::find_by_index(std::span<const std::string_vie
 
 void Document::replace(std::size_t first, std::size_t count, std::span<const std::string_view> lines, Eol e,
                        Eol last_eol) {
-  // The new lines' text lives in one string owned by the document.
+  // The new lines live, with their terminators, in one string owned by the
+  // document, so each piece of the document is one run of bytes.
   std::size_t bytes = 0;
-  for (std::string_view l : lines) bytes += l.size();
+  for (std::string_view l : lines) bytes += l.size() + 2;
   std::string& store = added_.emplace_back();
   store.reserve(bytes);
-  for (std::string_view l : lines) store += l;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    store += lines[i];
+    store += eol_bytes(i + 1 == lines.size() ? last_eol : e);
+  }
   const std::uint32_t first_new = static_cast<std::uint32_t>(lines_.size());
   std::size_t at = 0;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     std::uint32_t id = static_cast<std::uint32_t>(lines_.size());
-    lines_.push_back({store.data() + at, static_cast<std::uint32_t>(lines[i].size()), i + 1 == lines.size() ? last_eol : e});
-    at += lines[i].size();
+    const Eol le = i + 1 == lines.size() ? last_eol : e;
+    lines_.push_back({store.data() + at, static_cast<std::uint32_t>(lines[i].size()), le});
+    at += lines[i].size() + eol_bytes(le).size();
     if (index_ != Index::none) index_line(id);
   }
 
@@ -294,26 +302,28 @@ std::vector<std::string_view> Document::lines() const {
   return out;
 }
 
+std::vector<std::string_view> Document::chunks() const {
+  std::vector<std::string_view> out;
+  out.reserve(pieces_.size() + 1);
+  if (bom_) out.push_back(kBom);
+  for (const Piece& piece : pieces_) {
+    const Line& a = lines_[piece.first];
+    const Line& b = lines_[piece.first + piece.count - 1];
+    out.emplace_back(a.data, static_cast<std::size_t>(b.data - a.data) + b.length + eol_bytes(b.eol).size());
+  }
+  return out;
+}
+
 std::size_t Document::byte_size() const {
-  std::size_t n = bom_ ? kBom.size() : 0;
-  for (const Piece& piece : pieces_)
-    for (std::uint32_t i = 0; i < piece.count; ++i) {
-      const Line& l = lines_[piece.first + i];
-      n += l.length + eol_bytes(l.eol).size();
-    }
+  std::size_t n = 0;
+  for (std::string_view c : chunks()) n += c.size();
   return n;
 }
 
 std::string Document::serialize() const {
   std::string out;
   out.reserve(byte_size());
-  if (bom_) out += kBom;
-  for (const Piece& piece : pieces_)
-    for (std::uint32_t i = 0; i < piece.count; ++i) {
-      const Line& l = lines_[piece.first + i];
-      out.append(l.data, l.length);
-      out += eol_bytes(l.eol);
-    }
+  for (std::string_view c : chunks()) out += c;
   return out;
 }
 

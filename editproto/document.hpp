@@ -57,12 +57,17 @@ class Document {
   void replace(std::size_t first, std::size_t count, std::span<const std::string_view> lines, Eol eol,
                Eol last_eol);
 
-  // Changes the terminator of one existing line.
+  // Changes the terminator of one existing line (by replacing the line, so
+  // the original bytes stay untouched).
   void set_eol(std::size_t n, Eol eol);
 
   // All lines, in order (for diagnostics; costs one pass).
   std::vector<std::string_view> lines() const;
 
+  // The file's bytes as consecutive pieces of memory (one per piece of the
+  // piece table, plus the BOM): written with no copy, valid while the
+  // document lives.
+  std::vector<std::string_view> chunks() const;
   std::string serialize() const;
   std::size_t byte_size() const;
 

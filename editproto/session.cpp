@@ -98,9 +98,13 @@ void Session::load(File& f, FileContent content) {
   if (auto hint = hints_.find(f.path); hint != hints_.end()) f.doc->prepare(hint->second);
 }
 
-std::string_view Session::base(const File& f) const {
-  if (f.has_written) return f.written;
-  return f.doc ? std::string_view(f.doc->original()) : std::string_view();
+bool Session::unchanged(const File& f, std::string_view fresh) const {
+  if (!f.has_written) return fresh == (f.doc ? std::string_view(f.doc->original()) : std::string_view());
+  for (std::string_view c : f.written) {
+    if (fresh.substr(0, c.size()) != c) return false;
+    fresh.remove_prefix(c.size());
+  }
+  return fresh.empty();
 }
 
 const Outcome<std::string>& Session::resolve(const std::string& normal) {
@@ -334,7 +338,7 @@ std::vector<BlockResult> Session::flush() {
       auto st = ws_.stat(f.path);
       if (st && *st != f.stamp) {
         auto fresh = ws_.read(f.path, opt_.limits.max_file_bytes);
-        if (fresh && fresh->bytes != base(f))
+        if (fresh && !unchanged(f, fresh->bytes))
           rebase(f, std::move(*fresh));
         else if (fresh)
           f.stamp = fresh->stamp;  // touched, not changed
@@ -356,7 +360,7 @@ std::vector<BlockResult> Session::flush() {
         auto again = ws_.read(f.path, opt_.limits.max_file_bytes);
         if (again) load(f, std::move(*again));
       } else if (!opt_.dry_run) {
-        std::string bytes = f.doc->serialize();
+        std::vector<std::string_view> bytes = f.doc->chunks();
         auto written = ws_.write_atomic(f.path, bytes);
         if (!written) {
           fail_applied(written.error());

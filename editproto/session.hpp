@@ -67,7 +67,7 @@ class Session {
   struct File {
     std::string path;            // real path inside the root
     Stamp stamp;                 // as read or last written
-    std::string written;         // the bytes last written, when written
+    std::vector<std::string_view> written;  // the bytes last written (views into doc)
     bool has_written = false;
     std::optional<Document> doc; // nullopt: the file does not exist
     std::optional<Failure> unusable;  // binary, encoding, too large
@@ -87,7 +87,8 @@ class Session {
   void rebase(File& f, FileContent fresh);
   bool in_context(const std::string& path) const;
   const Outcome<std::string>& resolve(const std::string& normal);
-  std::string_view base(const File& f) const;
+  // Whether `fresh` is what the file held when last read or written.
+  bool unchanged(const File& f, std::string_view fresh) const;
 
   const Workspace& ws_;
   Options opt_;

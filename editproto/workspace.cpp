@@ -2,8 +2,10 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <cerrno>
@@ -279,7 +281,7 @@ Outcome<FileContent> Workspace::read(const std::string& real_rel, std::size_t ma
   return out;
 }
 
-Outcome<Stamp> Workspace::write_atomic(const std::string& real_rel, std::string_view bytes) const {
+Outcome<Stamp> Workspace::write_atomic(const std::string& real_rel, std::span<const std::string_view> chunks) const {
   auto located = locate(real_rel, true);
   if (!located) return located.error();
   const int dir = located->dir.get();
@@ -302,14 +304,35 @@ Outcome<Stamp> Workspace::write_atomic(const std::string& real_rel, std::string_
     ::unlinkat(dir, tmp.c_str(), 0);
     return os_failure(what, real_rel, err);
   };
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = ::write(fd.get(), bytes.data() + done, bytes.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return fail("cannot write");
+  // writev in batches; a short write finishes the batch chunk by chunk.
+  for (std::size_t at = 0; at < chunks.size();) {
+    iovec iov[256];
+    std::size_t n = 0, want = 0;
+    for (; n < 256 && at + n < chunks.size(); ++n) {
+      iov[n].iov_base = const_cast<char*>(chunks[at + n].data());
+      iov[n].iov_len = chunks[at + n].size();
+      want += chunks[at + n].size();
     }
-    done += static_cast<std::size_t>(n);
+    ssize_t got = ::writev(fd.get(), iov, static_cast<int>(n));
+    if (got < 0 && errno != EINTR) return fail("cannot write");
+    std::size_t skip = got < 0 ? 0 : static_cast<std::size_t>(got);
+    if (skip < want) {
+      for (std::size_t i = 0; i < n; ++i) {
+        std::string_view c = chunks[at + i];
+        std::size_t drop = std::min(skip, c.size());
+        skip -= drop;
+        c.remove_prefix(drop);
+        while (!c.empty()) {
+          ssize_t w = ::write(fd.get(), c.data(), c.size());
+          if (w < 0) {
+            if (errno == EINTR) continue;
+            return fail("cannot write");
+          }
+          c.remove_prefix(static_cast<std::size_t>(w));
+        }
+      }
+    }
+    at += n;
   }
   if (::fchmod(fd.get(), mode) != 0) return fail("cannot set the mode of");
   if (::close(fd.release()) != 0) return fail("cannot write");

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,7 +72,8 @@ class Workspace {
 
   // Writes through a temp file in the same folder and a rename. An existing
   // file keeps its mode; a new one gets parents created and default mode.
-  Outcome<Stamp> write_atomic(const std::string& real_rel, std::string_view bytes) const;
+  // The bytes are the concatenation of `chunks`.
+  Outcome<Stamp> write_atomic(const std::string& real_rel, std::span<const std::string_view> chunks) const;
 
  private:
   struct Located {

@@ -1,5 +1,6 @@
 #include "support.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -41,20 +42,24 @@ std::vector<editproto::Block> parse(const std::string& response, editproto::Limi
   return out;
 }
 
-Run check_response(const std::string& root, const std::string& response, editproto::Options options) {
+Run check_response(const std::string& root, const std::string& response, editproto::Options options,
+                   std::size_t prepared) {
   auto ws = editproto::Workspace::open(root);
   if (!ws) throw std::runtime_error(ws.error().detail);
   editproto::Session session(*ws, options);
-  for (const editproto::Block& b : parse(response, options.limits)) session.submit(b);
+  std::vector<editproto::Block> blocks = parse(response, options.limits);
+  session.prepare(std::span(blocks).first(std::min(prepared, blocks.size())));
+  for (const editproto::Block& b : blocks) session.submit(b);
   Run r;
   r.results = session.flush();
   r.auto_added = session.files_auto_added();
   return r;
 }
 
-Run apply_response(const std::string& root, const std::string& response, editproto::Options options) {
+Run apply_response(const std::string& root, const std::string& response, editproto::Options options,
+                   std::size_t prepared) {
   options.dry_run = false;
-  return check_response(root, response, std::move(options));
+  return check_response(root, response, std::move(options), prepared);
 }
 
 std::vector<std::string> strings(const std::vector<std::string_view>& lines) {

@@ -39,8 +39,12 @@ struct Run {
   std::vector<editproto::BlockResult> results;
   std::vector<std::string> auto_added;
 };
-Run check_response(const std::string& root, const std::string& response, editproto::Options options = {});
-Run apply_response(const std::string& root, const std::string& response, editproto::Options options = {});
+// `prepared` is how many of the blocks are announced through
+// Session::prepare before they are submitted (as the CLI announces all).
+Run check_response(const std::string& root, const std::string& response, editproto::Options options = {},
+                   std::size_t prepared = 0);
+Run apply_response(const std::string& root, const std::string& response, editproto::Options options = {},
+                   std::size_t prepared = 0);
 
 // A block's lines as owned strings, to compare with literals.
 std::vector<std::string> strings(const std::vector<std::string_view>& lines);

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include <csignal>
+#include <random>
 
 using editproto::Reason;
 using editproto::Status;
@@ -364,4 +365,45 @@ TEST_CASE("Windows separators in a block's path reach the same file") {
   CHECK(r.results[0].status == Status::applied);
   CHECK(r.results[0].path == "src/win/a.py");
   CHECK(read_file(d / "src/win/a.py") == "a = 2\n");
+}
+
+TEST_CASE("a prepared (partial) line index gives exactly the results of scanning and of the full index") {
+  // Edits in random order over a file with many repeated lines, including
+  // blocks that match lines added by earlier blocks and blocks that fail.
+  std::string content;
+  for (int i = 0; i < 3000; ++i) content += "item " + std::to_string(i % 700) + "\n{\n  v" + std::to_string(i) + "\n}\n";
+  std::mt19937 rng(7);
+  std::string response;
+  for (int n = 0; n < 300; ++n) {
+    int i = static_cast<int>(rng() % 3000);
+    std::string v = "  v" + std::to_string(i);
+    switch (n % 4) {
+      case 0: response += block("f.txt", {v}, {v + " changed"}); break;             // unique
+      case 1: response += block("f.txt", {"{", v}, {"{", v, "  added " + std::to_string(n)}); break;
+      case 2: response += block("f.txt", {"item " + std::to_string(i % 700)}, {"x"}); break;  // ambiguous
+      case 3: response += block("f.txt", {"  added " + std::to_string(n - 2)}, {"  added again"}); break;
+    }
+  }
+  std::vector<std::vector<editproto::BlockResult>> results;
+  std::vector<std::string> files;
+  for (std::size_t prepared : {std::size_t{0}, std::size_t{150}, std::size_t{300}}) {
+    TempDir d;
+    write_file(d / "f.txt", content);
+    results.push_back(apply_response(d.str(), response, {}, prepared).results);
+    files.push_back(read_file(d / "f.txt"));
+  }
+  std::size_t applied = 0;
+  for (std::size_t k = 1; k < results.size(); ++k) {
+    CHECK(files[k] == files[0]);
+    REQUIRE(results[k].size() == results[0].size());
+    for (std::size_t i = 0; i < results[0].size(); ++i) {
+      CHECK(results[k][i].status == results[0][i].status);
+      CHECK(results[k][i].reason == results[0][i].reason);
+      CHECK(results[k][i].line == results[0][i].line);
+      CHECK(results[k][i].diagnostic == results[0][i].diagnostic);
+    }
+  }
+  for (const auto& r : results[0]) applied += r.status == Status::applied;
+  CHECK(applied > 100);  // the corpus really exercises applied blocks
+  CHECK(files[0] != content);
 }
