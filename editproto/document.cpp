@@ -32,6 +32,14 @@ std::uint64_t hash_line(std::string_view s) {
   h ^= h >> 32;
   return h | 1;
 }
+// A 16-bit key from a line's length and first bytes: a cheap filter that
+// spares hashing most lines when only a few are wanted.
+std::uint32_t quick_key(std::string_view s) {
+  std::uint64_t w = 0;
+  std::memcpy(&w, s.data(), std::min<std::size_t>(8, s.size()));
+  return static_cast<std::uint32_t>(((w ^ (s.size() * 0x9E3779B97F4A7C15ull)) * 0xFF51AFD7ED558CCDull) >> 48);
+}
+
 }  // namespace
 
 std::string_view eol_bytes(Eol e) {
@@ -149,7 +157,10 @@ void Document::build_index(Index mode, std::span<const std::string_view> wanted)
   slot_count_.assign(cap, 0);
   slots_used_ = 0;
   next_.assign(lines_.size(), kNone);
+  filter_.assign(mode == Index::partial ? 1024 : 0, 0);
   for (std::string_view w : wanted) {
+    const std::uint32_t k = quick_key(w);
+    filter_[k >> 6] |= std::uint64_t{1} << (k & 63);
     std::uint64_t h = hash_line(w);
     std::size_t i = slot_of(h);
     if (slot_hash_[i] == 0) {
@@ -169,6 +180,10 @@ std::size_t Document::slot_of(std::uint64_t h) const {
 
 void Document::index_line(std::uint32_t id) {
   if (next_.size() <= id) next_.resize(id + 1, kNone);
+  if (index_ == Index::partial) {
+    const std::uint32_t k = quick_key(lines_[id].text());
+    if (!(filter_[k >> 6] & (std::uint64_t{1} << (k & 63)))) return;  // certainly not prepared
+  }
   std::uint64_t h = hash_line(lines_[id].text());
   std::size_t i = slot_of(h);
   if (slot_hash_[i] != h) {

@@ -117,6 +117,7 @@ class Document {
   std::vector<std::uint32_t> slot_head_;
   std::vector<std::uint32_t> slot_count_;
   std::vector<std::uint32_t> next_;
+  std::vector<std::uint64_t> filter_;  // partial index: bits of quick keys of prepared lines
   std::size_t slots_used_ = 0;
 };
 

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cctype>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -118,6 +119,7 @@ Outcome<Workspace> Workspace::open(const std::string& root) {
 }
 
 Outcome<std::string> Workspace::normalize(std::string_view raw) const {
+  const std::string quoted = std::string("'").append(raw).append("'");  // for messages
   if (raw.find('\0') != std::string_view::npos)
     return Failure{Reason::path_escape, "the path contains a NUL byte"};
   std::string path(raw);
@@ -125,25 +127,24 @@ Outcome<std::string> Workspace::normalize(std::string_view raw) const {
     if (c == '\\') c = '/';
   bool drive = path.size() >= 2 && std::isalpha(static_cast<unsigned char>(path[0])) && path[1] == ':';
   if (path.starts_with('/') || drive || path.starts_with('~'))
-    return Failure{Reason::path_escape, "'" + std::string(raw) +
-                                            "' is an absolute path; write paths relative to the workspace "
-                                            "root (e.g. src/main.py)"};
+    return Failure{Reason::path_escape, quoted + " is an absolute path; write paths relative to the workspace "
+                                                 "root (e.g. src/main.py)"};
   std::vector<std::string> parts;
   for (std::string& c : split(path)) {
     if (c == ".") continue;
     if (c == "..") {
       if (parts.empty())
-        return Failure{Reason::path_escape, "'" + std::string(raw) + "' uses '..' to leave the workspace root"};
+        return Failure{Reason::path_escape, quoted + " uses '..' to leave the workspace root"};
       parts.pop_back();
       continue;
     }
     parts.push_back(std::move(c));
   }
-  if (parts.empty()) return Failure{Reason::path_escape, "'" + std::string(raw) + "' names no file"};
+  if (parts.empty()) return Failure{Reason::path_escape, quoted + " names no file"};
   for (const std::string& c : parts)
     if (is_protected(c))
       return Failure{Reason::protected_path,
-                     "'" + std::string(raw) + "' is inside " + c + "/, which edit blocks may not change"};
+                     quoted + " is inside " + c + "/, which edit blocks may not change"};
   return join(parts);
 }
 
