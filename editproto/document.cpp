@@ -204,12 +204,16 @@ void Document::index_line(std::uint32_t id) {
 std::vector<std::size_t> Document::positions_of(std::vector<std::uint32_t>& ids) const {
   std::vector<std::size_t> out;
   if (ids.size() <= 16) {
+    // Blocks mostly come in file order: start looking where the last edit was.
+    const std::size_t n = pieces_.size();
     for (std::uint32_t id : ids)
-      for (std::size_t p = 0; p < pieces_.size(); ++p)
+      for (std::size_t k = 0; k < n; ++k) {
+        const std::size_t p = (last_edit_piece_ + k) % n;
         if (id >= pieces_[p].first && id - pieces_[p].first < pieces_[p].count) {
           out.push_back(piece_start_[p] + (id - pieces_[p].first));
           break;
         }
+      }
     return out;
   }
   std::vector<std::pair<std::uint32_t, std::uint32_t>> by_id(pieces_.size());
@@ -306,6 +310,7 @@ void Document::replace(std::size_t first, std::size_t count, std::span<const std
   if (!lines.empty())
     pieces_.insert(pieces_.begin() + static_cast<std::ptrdiff_t>(p), Piece{first_new, static_cast<std::uint32_t>(lines.size())});
   size_ = size_ - count + lines.size();
+  last_edit_piece_ = p;
   restart_from(p);
 }
 

@@ -108,6 +108,7 @@ class Document {
   bool bom_ = false;
   Eol dominant_ = Eol::lf;
   std::size_t searches_ = 0;
+  std::size_t last_edit_piece_ = 0;  // where positions_of starts looking
 
   // Hash index: open addressing from a line hash (0: empty slot) to the
   // newest line id with it, chained through next_ to older ones. A partial

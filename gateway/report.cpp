@@ -69,10 +69,10 @@ void print_text(std::ostream& out, const RunReport& report, bool colour) {
     return colour ? std::string("\x1b[") + code + "m" + std::string(s) + "\x1b[0m" : std::string(s);
   };
   for (const BlockResult& r : report.blocks) {
-    std::string where = r.path.empty() ? "(no path)" : r.path;
-    if (r.line) where += ":" + std::to_string(*r.line);
+    out << (r.path.empty() ? "(no path)" : r.path);
+    if (r.line) out << ':' << *r.line;
     const char* code = ok(r) ? "32" : r.status == Status::failed ? "31" : "33";
-    out << where << ": " << paint(editproto::to_string(r.status), code);
+    out << ": " << paint(editproto::to_string(r.status), code);
     if (r.reason != Reason::none) out << " (" << editproto::to_string(r.reason) << ")";
     if (r.tolerance) out << " [tolerated: " << *r.tolerance << "]";
     out << "  block " << r.index + 1 << ", response line " << r.block_line;

@@ -9,7 +9,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
 
 extern char** environ;
 
@@ -23,14 +22,6 @@ struct Result {
   int exit_code = -1;
   std::string out, err;
 };
-
-std::string slurp(int fd) {
-  std::string s;
-  std::array<char, 4096> buf;
-  ssize_t n;
-  while ((n = ::read(fd, buf.data(), buf.size())) > 0) s.append(buf.data(), static_cast<std::size_t>(n));
-  return s;
-}
 
 // Runs the real binary with `input` on stdin; stdout and stderr go to temp files
 // so large outputs cannot deadlock the pipes.
