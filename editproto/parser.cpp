@@ -66,7 +66,29 @@ void Parser::feed(std::string_view chunk, std::vector<Block>& out) {
     return;
   }
   bytes_ += chunk.size();
+  // Where the next '«'/'»' (0xC2) and '═' (0xE2) lead bytes are: every line
+  // before the first of them is plain text and is taken in bulk.
+  const char* end = chunk.data() + chunk.size();
+  const char* next_c2 = nullptr;
+  const char* next_e2 = nullptr;
+  auto next_byte = [&](const char*& cached, int byte) {
+    if (cached == nullptr || (cached != end && cached < chunk.data())) {
+      const void* hit = std::memchr(chunk.data(), byte, chunk.size());
+      cached = hit ? static_cast<const char*>(hit) : end;
+    }
+    return cached;
+  };
   while (!chunk.empty()) {
+    if (partial_.empty() && state_ == State::scanning) {
+      const char* stop = std::min(next_byte(next_c2, 0xC2), next_byte(next_e2, 0xE2));
+      const void* last_nl = memrchr(chunk.data(), '\n', static_cast<std::size_t>(stop - chunk.data()));
+      if (last_nl != nullptr) {
+        std::size_t safe = static_cast<std::size_t>(static_cast<const char*>(last_nl) - chunk.data()) + 1;
+        plain_lines(chunk.substr(0, safe));
+        chunk.remove_prefix(safe);
+        continue;
+      }
+    }
     const void* nl = std::memchr(chunk.data(), '\n', chunk.size());
     if (nl == nullptr) {
       partial_.append(chunk);
@@ -83,6 +105,27 @@ void Parser::feed(std::string_view chunk, std::vector<Block>& out) {
     chunk.remove_prefix(len + 1);
   }
   own_candidates();
+}
+
+// Complete lines outside a block, none of which can be a marker: count them
+// and remember the last two non-blank ones as path-line candidates.
+void Parser::plain_lines(std::string_view text) {
+  for (const char* p = text.data(); (p = static_cast<const char*>(std::memchr(p, '\n', text.data() + text.size() - p)));
+       ++p)
+    ++line_no_;
+  // The last two non-blank lines, found from the end.
+  std::string_view found[2];
+  int n = 0;
+  std::string_view rest = text.substr(0, text.size() - 1);  // drop the final '\n'
+  while (n < 2) {
+    std::size_t nl = rest.rfind('\n');
+    std::string_view line = nl == std::string_view::npos ? rest : rest.substr(nl + 1);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (!trim(line).empty()) found[n++] = line;
+    if (nl == std::string_view::npos) break;
+    rest = rest.substr(0, nl);
+  }
+  for (int i = n - 1; i >= 0; --i) remember_candidate(found[i], true);
 }
 
 void Parser::finish(std::vector<Block>& out) {
@@ -162,7 +205,7 @@ void Parser::on_line(std::string_view line, bool stable, std::vector<Block>& out
                              " line but no block is open: each block starts with a line "
                              "\xC2\xAB\xC2\xAB\xC2\xAB EDIT (after its path line)"};
         out.push_back(std::move(b));
-      } else if (!line.empty() && (!maybe_marker || !trim(line).empty())) {
+      } else if (!trim(line).empty()) {
         remember_candidate(line, stable);
       }
       return;
@@ -206,6 +249,10 @@ void Parser::on_line(std::string_view line, bool stable, std::vector<Block>& out
     return;
   }
 
+  block_line(line);
+}
+
+void Parser::block_line(std::string_view line) {
   block_bytes_ += line.size() + 1;
   if (block_bytes_ > limits_.max_block_bytes) {
     if (!block_too_large_) {

@@ -31,6 +31,8 @@ class Parser {
 
   void on_line(std::string_view line, bool stable, std::vector<Block>& out);
   void begin_block();
+  void plain_lines(std::string_view text);
+  void block_line(std::string_view line);
   void emit(std::vector<Block>& out);
   void fail_open_block(Reason reason, std::string detail, std::vector<Block>& out);
   void remember_candidate(std::string_view line, bool stable);

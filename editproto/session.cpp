@@ -161,7 +161,7 @@ void Session::submit(const Block& block) {
   r.path = *normal;
 
   const bool create = block.edit.empty();
-  if (!create && !context_.empty() && !in_context(r.path)) {
+  if (!create && opt_.context && !in_context(r.path)) {
     if (std::find(auto_added_.begin(), auto_added_.end(), r.path) == auto_added_.end())
       auto_added_.push_back(r.path);
     return set_failure(r, {Reason::not_in_context,
@@ -203,7 +203,8 @@ void Session::attempt(File& f, Pending& p) {
   if (b.edit.empty()) {
     if (f.doc || f.unusable)
       return set_failure(r, {Reason::file_exists,
-                             r.path + " already exists" + (f.doc ? " (" + std::to_string(f.doc->size()) + " lines)" : "") +
+                             r.path + " already exists" +
+                                 (f.doc ? " (" + std::to_string(f.doc->size()) + (f.doc->size() == 1 ? " line)" : " lines)") : "") +
                                  "; a block with an empty EDIT section only creates new files. To change it, put "
                                  "the lines to replace in the EDIT section."});
     f.doc.emplace(std::string());

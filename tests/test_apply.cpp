@@ -51,7 +51,7 @@ TEST_CASE("create never overwrites: file_exists") {
   auto r = apply_response(d.str(), block("a.txt", {}, {"new"}));
   CHECK(r.results[0].status == Status::failed);
   CHECK(r.results[0].reason == Reason::file_exists);
-  CHECK_THAT(r.results[0].diagnostic, Catch::Contains("already exists (1 lines)"));
+  CHECK_THAT(r.results[0].diagnostic, Catch::Contains("already exists (1 line)"));
   CHECK(read_file(d / "a.txt") == "keep me\n");
 }
 
@@ -406,4 +406,16 @@ TEST_CASE("a prepared (partial) line index gives exactly the results of scanning
   for (const auto& r : results[0]) applied += r.status == Status::applied;
   CHECK(applied > 100);  // the corpus really exercises applied blocks
   CHECK(files[0] != content);
+}
+
+TEST_CASE("a declared but empty context puts every existing file out of context") {
+  TempDir d;
+  write_file(d / "a.py", "a = 1\n");
+  editproto::Options o;
+  o.context = std::vector<std::string>{};
+  auto r = apply_response(d.str(), block("a.py", {"a = 1"}, {"a = 2"}) + block("b.py", {}, {"b = 1"}), o);
+  CHECK(r.results[0].status == Status::not_in_context);
+  CHECK(r.results[1].status == Status::applied);
+  CHECK(r.auto_added == std::vector<std::string>{"a.py"});
+  CHECK(read_file(d / "a.py") == "a = 1\n");
 }
