@@ -19,12 +19,6 @@ bool is_ascii(std::string_view s) {
   return true;
 }
 
-std::string_view leading_ws(std::string_view s) {
-  std::size_t i = 0;
-  while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
-  return s.substr(0, i);
-}
-
 std::string_view trailing_ws(std::string_view s) {
   std::size_t i = s.size();
   while (i > 0 && (s[i - 1] == ' ' || s[i - 1] == '\t')) --i;

@@ -340,11 +340,4 @@ std::size_t Document::byte_size() const {
   return n;
 }
 
-std::string Document::serialize() const {
-  std::string out;
-  out.reserve(byte_size());
-  for (std::string_view c : chunks()) out += c;
-  return out;
-}
-
 }  // namespace editproto

@@ -5,8 +5,10 @@
 // BOM is held apart, so writing the file back reproduces every untouched byte.
 //
 // Edits go through a piece table over line ids, and exact lookups through a
-// hash index built on the second search: applying the 1000th block to a
-// 1M-line file costs about as much as the first, not a full scan.
+// hash index (built for the prepared lines, or for all lines on the second
+// search): applying the 1000th block to a 1M-line file costs about as much
+// as the first, not a full scan. Writing needs no copy: each piece is one
+// run of bytes (see chunks()).
 #pragma once
 
 #include <cstddef>
@@ -68,7 +70,6 @@ class Document {
   // piece table, plus the BOM): written with no copy, valid while the
   // document lives.
   std::vector<std::string_view> chunks() const;
-  std::string serialize() const;
   std::size_t byte_size() const;
 
  private:

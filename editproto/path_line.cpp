@@ -13,6 +13,12 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+std::string_view leading_ws(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+  return s.substr(0, i);
+}
+
 bool is_fence_line(std::string_view line) {
   line = trim(line);
   if (line.size() < 3) return false;

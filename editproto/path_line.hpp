@@ -17,4 +17,7 @@ bool is_fence_line(std::string_view line);
 
 std::string_view trim(std::string_view s);
 
+// The run of spaces and tabs that starts a line.
+std::string_view leading_ws(std::string_view s);
+
 }  // namespace editproto

@@ -1,6 +1,7 @@
 #include "editproto/session.hpp"
 
 #include "editproto/diagnose.hpp"
+#include "editproto/path_line.hpp"
 #include "editproto/placeholder.hpp"
 #include "editproto/unicode.hpp"
 
@@ -45,12 +46,6 @@ void set_failure(BlockResult& r, Failure f) {
   r.status = status_for(f.reason);
   r.reason = f.reason;
   r.diagnostic = std::move(f.detail);
-}
-
-std::string_view leading_ws(std::string_view s) {
-  std::size_t i = 0;
-  while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
-  return s.substr(0, i);
 }
 
 // Line and column (1-based) of a byte offset, for encoding errors.
