@@ -79,9 +79,11 @@ void Parser::feed(std::string_view chunk, std::vector<Block>& out) {
     return cached;
   };
   while (!chunk.empty()) {
-    if (partial_.empty() && state_ == State::scanning) {
+    if (partial_.empty()) {
       const char* stop = std::min(next_byte(next_c2, 0xC2), next_byte(next_e2, 0xE2));
-      const void* last_nl = memrchr(chunk.data(), '\n', static_cast<std::size_t>(stop - chunk.data()));
+      const std::size_t span = static_cast<std::size_t>(stop - chunk.data());
+      // Inside a block only long stretches are worth the bulk path.
+      const void* last_nl = (state_ == State::scanning || span > 512) ? memrchr(chunk.data(), '\n', span) : nullptr;
       if (last_nl != nullptr) {
         std::size_t safe = static_cast<std::size_t>(static_cast<const char*>(last_nl) - chunk.data()) + 1;
         plain_lines(chunk.substr(0, safe));
@@ -107,9 +109,21 @@ void Parser::feed(std::string_view chunk, std::vector<Block>& out) {
   own_candidates();
 }
 
-// Complete lines outside a block, none of which can be a marker: count them
-// and remember the last two non-blank ones as path-line candidates.
+// Complete lines none of which can be a marker: inside a block they are its
+// lines; outside, they are counted and the last two non-blank ones are
+// remembered as path-line candidates.
 void Parser::plain_lines(std::string_view text) {
+  if (state_ == State::reading_edit || state_ == State::reading_repl) {
+    while (!text.empty()) {
+      const char* nl = static_cast<const char*>(std::memchr(text.data(), '\n', text.size()));
+      std::string_view line = text.substr(0, static_cast<std::size_t>(nl - text.data()));
+      text.remove_prefix(line.size() + 1);
+      ++line_no_;
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      block_line(line);
+    }
+    return;
+  }
   for (const char* p = text.data(); (p = static_cast<const char*>(std::memchr(p, '\n', text.data() + text.size() - p)));
        ++p)
     ++line_no_;
