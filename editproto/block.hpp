@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,11 +17,12 @@ struct Block {
   std::size_t line = 0;            // 1-based line of "««« EDIT" in the response
   std::string path;                // as written, after the path-line rules
   bool path_reused = false;        // no path line: the previous block's path
-  // The two sections, lines without terminators. They point into `text`,
-  // which the block shares with its copies, so copying a block is cheap.
-  std::shared_ptr<const std::string> text;
-  std::vector<std::string_view> edit;  // EDIT section
-  std::vector<std::string_view> repl;  // REPL section
+  // The two sections, lines without terminators. The views and the bytes
+  // they point to live in `storage`, one allocation the block shares with
+  // its copies, so copying a block is cheap.
+  std::shared_ptr<const std::string_view[]> storage;
+  std::span<const std::string_view> edit;  // EDIT section
+  std::span<const std::string_view> repl;  // REPL section
   // A block the parser already knows is bad (missing_path, malformed_block,
   // incomplete_block, too_large) carries that failure; the applier reports it.
   Failure parse_error;

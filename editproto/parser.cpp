@@ -66,21 +66,28 @@ void Parser::feed(std::string_view chunk, std::vector<Block>& out) {
     return;
   }
   bytes_ += chunk.size();
-  // Where the next '«'/'»' (0xC2) and '═' (0xE2) lead bytes are: every line
-  // before the first of them is plain text and is taken in bulk.
+  // Where the next '«'/'»' (0xC2) or '═' (0xE2) lead byte is: every line
+  // before it is plain text and is taken in bulk.
   const char* end = chunk.data() + chunk.size();
-  const char* next_c2 = nullptr;
-  const char* next_e2 = nullptr;
-  auto next_byte = [&](const char*& cached, int byte) {
-    if (cached == nullptr || (cached != end && cached < chunk.data())) {
-      const void* hit = std::memchr(chunk.data(), byte, chunk.size());
-      cached = hit ? static_cast<const char*>(hit) : end;
+  const char* next_lead = nullptr;
+  auto find_lead = [&] {
+    if (next_lead != nullptr && (next_lead == end || next_lead >= chunk.data())) return next_lead;
+    const char* p = chunk.data();
+    while (p < end) {
+      std::uint64_t w;
+      if (p + 8 <= end && (std::memcpy(&w, p, 8), (w & 0x8080808080808080ull) == 0)) {
+        p += 8;  // eight ASCII bytes
+        continue;
+      }
+      const unsigned char c = static_cast<unsigned char>(*p);
+      if (c == 0xC2 || c == 0xE2) break;
+      ++p;
     }
-    return cached;
+    return next_lead = p;
   };
   while (!chunk.empty()) {
     if (partial_.empty()) {
-      const char* stop = std::min(next_byte(next_c2, 0xC2), next_byte(next_e2, 0xE2));
+      const char* stop = find_lead();
       const std::size_t span = static_cast<std::size_t>(stop - chunk.data());
       // Inside a block only long stretches are worth the bulk path.
       const void* last_nl = (state_ == State::scanning || span > 512) ? memrchr(chunk.data(), '\n', span) : nullptr;
@@ -352,14 +359,19 @@ void Parser::emit(std::vector<Block>& out) {
     }
   }
   if (block_.ok()) {
-    // The lines are copied into one exact-size shared buffer that the views
-    // point into; text_ keeps its capacity for the next block.
-    auto text = std::make_shared<const std::string>(text_);
-    block_.edit.reserve(edit_at_.size());
-    block_.repl.reserve(repl_at_.size());
-    for (auto [at, len] : edit_at_) block_.edit.emplace_back(text->data() + at, len);
-    for (auto [at, len] : repl_at_) block_.repl.emplace_back(text->data() + at, len);
-    block_.text = std::move(text);
+    // One allocation holds the views, then the bytes they point into;
+    // text_ keeps its capacity for the next block.
+    const std::size_t views = edit_at_.size() + repl_at_.size();
+    const std::size_t tail = (text_.size() + sizeof(std::string_view) - 1) / sizeof(std::string_view);
+    std::shared_ptr<std::string_view[]> storage = std::make_shared<std::string_view[]>(views + tail);
+    char* bytes = reinterpret_cast<char*>(storage.get() + views);
+    if (!text_.empty()) std::memcpy(bytes, text_.data(), text_.size());
+    std::size_t v = 0;
+    for (auto [at, len] : edit_at_) storage[v++] = std::string_view(bytes + at, len);
+    for (auto [at, len] : repl_at_) storage[v++] = std::string_view(bytes + at, len);
+    block_.edit = std::span<const std::string_view>(storage.get(), edit_at_.size());
+    block_.repl = std::span<const std::string_view>(storage.get() + edit_at_.size(), repl_at_.size());
+    block_.storage = std::move(storage);
   }
   text_.clear();
   out.push_back(std::move(block_));

@@ -14,14 +14,13 @@ namespace editproto {
 
 namespace {
 
-std::size_t common_prefix(const std::vector<std::string_view>& a, const std::vector<std::string_view>& b) {
+std::size_t common_prefix(std::span<const std::string_view> a, std::span<const std::string_view> b) {
   std::size_t k = 0;
   while (k < a.size() && k < b.size() && a[k] == b[k]) ++k;
   return k;
 }
 
-std::size_t common_suffix(const std::vector<std::string_view>& a, const std::vector<std::string_view>& b,
-                          std::size_t skip) {
+std::size_t common_suffix(std::span<const std::string_view> a, std::span<const std::string_view> b, std::size_t skip) {
   std::size_t s = 0;
   while (s + skip < a.size() && s + skip < b.size() && a[a.size() - 1 - s] == b[b.size() - 1 - s]) ++s;
   return s;
@@ -117,7 +116,7 @@ void Session::prepare(std::span<const Block> blocks) {
     if (!real) continue;
     auto& lines = hints_[*real];
     lines.insert(lines.end(), b.edit.begin(), b.edit.end());
-    hint_text_.push_back(b.text);
+    hint_text_.push_back(b.storage);
   }
 }
 
@@ -165,7 +164,7 @@ void Session::submit(const Block& block) {
   }
   if (opt_.context && create) context_.insert(r.path);  // the agent knows what it created
 
-  if (!create && block.edit == block.repl)
+  if (!create && std::ranges::equal(block.edit, block.repl))
     return set_failure(r, {Reason::no_change, "the EDIT and REPL sections are identical, so there is nothing to change"});
 
   if (!create) {

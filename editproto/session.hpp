@@ -100,7 +100,7 @@ class Session {
   // again (with O_NOFOLLOW), so a link swapped meanwhile is still caught.
   std::map<std::string, Outcome<std::string>> resolved_;
   std::map<std::string, std::vector<std::string_view>> hints_;  // real path -> lines blocks look for
-  std::vector<std::shared_ptr<const std::string>> hint_text_;     // keeps those lines alive
+  std::vector<std::shared_ptr<const std::string_view[]>> hint_text_;  // keeps those lines alive
   std::vector<Pending> pending_;
 };
 

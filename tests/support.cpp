@@ -62,7 +62,7 @@ Run apply_response(const std::string& root, const std::string& response, editpro
   return check_response(root, response, std::move(options), prepared);
 }
 
-std::vector<std::string> strings(const std::vector<std::string_view>& lines) {
+std::vector<std::string> strings(std::span<const std::string_view> lines) {
   return {lines.begin(), lines.end()};
 }
 

@@ -47,7 +47,7 @@ Run apply_response(const std::string& root, const std::string& response, editpro
                    std::size_t prepared = 0);
 
 // A block's lines as owned strings, to compare with literals.
-std::vector<std::string> strings(const std::vector<std::string_view>& lines);
+std::vector<std::string> strings(std::span<const std::string_view> lines);
 
 // One block in the edit format.
 std::string block(const std::string& path, const std::vector<std::string>& edit,
