@@ -22,9 +22,6 @@ class Parser {
   // End of stream: a block still open becomes incomplete_block.
   void finish(std::vector<Block>& out);
 
-  std::size_t bytes_seen() const { return bytes_; }
-  std::size_t lines_seen() const { return line_no_; }
-
  private:
   enum class State { scanning, reading_edit, reading_repl, overflow };
   enum class Marker { none, edit, repl, end };

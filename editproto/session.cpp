@@ -146,9 +146,7 @@ void Session::submit(const Block& block) {
   r.block_line = block.line;
   r.path = block.path;
   if (!block.ok()) {
-    set_failure(r, block.parse_error);
-    if (r.status != Status::failed) r.status = Status::failed;  // parse errors always fail
-    return;
+    return set_failure(r, block.parse_error);  // every parse reason maps to failed
   }
   auto normal = ws_.normalize(block.path);
   if (!normal) return set_failure(r, normal.error());
@@ -345,22 +343,24 @@ std::vector<BlockResult> Session::flush() {
         if (r.status == Status::applied) set_failure(r, why);
       }
     };
+    // After a failed write, forget the in-memory changes: the next block
+    // starts from the disk.
+    auto reload = [&] {
+      if (auto again = ws_.read(f.path, opt_.limits.max_file_bytes)) load(f, std::move(*again));
+    };
     if (f.dirty && f.doc) {
       const std::size_t size = f.doc->byte_size();
       if (size > opt_.limits.max_file_bytes) {
         fail_applied({Reason::too_large, f.path + " would grow to " + std::to_string(size) +
                                              " bytes, over the limit of " +
                                              std::to_string(opt_.limits.max_file_bytes) + " bytes"});
-        // Forget the in-memory changes: the next block starts from the disk.
-        auto again = ws_.read(f.path, opt_.limits.max_file_bytes);
-        if (again) load(f, std::move(*again));
+        reload();
       } else if (!opt_.dry_run) {
         std::vector<std::string_view> bytes = f.doc->chunks();
         auto written = ws_.write_atomic(f.path, bytes);
         if (!written) {
           fail_applied(written.error());
-          auto again = ws_.read(f.path, opt_.limits.max_file_bytes);
-          if (again) load(f, std::move(*again));
+          reload();
         } else {
           f.stamp = *written;
           f.written = std::move(bytes);

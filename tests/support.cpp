@@ -1,6 +1,7 @@
 #include "support.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -17,6 +18,10 @@ TempDir::TempDir() {
 TempDir::~TempDir() {
   std::error_code ec;
   fs::remove_all(path_, ec);
+}
+
+std::size_t count_entries(const fs::path& dir) {
+  return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
 }
 
 void write_file(const fs::path& p, const std::string& bytes) {

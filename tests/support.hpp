@@ -28,6 +28,9 @@ class TempDir {
   fs::path path_;
 };
 
+// How many entries a folder holds (temp files left behind show up here).
+std::size_t count_entries(const fs::path& dir);
+
 void write_file(const fs::path& p, const std::string& bytes);
 std::string read_file(const fs::path& p);
 
