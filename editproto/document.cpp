@@ -51,7 +51,7 @@ std::string_view eol_bytes(Eol e) {
   return "";
 }
 
-Document::Document(std::string content) : content_(std::make_unique<std::string>(std::move(content))) {
+Document::Document(std::string content) : content_(std::make_shared<const std::string>(std::move(content))) {
   std::string_view rest = *content_;
   if (rest.starts_with(kBom)) {
     bom_ = true;

@@ -26,7 +26,7 @@ enum class Eol : std::uint8_t { none, lf, crlf };
 
 class Document {
  public:
-  Document() : content_(std::make_unique<std::string>()) {}
+  Document() : content_(std::make_shared<const std::string>()) {}
   explicit Document(std::string content);
   Document(const Document&) = delete;
   Document& operator=(const Document&) = delete;
@@ -39,6 +39,8 @@ class Document {
   Eol eol(std::size_t n) const;
   // The bytes the document was made from.
   const std::string& original() const { return *content_; }
+  // The same bytes, for a caller that must keep them past the document.
+  std::shared_ptr<const std::string> shared_original() const { return content_; }
 
   // The terminator new lines get: the most common one in the file, "\n" for
   // a file without any.
@@ -100,7 +102,7 @@ class Document {
   std::vector<std::size_t> find_by_index(std::span<const std::string_view> section);
   std::vector<std::size_t> positions_of(std::vector<std::uint32_t>& ids) const;
 
-  std::unique_ptr<std::string> content_;  // the original bytes (stable address)
+  std::shared_ptr<const std::string> content_;  // the original bytes (stable address)
   std::deque<std::string> added_;         // storage for lines added by edits
   std::vector<Line> lines_;               // every line ever seen, by id
   std::vector<Piece> pieces_;             // the current document, in order

@@ -72,6 +72,7 @@ void Session::load(File& f, FileContent content) {
   f.unusable.reset();
   f.doc.reset();
   f.dirty = false;
+  if (!f.base_fixed) f.base.reset();
   if (!content.stamp.exists) return;
   std::string_view head = std::string_view(content.bytes).substr(0, 8192);
   if (head.find('\0') != std::string_view::npos) {
@@ -89,6 +90,7 @@ void Session::load(File& f, FileContent content) {
     return;
   }
   f.doc.emplace(std::move(content.bytes));
+  if (!f.base_fixed) f.base = f.doc->shared_original();
   if (auto hint = hints_.find(f.path); hint != hints_.end()) f.doc->prepare(hint->second);
 }
 
@@ -365,6 +367,8 @@ std::vector<BlockResult> Session::flush() {
           f.stamp = *written;
           f.written = std::move(bytes);
           f.has_written = true;
+          f.base_fixed = true;
+          f.changed = true;
           if (std::find(written_.begin(), written_.end(), f.path) == written_.end()) written_.push_back(f.path);
         }
       }
@@ -379,6 +383,20 @@ std::vector<BlockResult> Session::flush() {
     out.push_back(std::move(p.result));
   }
   pending_.clear();
+  return out;
+}
+
+std::vector<FileChange> Session::take_changes() {
+  std::vector<FileChange> out;
+  for (const std::string& path : written_) {
+    File& f = files_.at(path);
+    if (!f.changed || !f.has_written) continue;
+    out.push_back({path, f.base, f.written});
+    std::string now;
+    for (std::string_view c : f.written) now += c;
+    f.base = std::make_shared<const std::string>(std::move(now));
+    f.changed = false;
+  }
   return out;
 }
 

@@ -31,6 +31,13 @@ struct Options {
   std::function<void(const std::string& path)> before_write;
 };
 
+// A file this session wrote, for the commit that records it.
+struct FileChange {
+  std::string path;                           // real path, relative to the root
+  std::shared_ptr<const std::string> before;  // what the edits started from; null: no file
+  std::vector<std::string_view> after;        // the bytes written, valid until the next submit
+};
+
 struct BlockResult {
   std::size_t index = 0;
   std::size_t block_line = 0;          // line of "««« EDIT" in the response
@@ -63,12 +70,22 @@ class Session {
   // Paths written by this session, in the order first written.
   const std::vector<std::string>& files_written() const { return written_; }
 
+  // The files written since the last call, each with the content its edits
+  // started from (read before the session's first write to it, or committed
+  // by the previous call). Call after flush(); the next changes start here.
+  std::vector<FileChange> take_changes();
+
  private:
   struct File {
     std::string path;            // real path inside the root
     Stamp stamp;                 // as read or last written
     std::vector<std::string_view> written;  // the bytes last written (views into doc)
     bool has_written = false;
+    // The content the uncommitted edits started from; set on each read until
+    // the first write, then kept until take_changes().
+    std::shared_ptr<const std::string> base;
+    bool base_fixed = false;
+    bool changed = false;  // written since take_changes()
     std::optional<Document> doc; // nullopt: the file does not exist
     std::optional<Failure> unusable;  // binary, encoding, too large
     bool dirty = false;

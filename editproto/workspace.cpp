@@ -342,4 +342,19 @@ Outcome<Stamp> Workspace::write_atomic(const std::string& real_rel, std::span<co
   return stamp_of(st);
 }
 
+Outcome<void> Workspace::remove(const std::string& real_rel) const {
+  auto located = locate(real_rel, false);
+  if (!located) {
+    if (located.error().reason == Reason::file_not_found) return {};
+    return located.error();
+  }
+  struct stat st;
+  if (::fstatat(located->dir.get(), located->name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+    return errno == ENOENT ? Outcome<void>() : Outcome<void>(os_failure("cannot inspect", real_rel, errno));
+  if (!S_ISREG(st.st_mode))
+    return Failure{Reason::file_not_found, "'" + real_rel + "' is " + kind_of(st.st_mode) + ", not a file"};
+  if (::unlinkat(located->dir.get(), located->name.c_str(), 0) != 0) return os_failure("cannot remove", real_rel, errno);
+  return {};
+}
+
 }  // namespace editproto

@@ -75,6 +75,10 @@ class Workspace {
   // The bytes are the concatenation of `chunks`.
   Outcome<Stamp> write_atomic(const std::string& real_rel, std::span<const std::string_view> chunks) const;
 
+  // Removes a regular file (undo of a file an edit created). A missing file
+  // is not an error.
+  Outcome<void> remove(const std::string& real_rel) const;
+
  private:
   struct Located {
     Fd dir;

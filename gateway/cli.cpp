@@ -3,9 +3,13 @@
 #include "editproto/parser.hpp"
 #include "editproto/session.hpp"
 #include "editproto/workspace.hpp"
+#include "gateway/history.hpp"
+#include "gateway/record.hpp"
 #include "gateway/report.hpp"
+#include "git/repository.hpp"
 
 #include <CLI/CLI.hpp>
+#include <boost/json.hpp>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -28,6 +32,22 @@ struct EditArgs {
   std::string fuzz;
   std::string input = "-";
   std::string agent = "agent";
+  std::string session;
+  bool no_commit = false;
+};
+
+struct LogArgs {
+  std::string root = ".";
+  std::string agent;
+  std::string session;
+  std::string format = "text";
+  std::size_t limit = 20;
+};
+
+struct UndoArgs {
+  std::string root = ".";
+  std::string agent;
+  std::string format = "text";
 };
 
 void add_edit_options(CLI::App& cmd, EditArgs& a) {
@@ -67,6 +87,18 @@ int run_edits(const EditArgs& a, bool dry_run, std::istream& in, std::ostream& o
     src = &file;
   }
 
+  // The repository is opened (or created) before anything is written, so a
+  // broken one stops the run with every file untouched.
+  std::optional<editgit::Repository> repo;
+  if (!dry_run && !a.no_commit) {
+    auto r = editgit::Repository::open(ws->root());
+    if (!r) {
+      err << "editgate: " << r.error().message << '\n';
+      return 2;
+    }
+    repo.emplace(std::move(*r));
+  }
+
   editproto::Options opt;
   opt.dry_run = dry_run;
   opt.fuzz_whitespace = a.fuzz == "whitespace";
@@ -96,12 +128,83 @@ int run_edits(const EditArgs& a, bool dry_run, std::istream& in, std::ostream& o
   report.dry_run = dry_run;
   report.blocks = session.flush();
   report.files_auto_added = session.files_auto_added();
+  if (repo) {
+    report.session = a.session.empty() ? new_session_id() : a.session;
+    record_edits(*repo, session, report, a.agent);
+  }
 
   if (a.format == "json") print_json(out, report);
   else if (a.format == "github") print_github(out, report);
   else print_text(out, report, use_colour());
   out.flush();
+  if (report.commit_error) return 2;
   return all_ok(report) ? 0 : 1;
+}
+
+int run_log(const LogArgs& a, std::ostream& out, std::ostream& err) {
+  auto repo = editgit::Repository::open(a.root, {}, false);
+  if (!repo) {
+    err << "editgate: " << repo.error().message << '\n';
+    return 2;
+  }
+  std::vector<LogEntry> entries;
+  auto found = repo->history(
+      [&](const editgit::CommitInfo& c) {
+        auto e = read_entry(c);
+        if (!e || (!a.agent.empty() && e->agent != a.agent) || (!a.session.empty() && e->session != a.session))
+          return false;
+        entries.push_back(std::move(*e));
+        return true;
+      },
+      a.limit);
+  if (!found) {
+    err << "editgate: " << found.error().message << '\n';
+    return 2;
+  }
+  if (a.format == "json") print_log_json(out, entries);
+  else print_log_text(out, entries);
+  return 0;
+}
+
+int run_undo(const UndoArgs& a, std::ostream& out, std::ostream& err) {
+  auto ws = editproto::Workspace::open(a.root);
+  if (!ws) {
+    err << "editgate: " << ws.error().detail << '\n';
+    return 2;
+  }
+  auto repo = editgit::Repository::open(ws->root(), {}, false);
+  if (!repo) {
+    err << "editgate: " << repo.error().message << '\n';
+    return 2;
+  }
+  const std::string session = new_session_id();
+  auto undone = undo_last(*ws, *repo, a.agent.empty() ? std::nullopt : std::optional(a.agent), session);
+  if (a.format == "json") {
+    boost::json::object o;
+    if (undone) {
+      o["undone"] = undone->reverted;
+      o["commit"] = undone->commit.id ? boost::json::value(*undone->commit.id) : boost::json::value(nullptr);
+      boost::json::array paths;
+      for (const std::string& p : undone->commit.paths) paths.push_back(boost::json::string(p));
+      o["paths"] = std::move(paths);
+      o["error"] = nullptr;
+    } else {
+      o["undone"] = nullptr;
+      o["commit"] = nullptr;
+      o["paths"] = boost::json::array();
+      o["error"] = boost::json::object{{"reason", editgit::to_string(undone.error().code)},
+                                       {"message", undone.error().message}};
+    }
+    out << boost::json::serialize(o) << '\n';
+  } else if (undone) {
+    out << "undid " << undone->reverted.substr(0, 12) << " (" << undone->summary << ")";
+    if (undone->commit.id) out << " in commit " << undone->commit.id->substr(0, 12);
+    out << '\n';
+  } else {
+    err << "editgate undo: " << editgit::to_string(undone.error().code) << ": " << undone.error().message << '\n';
+  }
+  if (undone) return 0;
+  return undone.error().code == editgit::Error::conflict || undone.error().code == editgit::Error::not_found ? 1 : 2;
 }
 
 }  // namespace
@@ -117,7 +220,29 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
   add_edit_options(*check, check_args);
   CLI::App* apply = app.add_subcommand("apply", "Apply edit blocks to the tree (exit 1 when any block failed)");
   add_edit_options(*apply, apply_args);
-  apply->add_option("--agent", apply_args.agent, "Name of the agent whose edits these are (default: agent)");
+  apply->add_option("--agent", apply_args.agent, "Name of the agent whose edits these are: the commit's author "
+                                                 "(default: agent)");
+  apply->add_option("--session", apply_args.session, "Session id for the commit's Editgate-Session trailer "
+                                                     "(default: a new random id)");
+  apply->add_flag("--no-commit", apply_args.no_commit, "Write the files but make no commit");
+
+  LogArgs log_args;
+  CLI::App* log = app.add_subcommand("log", "editgate's commits, newest first, with their blocks and trailers");
+  log->add_option("--root", log_args.root, "Workspace root (default: the current folder)")->check(CLI::ExistingDirectory);
+  log->add_option("--agent", log_args.agent, "Only this agent's commits");
+  log->add_option("--session", log_args.session, "Only this session's commits");
+  log->add_option("--format", log_args.format, "Output: text (default) or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  log->add_option("-n", log_args.limit, "At most this many commits (default: 20)")->check(CLI::PositiveNumber);
+
+  UndoArgs undo_args;
+  CLI::App* undo = app.add_subcommand("undo", "Revert the newest editgate edit not undone yet, as a new commit; "
+                                              "refused when its files changed since (exit 1)");
+  undo->add_option("--root", undo_args.root, "Workspace root (default: the current folder)")
+      ->check(CLI::ExistingDirectory);
+  undo->add_option("--agent", undo_args.agent, "Who undoes (default: the repository's user)");
+  undo->add_option("--format", undo_args.format, "Output: text (default) or json")
+      ->check(CLI::IsMember({"text", "json"}));
 
   try {
     app.parse(argc, argv);
@@ -126,6 +251,8 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
     return code == 0 ? 0 : 2;
   }
   if (check->parsed()) return run_edits(check_args, true, in, out, err);
+  if (log->parsed()) return run_log(log_args, out, err);
+  if (undo->parsed()) return run_undo(undo_args, out, err);
   return run_edits(apply_args, false, in, out, err);
 }
 

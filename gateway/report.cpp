@@ -19,18 +19,6 @@ bool ok(const BlockResult& r) {
          (r.status == Status::skipped && r.reason == Reason::no_change);
 }
 
-std::string counts(const RunReport& report) {
-  std::map<std::string_view, std::size_t> n;
-  for (const BlockResult& r : report.blocks) ++n[editproto::to_string(r.status)];
-  std::string out;
-  for (std::string_view s : {"applied", "validated", "failed", "skipped", "not_in_context"}) {
-    if (!n[s]) continue;
-    if (!out.empty()) out += ", ";
-    out += std::to_string(n[s]) + " " + std::string(s);
-  }
-  return out.empty() ? "no edit blocks found" : out;
-}
-
 std::string indent(const std::string& text) {
   std::string out = "    ";
   for (char c : text) {
@@ -57,6 +45,18 @@ std::string gh_escape(std::string_view s, bool property) {
 }
 
 }  // namespace
+
+std::string counts(const std::vector<BlockResult>& blocks) {
+  std::map<std::string_view, std::size_t> n;
+  for (const BlockResult& r : blocks) ++n[editproto::to_string(r.status)];
+  std::string out;
+  for (std::string_view s : {"applied", "validated", "failed", "skipped", "not_in_context"}) {
+    if (!n[s]) continue;
+    if (!out.empty()) out += ", ";
+    out += std::to_string(n[s]) + " " + std::string(s);
+  }
+  return out.empty() ? "no edit blocks found" : out;
+}
 
 bool all_ok(const RunReport& report) {
   for (const BlockResult& r : report.blocks)
@@ -85,7 +85,18 @@ void print_text(std::ostream& out, const RunReport& report, bool colour) {
     for (const std::string& f : report.files_auto_added) out << ' ' << f;
     out << '\n';
   }
-  out << counts(report) << '\n';
+  out << counts(report.blocks) << '\n';
+  if (report.earlier_commit)
+    out << "committed " << report.earlier_commit->substr(0, 12)
+        << " first: the uncommitted earlier state of the files edited\n";
+  if (report.commit) out << "committed " << report.commit->substr(0, 12) << " (session " << report.session << ")\n";
+  if (!report.files_not_committed.empty()) {
+    out << "written but not committed (untracked and in .gitignore):";
+    for (const std::string& f : report.files_not_committed) out << ' ' << f;
+    out << '\n';
+  }
+  if (report.commit_error) out << paint("commit failed: ", "31") << *report.commit_error << '\n';
+  if (!report.commit_warning.empty()) out << paint("warning: ", "33") << report.commit_warning << '\n';
 }
 
 void print_json(std::ostream& out, const RunReport& report) {
@@ -111,7 +122,15 @@ void print_json(std::ostream& out, const RunReport& report) {
   json::object root;
   root["blocks"] = std::move(blocks);
   root["files_auto_added"] = std::move(added);
-  root["commit"] = report.commit ? json::value(*report.commit) : json::value(nullptr);
+  auto opt = [](const std::optional<std::string>& v) { return v ? json::value(*v) : json::value(nullptr); };
+  root["commit"] = opt(report.commit);
+  root["earlier_commit"] = opt(report.earlier_commit);
+  json::array ignored;
+  for (const std::string& f : report.files_not_committed) ignored.push_back(str(f));
+  root["files_not_committed"] = std::move(ignored);
+  root["commit_error"] = opt(report.commit_error);
+  root["commit_warning"] = report.commit_warning.empty() ? json::value(nullptr) : json::value(report.commit_warning);
+  root["session"] = report.session.empty() ? json::value(nullptr) : json::value(report.session);
   root["dry_run"] = report.dry_run;
   out << json::serialize(root) << '\n';
 }
@@ -131,7 +150,8 @@ void print_github(std::ostream& out, const RunReport& report) {
     props += "title=" + gh_escape("editgate " + std::string(editproto::to_string(r.reason)), true);
     out << props << "::" << gh_escape(r.diagnostic, false) << '\n';
   }
-  out << "editgate: " << counts(report) << '\n';
+  if (report.commit_error) out << "::error title=editgate commit::" << gh_escape(*report.commit_error, false) << '\n';
+  out << "editgate: " << counts(report.blocks) << '\n';
 }
 
 }  // namespace editgate

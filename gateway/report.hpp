@@ -16,9 +16,17 @@ enum class Format { text, json, github };
 struct RunReport {
   std::vector<editproto::BlockResult> blocks;
   std::vector<std::string> files_auto_added;
-  std::optional<std::string> commit;  // set once apply commits
+  std::optional<std::string> commit;          // the commit of what this run applied
+  std::optional<std::string> earlier_commit;  // the files' uncommitted earlier state, committed first
+  std::vector<std::string> files_not_committed;  // written, but untracked and in .gitignore
+  std::optional<std::string> commit_error;    // "locked: ..." when the commit failed
+  std::string commit_warning;                 // the commit landed, something after it did not
+  std::string session;
   bool dry_run = true;
 };
+
+// "3 applied, 1 failed", or "no edit blocks found".
+std::string counts(const std::vector<editproto::BlockResult>& blocks);
 
 // True when every block did what was asked (validated or applied; an
 // identical EDIT/REPL pair counts as done).

@@ -4,7 +4,8 @@
 set -eu
 
 packages="g++ cmake ninja-build pkg-config ccache ca-certificates \
-  libboost1.81-dev libboost-json1.81-dev libdtl-dev catch2 libcli11-dev"
+  libboost1.81-dev libboost-json1.81-dev libdtl-dev catch2 libcli11-dev \
+  libgit2-dev git"
 
 missing=""
 for p in $packages; do

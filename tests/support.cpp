@@ -1,11 +1,21 @@
 #include "support.hpp"
 
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <iterator>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+
+extern char** environ;
 
 namespace test {
 
@@ -79,6 +89,65 @@ std::string block(const std::string& path, const std::vector<std::string>& edit,
   for (const std::string& l : repl) out += l + "\n";
   out += "\xC2\xBB\xC2\xBB\xC2\xBB EDIT END\n";
   return out;
+}
+
+namespace {
+
+Proc spawn(std::vector<std::string> args, const std::string& input, const std::vector<std::string>& extra_env) {
+  TempDir io;
+  write_file(io / "in", input);
+  std::string in = (io / "in").string(), out = (io / "out").string(), err = (io / "err").string();
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, in.c_str(), O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env_store = extra_env;
+  for (char** e = environ; *e; ++e) {
+    const char* eq = std::strchr(*e, '=');
+    std::string key(*e, eq ? static_cast<std::size_t>(eq - *e) : std::strlen(*e));
+    bool overridden = std::any_of(extra_env.begin(), extra_env.end(),
+                                  [&](const std::string& x) { return x.compare(0, key.size() + 1, key + "=") == 0; });
+    if (!overridden) env_store.push_back(*e);
+  }
+  std::vector<char*> envp;
+  for (std::string& e : env_store) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  pid_t pid;
+  int rc = ::posix_spawnp(&pid, argv[0], &fa, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) throw std::runtime_error("cannot start " + args[0] + ": " + std::strerror(rc));
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  Proc r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = read_file(io / "out");
+  r.err = read_file(io / "err");
+  return r;
+}
+
+}  // namespace
+
+Proc run(std::vector<std::string> args, const std::string& input) { return spawn(std::move(args), input, {}); }
+
+Proc git(const fs::path& dir, std::vector<std::string> args) {
+  args.insert(args.begin(), {"git", "-C", dir.string()});
+  return spawn(std::move(args), "",
+               {"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_AUTHOR_NAME=Repo User",
+                "GIT_AUTHOR_EMAIL=user@example.com", "GIT_COMMITTER_NAME=Repo User",
+                "GIT_COMMITTER_EMAIL=user@example.com", "LC_ALL=C"});
+}
+
+std::string git_ok(const fs::path& dir, std::vector<std::string> args) {
+  std::string shown;
+  for (const std::string& a : args) shown += " " + a;
+  Proc p = git(dir, std::move(args));
+  INFO("git" << shown << "\n" << p.err);
+  REQUIRE(p.exit_code == 0);
+  return p.out;
 }
 
 }  // namespace test

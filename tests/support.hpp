@@ -52,6 +52,21 @@ Run apply_response(const std::string& root, const std::string& response, editpro
 // A block's lines as owned strings, to compare with literals.
 std::vector<std::string> strings(std::span<const std::string_view> lines);
 
+// A finished child process.
+struct Proc {
+  int exit_code = -1;
+  std::string out, err;
+};
+// Runs `args` (args[0] is found on PATH) with `input` on stdin. Output goes
+// through temp files, so a large output cannot deadlock a pipe.
+Proc run(std::vector<std::string> args, const std::string& input = "");
+
+// `git -C dir args...` with a fixed identity and no global or system config:
+// tests check the product with the real git command line.
+Proc git(const fs::path& dir, std::vector<std::string> args);
+// The same, REQUIREd to succeed; returns stdout.
+std::string git_ok(const fs::path& dir, std::vector<std::string> args);
+
 // One block in the edit format.
 std::string block(const std::string& path, const std::vector<std::string>& edit,
                   const std::vector<std::string>& repl);

@@ -4,13 +4,6 @@
 #include <catch2/catch.hpp>
 
 #include <boost/json.hpp>
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-
-extern char** environ;
 
 using Catch::Contains;
 using test::read_file;
@@ -18,37 +11,11 @@ using test::TempDir;
 
 namespace {
 
-struct Result {
-  int exit_code = -1;
-  std::string out, err;
-};
+using Result = test::Proc;
 
-// Runs the real binary with `input` on stdin; stdout and stderr go to temp files
-// so large outputs cannot deadlock the pipes.
 Result editgate(std::vector<std::string> args, const std::string& input = "") {
-  TempDir io;
-  test::write_file(io / "in", input);
-  std::string in = (io / "in").string(), out = (io / "out").string(), err = (io / "err").string();
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, in.c_str(), O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   args.insert(args.begin(), EDITGATE_BIN);
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid;
-  int rc = ::posix_spawn(&pid, EDITGATE_BIN, &fa, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  REQUIRE(rc == 0);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  Result r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = read_file(io / "out");
-  r.err = read_file(io / "err");
-  return r;
+  return test::run(std::move(args), input);
 }
 
 // A copy of the example tree in a fresh temp dir.
@@ -88,7 +55,8 @@ TEST_CASE("cli: apply --format json changes the files and prints one JSON object
   CHECK(blocks[0].at("path").as_string() == "src/inventory.py");
   CHECK(blocks[2].at("path").as_string() == "tests/test_inventory.py");
   CHECK(v["files_auto_added"].as_array().empty());
-  CHECK(v["commit"].is_null());
+  CHECK(v["commit"].is_string());  // a repository was created for the workspace
+  CHECK(v["commit_error"].is_null());
   CHECK_THAT(read_file(t.dir / "src/inventory.py"), Contains("return sum(item.price * item.quantity for item in items)"));
   CHECK_THAT(read_file(t.dir / "src/inventory.py"), Contains("def require(items, name):"));
   CHECK_THAT(read_file(t.dir / "tests/test_inventory.py"), Contains("def test_total_counts_quantity():"));

@@ -1,0 +1,212 @@
+#include "gateway/history.hpp"
+
+#include "editproto/unicode.hpp"
+#include "gateway/report.hpp"
+
+#include <boost/json.hpp>
+
+#include <cstdio>
+#include <ctime>
+#include <random>
+
+namespace editgate {
+
+using editproto::BlockResult;
+using editproto::Reason;
+using editproto::Status;
+
+namespace {
+
+std::string trailers(std::string_view kind, const std::string& agent, const std::string& session) {
+  std::string out;
+  out += std::string(trailer::agent) + ": " + agent + "\n";
+  out += std::string(trailer::session) + ": " + session + "\n";
+  out += std::string(trailer::kind) + ": " + std::string(kind) + "\n";
+  return out;
+}
+
+// "a, b, c and 2 more": a summary line stays readable in `git log --oneline`.
+std::string list_paths(const std::vector<std::string>& paths) {
+  std::string out;
+  const std::size_t shown = paths.size() > 4 ? 3 : paths.size();
+  for (std::size_t i = 0; i < shown; ++i) out += (i ? ", " : "") + paths[i];
+  if (shown < paths.size()) out += " and " + std::to_string(paths.size() - shown) + " more";
+  return out;
+}
+
+// Trailer values and summary lines are single lines.
+std::string one_line(std::string s) {
+  for (char& c : s)
+    if (c == '\n' || c == '\r') c = ' ';
+  return s;
+}
+
+std::string when(std::int64_t time, int offset_minutes, bool iso) {
+  std::time_t local = static_cast<std::time_t>(time + offset_minutes * 60);
+  std::tm tm{};
+  ::gmtime_r(&local, &tm);
+  char date[32];
+  std::strftime(date, sizeof date, iso ? "%Y-%m-%dT%H:%M:%S" : "%Y-%m-%d %H:%M:%S", &tm);
+  const int off = offset_minutes < 0 ? -offset_minutes : offset_minutes;
+  char zone[16];
+  std::snprintf(zone, sizeof zone, iso ? "%c%02d:%02d" : " %c%02d%02d", offset_minutes < 0 ? '-' : '+', off / 60,
+                off % 60);
+  return std::string(date) + zone;
+}
+
+// "block 3 failed (old_mismatch): src/b.py:30"
+std::optional<LoggedBlock> parse_block(std::string_view line) {
+  if (!line.starts_with("block ")) return std::nullopt;
+  line.remove_prefix(6);
+  LoggedBlock b;
+  std::size_t digits = 0;
+  while (digits < line.size() && line[digits] >= '0' && line[digits] <= '9') ++digits;
+  if (digits == 0 || digits > 9 || digits >= line.size() || line[digits] != ' ') return std::nullopt;
+  b.index = std::stoul(std::string(line.substr(0, digits))) - 1;
+  line.remove_prefix(digits + 1);
+  std::size_t colon = line.find(": ");
+  std::string_view head = line.substr(0, colon);
+  std::size_t paren = head.find(" (");
+  b.status = head.substr(0, paren);
+  if (paren != std::string_view::npos && head.ends_with(')')) b.reason = head.substr(paren + 2, head.size() - paren - 3);
+  if (colon != std::string_view::npos) {
+    std::string_view where = line.substr(colon + 2);
+    std::size_t c = where.rfind(':');
+    if (c != std::string_view::npos && c + 1 < where.size() &&
+        where.find_first_not_of("0123456789", c + 1) == std::string_view::npos) {
+      b.line = std::stoul(std::string(where.substr(c + 1)));
+      where = where.substr(0, c);
+    }
+    b.path = where;
+  }
+  if (b.status.empty()) return std::nullopt;
+  return b;
+}
+
+}  // namespace
+
+std::string edit_message(const std::vector<BlockResult>& blocks, const std::string& agent,
+                         const std::string& session) {
+  std::vector<std::string> paths;
+  for (const BlockResult& r : blocks)
+    if (r.status == Status::applied && std::find(paths.begin(), paths.end(), r.path) == paths.end())
+      paths.push_back(r.path);
+  std::string out = one_line("edit " + list_paths(paths) + " (" + counts(blocks) + ")") + "\n\n";
+  for (const BlockResult& r : blocks) {
+    out += "block " + std::to_string(r.index + 1) + " " + std::string(editproto::to_string(r.status));
+    if (r.reason != Reason::none && editproto::to_string(r.reason) != editproto::to_string(r.status))
+      out += " (" + std::string(editproto::to_string(r.reason)) + ")";
+    if (!r.path.empty()) out += ": " + one_line(r.path);
+    if (!r.path.empty() && r.line) out += ":" + std::to_string(*r.line);
+    out += "\n";
+  }
+  return out + "\n" + trailers("edit", one_line(agent), one_line(session));
+}
+
+std::string earlier_message(const std::vector<std::string>& paths, const std::string& agent,
+                            const std::string& session) {
+  std::string out = one_line("save uncommitted changes to " + list_paths(paths)) + "\n\n";
+  out += "These files had changes that were not committed when " + one_line(agent) +
+         " edited them. This commit records them as they were, so the next commit shows only the agent's edit.\n\n";
+  return out + trailers("earlier-state", one_line(agent), one_line(session));
+}
+
+std::string undo_message(const editgit::CommitInfo& undone, const std::string& agent, const std::string& session) {
+  std::string out = one_line("undo: " + undone.summary) + "\n\n";
+  out += "This reverts commit " + undone.id + ".\n\n";
+  out += trailers("undo", one_line(agent), one_line(session));
+  return out + std::string(trailer::undoes) + ": " + undone.id + "\n";
+}
+
+editgit::Identity agent_identity(const std::string& agent) {
+  std::string local;
+  for (char c : agent) {
+    const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                      c == '-' || c == '_';
+    local += keep ? c : '-';
+  }
+  if (local.empty()) local = "agent";
+  return {one_line(agent), local + "@editgate.invalid"};
+}
+
+std::string new_session_id() {
+  std::random_device rd;
+  std::uint64_t v = (std::uint64_t{rd()} << 32) ^ rd();
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%012llx", static_cast<unsigned long long>(v & 0xffffffffffffULL));
+  return buf;
+}
+
+std::optional<LogEntry> read_entry(const editgit::CommitInfo& commit) {
+  LogEntry e;
+  e.kind = commit.trailer(trailer::kind);
+  if (e.kind.empty()) return std::nullopt;
+  e.commit = commit;
+  e.agent = commit.trailer(trailer::agent);
+  e.session = commit.trailer(trailer::session);
+  std::string_view msg = commit.message;
+  while (!msg.empty()) {
+    std::size_t nl = msg.find('\n');
+    if (auto b = parse_block(msg.substr(0, nl))) e.blocks.push_back(std::move(*b));
+    msg.remove_prefix(nl == std::string_view::npos ? msg.size() : nl + 1);
+  }
+  return e;
+}
+
+void print_log_text(std::ostream& out, const std::vector<LogEntry>& entries) {
+  for (const LogEntry& e : entries) {
+    out << e.commit.id.substr(0, 12) << "  " << when(e.commit.time, e.commit.offset_minutes, false) << "  "
+        << e.kind << "  " << (e.agent.empty() ? e.commit.author.name : e.agent);
+    if (!e.session.empty()) out << "  session " << e.session;
+    out << "\n    " << e.commit.summary << '\n';
+    for (const LoggedBlock& b : e.blocks) {
+      out << "    block " << b.index + 1 << ' ' << b.status;
+      if (!b.reason.empty()) out << " (" << b.reason << ')';
+      if (!b.path.empty()) out << ": " << b.path;
+      if (b.line) out << ':' << *b.line;
+      out << '\n';
+    }
+    if (std::string undone = e.commit.trailer(trailer::undoes); !undone.empty())
+      out << "    reverts " << undone << '\n';
+  }
+  if (entries.empty()) out << "no editgate commits\n";
+}
+
+void print_log_json(std::ostream& out, const std::vector<LogEntry>& entries) {
+  namespace json = boost::json;
+  auto str = [](std::string_view s) { return json::string(editproto::unicode::to_valid_utf8(s)); };
+  auto who = [&](const editgit::Identity& i) { return json::object{{"name", str(i.name)}, {"email", str(i.email)}}; };
+  json::array commits;
+  for (const LogEntry& e : entries) {
+    json::object c;
+    c["commit"] = e.commit.id;
+    json::array parents;
+    for (const std::string& p : e.commit.parents) parents.push_back(json::string(p));
+    c["parents"] = std::move(parents);
+    c["kind"] = str(e.kind);
+    c["agent"] = str(e.agent);
+    c["session"] = str(e.session);
+    c["author"] = who(e.commit.author);
+    c["committer"] = who(e.commit.committer);
+    c["time"] = when(e.commit.time, e.commit.offset_minutes, true);
+    c["summary"] = str(e.commit.summary);
+    json::array blocks;
+    for (const LoggedBlock& b : e.blocks) {
+      json::object o;
+      o["index"] = b.index;
+      o["status"] = str(b.status);
+      o["reason"] = b.reason.empty() ? json::value(nullptr) : json::value(str(b.reason));
+      o["path"] = str(b.path);
+      o["line"] = b.line ? json::value(*b.line) : json::value(nullptr);
+      blocks.push_back(std::move(o));
+    }
+    c["blocks"] = std::move(blocks);
+    json::object tr;
+    for (const auto& [k, v] : e.commit.trailers) tr[k] = str(v);
+    c["trailers"] = std::move(tr);
+    commits.push_back(std::move(c));
+  }
+  out << json::serialize(json::object{{"commits", std::move(commits)}}) << '\n';
+}
+
+}  // namespace editgate

@@ -1,0 +1,321 @@
+// Repository::commit: blobs, then trees from HEAD's tree with only our paths
+// replaced, then the commits, then a compare-and-swap of the branch, then the
+// index entries of our paths. HEAD moving in between means: rebuild the trees
+// on the new HEAD and try again.
+#include "git/handle.hpp"
+#include "git/repository.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <span>
+#include <thread>
+
+namespace editgit {
+
+using namespace detail;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Runs `step` until it stops answering GIT_ELOCKED or the deadline passes.
+template <class Step>
+int retry_locked(Clock::time_point deadline, Step step) {
+  auto pause = std::chrono::milliseconds(2);
+  for (;;) {
+    int rc = step();
+    if (rc != GIT_ELOCKED || Clock::now() >= deadline) return rc;
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(50));
+  }
+}
+
+struct Entry {
+  git_oid id;
+  git_filemode_t mode;
+};
+
+std::optional<Entry> entry_at(git_tree* tree, const std::string& path) {
+  if (!tree) return std::nullopt;
+  git_tree_entry* raw = nullptr;
+  if (git_tree_entry_bypath(&raw, tree, path.c_str()) < 0) {
+    git_error_clear();
+    return std::nullopt;
+  }
+  TreeEntryPtr e(raw);
+  if (git_tree_entry_type(raw) != GIT_OBJECT_BLOB) return std::nullopt;
+  return Entry{*git_tree_entry_id(raw), git_tree_entry_filemode(raw)};
+}
+
+// What one changed path needs, computed once for all attempts.
+struct Planned {
+  std::string path;      // relative to the work tree
+  std::string rel;       // relative to the workspace root, as the caller named it
+  std::optional<git_oid> before;
+  std::optional<git_oid> after;  // nullopt: deleted
+  std::optional<struct stat> st; // the file as it is now
+};
+
+}  // namespace
+
+Result<CommitResult> Repository::commit(const CommitRequest& req) {
+  const auto deadline = Clock::now() + opt_.lock_timeout;
+  CommitResult result;
+
+  // Another git process in the middle of something: wait for it, as git would
+  // have to, rather than fail a moment later on its lock.
+  const std::string lock = std::string(git_repository_path(repo_)) + "index.lock";
+  while (::access(lock.c_str(), F_OK) == 0) {
+    if (Clock::now() >= deadline)
+      return Failure{Error::locked, lock + " is held by another git process (waited " +
+                                        std::to_string(opt_.lock_timeout.count()) +
+                                        " ms); if no git command is running, delete that file"};
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+
+  git_index* raw_index = nullptr;
+  if (int rc = git_repository_index(&raw_index, repo_); rc < 0) return failure(rc, "cannot open the index");
+  IndexPtr index(raw_index);
+  if (int rc = git_index_read(index.get(), 0); rc < 0) return failure(rc, "cannot read the index");
+
+  auto head = read_head(repo_);
+  if (!head) return head.error();
+
+  bool trust_mode = true;  // core.filemode
+  {
+    git_config* cfg = nullptr;
+    if (git_repository_config_snapshot(&cfg, repo_) == 0) {
+      ConfigPtr owned(cfg);
+      int v = 1;
+      if (git_config_get_bool(&v, cfg, "core.filemode") == 0) trust_mode = v != 0;
+    }
+    git_error_clear();
+  }
+
+  auto write_blob = [&](const std::string& path, std::span<const std::string_view> pieces) -> Result<git_oid> {
+    git_oid id;
+    git_filter_list* fl = nullptr;
+    if (int rc = git_filter_list_load(&fl, repo_, nullptr, path.c_str(), GIT_FILTER_TO_ODB, GIT_FILTER_DEFAULT); rc < 0)
+      return failure(rc, "cannot load the filters (.gitattributes) for " + path);
+    FilterListPtr filters(fl);
+    if (!filters) {
+      // The common case: the bytes are the blob. Stream the pieces in.
+      git_odb* raw_odb = nullptr;
+      if (int rc = git_repository_odb(&raw_odb, repo_); rc < 0) return failure(rc, "cannot open the object store");
+      OdbPtr odb(raw_odb);
+      std::size_t size = 0;
+      for (std::string_view p : pieces) size += p.size();
+      git_odb_stream* stream = nullptr;
+      if (int rc = git_odb_open_wstream(&stream, odb.get(), size, GIT_OBJECT_BLOB); rc < 0)
+        return failure(rc, "cannot write the blob of " + path);
+      Handle<git_odb_stream, git_odb_stream_free> owned(stream);
+      for (std::string_view p : pieces)
+        if (int rc = git_odb_stream_write(stream, p.data(), p.size()); rc < 0)
+          return failure(rc, "cannot write the blob of " + path);
+      if (int rc = git_odb_stream_finalize_write(&id, stream); rc < 0)
+        return failure(rc, "cannot write the blob of " + path);
+      return id;
+    }
+    std::string whole;
+    for (std::string_view p : pieces) whole += p;
+    git_buf out = GIT_BUF_INIT;
+    int rc = git_filter_list_apply_to_buffer(&out, filters.get(), whole.data(), whole.size());
+    if (rc == 0) rc = git_blob_create_from_buffer(&id, repo_, out.ptr, out.size);
+    git_buf_dispose(&out);
+    if (rc < 0) return failure(rc, "cannot filter and write the blob of " + path);
+    return id;
+  };
+
+  // Blobs first: they do not depend on where HEAD is.
+  std::vector<Planned> plan;
+  for (const Change& c : req.changes) {
+    Planned p;
+    p.rel = c.path;
+    p.path = prefix_ + c.path;
+    const bool tracked = entry_at(head->tree.get(), p.path) || git_index_get_bypath(index.get(), p.path.c_str(), 0);
+    if (!tracked) {
+      int ignored = 0;
+      if (git_ignore_path_is_ignored(&ignored, repo_, p.path.c_str()) == 0 && ignored) {
+        result.ignored.push_back(c.path);
+        continue;
+      }
+      git_error_clear();
+    }
+    if (c.before) {
+      const std::string_view b = *c.before;
+      auto id = write_blob(p.path, std::span<const std::string_view>(&b, 1));
+      if (!id) return id.error();
+      p.before = *id;
+    }
+    if (!c.deleted) {
+      auto id = write_blob(p.path, c.after);
+      if (!id) return id.error();
+      p.after = *id;
+    }
+    struct stat st;
+    if (::lstat((workdir_ + p.path).c_str(), &st) == 0) p.st = st;
+    plan.push_back(std::move(p));
+  }
+  if (plan.empty()) return result;
+
+  auto mode_of = [&](const Planned& p, const std::optional<Entry>& was) {
+    if (was && (!trust_mode || !p.st)) return was->mode;
+    if (p.st && (p.st->st_mode & S_IXUSR)) return GIT_FILEMODE_BLOB_EXECUTABLE;
+    return GIT_FILEMODE_BLOB;
+  };
+  auto signature = [](const Identity& who, SignaturePtr& out) {
+    git_signature* s = nullptr;
+    int rc = git_signature_now(&s, who.name.c_str(), who.email.c_str());
+    out.reset(s);
+    return rc;
+  };
+  SignaturePtr author, committer, user;
+  if (int rc = signature(req.author, author); rc < 0) return failure(rc, "invalid author '" + req.author.name + "'");
+  if (int rc = signature(opt_.committer, committer); rc < 0) return failure(rc, "invalid committer");
+
+  for (int attempt = 1;; ++attempt) {
+    if (attempt > 1) {
+      head = read_head(repo_);
+      if (!head) return head.error();
+    }
+    git_tree* base = head->tree.get();
+
+    // Uncommitted earlier state of the paths we change: committed first, as
+    // the user's, so the agent's commit shows only the agent's change.
+    std::vector<git_tree_update> earlier, ours;
+    std::vector<std::string> earlier_paths;
+    for (const Planned& p : plan) {
+      auto was = entry_at(base, p.path);
+      // HEAD already holds the new content (a user committed the file in
+      // between): there is no earlier state to record.
+      if (was && p.after && git_oid_equal(&was->id, &*p.after)) continue;
+      if (p.before && (!was || !git_oid_equal(&was->id, &*p.before)))
+        earlier.push_back({GIT_TREE_UPDATE_UPSERT, *p.before, mode_of(p, was), p.path.c_str()});
+      else if (!p.before && was)
+        earlier.push_back({GIT_TREE_UPDATE_REMOVE, {}, GIT_FILEMODE_UNREADABLE, p.path.c_str()});
+      else
+        continue;
+      earlier_paths.push_back(p.rel);
+    }
+    for (const Planned& p : plan) {
+      if (p.after)
+        ours.push_back({GIT_TREE_UPDATE_UPSERT, *p.after, mode_of(p, entry_at(base, p.path)), p.path.c_str()});
+      else if (entry_at(base, p.path) || p.before)
+        ours.push_back({GIT_TREE_UPDATE_REMOVE, {}, GIT_FILEMODE_UNREADABLE, p.path.c_str()});
+    }
+
+    std::optional<git_oid> parent = head->tip;
+    CommitPtr parent_commit = std::move(head->commit);
+    TreePtr parent_tree;
+    std::optional<git_oid> earlier_id;
+    auto make_tree = [&](git_tree* from, std::vector<git_tree_update>& updates, git_oid& out) {
+      return git_tree_create_updated(&out, repo_, from, updates.size(), updates.data());
+    };
+    auto make_commit = [&](const git_signature* by, const std::string& message, const git_oid& tree_id,
+                           git_oid& out) -> int {
+      git_tree* t = nullptr;
+      if (int rc = git_tree_lookup(&t, repo_, &tree_id); rc < 0) return rc;
+      TreePtr tree(t);
+      const git_commit* parents[1] = {parent_commit.get()};
+      int rc = git_commit_create(&out, repo_, nullptr, by, committer.get(), nullptr, message.c_str(), t,
+                                 parent_commit ? 1 : 0, parents);
+      if (rc < 0) return rc;
+      git_commit* c = nullptr;
+      if ((rc = git_commit_lookup(&c, repo_, &out)) < 0) return rc;
+      parent_commit.reset(c);
+      parent_tree = std::move(tree);
+      parent = out;
+      return 0;
+    };
+
+    git_oid tree_id;
+    if (!earlier.empty()) {
+      if (!user) {
+        const Identity who = this->user();
+        if (int rc = signature(who, user); rc < 0) return failure(rc, "invalid user identity '" + who.name + "'");
+      }
+      std::string message = req.earlier_message ? req.earlier_message(earlier_paths)
+                                                : "Save uncommitted changes before an edit\n";
+      git_oid id;
+      if (int rc = make_tree(base, earlier, tree_id); rc < 0)
+        return failure(rc, "cannot build the tree of the earlier state");
+      if (int rc = make_commit(user.get(), message, tree_id, id); rc < 0)
+        return failure(rc, "cannot create the earlier-state commit");
+      earlier_id = id;
+      base = parent_tree.get();
+    }
+    if (int rc = make_tree(base, ours, tree_id); rc < 0) return failure(rc, "cannot build the new tree");
+    std::optional<git_oid> new_id;
+    if (!base || !git_oid_equal(&tree_id, git_tree_id(base))) {
+      git_oid id;
+      if (int rc = make_commit(author.get(), req.message, tree_id, id); rc < 0)
+        return failure(rc, "cannot create the commit");
+      new_id = id;
+    }
+    if (!parent || (head->tip && git_oid_equal(&*parent, &*head->tip))) break;  // nothing new to point at
+
+    if (opt_.before_update) opt_.before_update();
+    const std::string summary = new_id ? req.message.substr(0, req.message.find('\n')) : "editgate: earlier state";
+    const std::string log = std::string(head->tip ? "commit: " : "commit (initial): ") + summary;
+    git_reference* moved = nullptr;
+    int rc = retry_locked(deadline, [&] {
+      if (head->tip)
+        return git_reference_create_matching(&moved, repo_, head->ref.c_str(), &*parent, 1, &*head->tip, log.c_str());
+      return git_reference_create(&moved, repo_, head->ref.c_str(), &*parent, 0, log.c_str());
+    });
+    RefPtr owned(moved);
+    if ((rc == GIT_EMODIFIED || rc == GIT_EEXISTS) && attempt < opt_.max_attempts) {
+      git_error_clear();
+      continue;  // HEAD moved: rebuild on top of it
+    }
+    if (rc == GIT_ELOCKED)
+      return Failure{Error::locked, "the branch " + head->ref + " is locked by another git process (waited " +
+                                        std::to_string(opt_.lock_timeout.count()) + " ms)"};
+    if (rc < 0) return failure(rc, "cannot move " + head->ref);
+    if (new_id) result.id = hex(*new_id);
+    if (earlier_id) result.earlier = hex(*earlier_id);
+    break;
+  }
+
+  // The index entries of our paths, and only those, now match the new commit
+  // and the files on disk, so `git status` is clean for them. Read again
+  // first: a git command may have changed the index while we committed.
+  if (int rc = git_index_read(index.get(), 0); rc < 0) {
+    result.warning = failure(rc, "the commit landed, but the index could not be read").message;
+    return result;
+  }
+  for (const Planned& p : plan) {
+    result.paths.push_back(p.rel);
+    int rc = 0;
+    if (!p.after || !p.st) {
+      rc = git_index_remove(index.get(), p.path.c_str(), 0);
+      if (rc == GIT_ENOTFOUND) rc = 0;
+    } else {
+      git_index_entry e{};
+      const struct stat& st = *p.st;
+      e.ctime = {static_cast<int32_t>(st.st_ctim.tv_sec), static_cast<uint32_t>(st.st_ctim.tv_nsec)};
+      e.mtime = {static_cast<int32_t>(st.st_mtim.tv_sec), static_cast<uint32_t>(st.st_mtim.tv_nsec)};
+      e.dev = static_cast<uint32_t>(st.st_dev);
+      e.ino = static_cast<uint32_t>(st.st_ino);
+      e.mode = mode_of(p, entry_at(head->tree.get(), p.path));
+      e.uid = st.st_uid;
+      e.gid = st.st_gid;
+      e.file_size = static_cast<uint32_t>(st.st_size);
+      e.id = *p.after;
+      e.path = p.path.c_str();
+      rc = git_index_add(index.get(), &e);
+    }
+    if (rc < 0) {
+      result.warning = failure(rc, "the commit landed, but the index entry of " + p.path + " was not updated").message;
+      return result;
+    }
+  }
+  if (int rc = retry_locked(deadline, [&] { return git_index_write(index.get()); }); rc < 0)
+    result.warning = failure(rc, "the commit landed, but the index was not written (git status may show " +
+                                     std::string("the committed paths as changed)")).message;
+  return result;
+}
+
+}  // namespace editgit

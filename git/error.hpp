@@ -1,0 +1,44 @@
+// Named errors of the git layer. libgit2's own message rides along in
+// Failure::message, so a user sees both what kind of thing failed and why.
+#pragma once
+
+#include <boost/system/error_code.hpp>
+#include <boost/system/result.hpp>
+
+#include <iosfwd>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+namespace editgit {
+
+enum class Error {
+  not_found = 1,  // no such repository, commit, path or reference
+  conflict,       // HEAD kept moving under us; or undo refused (the files changed since)
+  locked,         // another git process holds index.lock or a ref lock
+  invalid,        // a bad argument: a path outside the repository, a malformed id
+  io,             // the operating system refused a read or write
+  internal,       // any other libgit2 failure
+};
+
+std::string_view to_string(Error e);
+const boost::system::error_category& category() noexcept;
+boost::system::error_code make_error_code(Error e) noexcept;
+
+struct Failure {
+  Error code = Error::internal;
+  std::string message;
+};
+
+std::ostream& operator<<(std::ostream& os, const Failure& f);
+[[noreturn]] void throw_exception_from_error(const Failure& f, const boost::source_location& loc);
+
+template <class T>
+using Result = boost::system::result<T, Failure>;
+
+}  // namespace editgit
+
+namespace boost::system {
+template <>
+struct is_error_code_enum<editgit::Error> : std::true_type {};
+}  // namespace boost::system

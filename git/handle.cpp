@@ -1,0 +1,61 @@
+#include "git/handle.hpp"
+
+namespace editgit::detail {
+
+Failure failure(int rc, std::string_view what) {
+  const git_error* e = git_error_last();
+  Error code = Error::internal;
+  switch (rc) {
+    case GIT_ENOTFOUND:
+    case GIT_EUNBORNBRANCH: code = Error::not_found; break;
+    case GIT_ELOCKED: code = Error::locked; break;
+    case GIT_EMODIFIED:
+    case GIT_EEXISTS:
+    case GIT_ECONFLICT: code = Error::conflict; break;
+    case GIT_EINVALIDSPEC:
+    case GIT_EINVALID:
+    case GIT_EBAREREPO: code = Error::invalid; break;
+    default:
+      if (e && e->klass == GIT_ERROR_OS) code = Error::io;
+  }
+  std::string message(what);
+  if (e && e->message && *e->message) message += std::string(": ") + e->message;
+  return {code, std::move(message)};
+}
+
+std::string hex(const git_oid& id) {
+  char buf[GIT_OID_HEXSZ + 1];
+  git_oid_tostr(buf, sizeof buf, &id);
+  return buf;
+}
+
+}  // namespace editgit::detail
+
+namespace editgit::detail {
+
+Result<Head> read_head(git_repository* repo) {
+  Head h;
+  git_reference* raw = nullptr;
+  if (int rc = git_reference_lookup(&raw, repo, "HEAD"); rc < 0) return failure(rc, "cannot read HEAD");
+  RefPtr head(raw);
+  git_oid tip;
+  if (git_reference_type(head.get()) == GIT_REFERENCE_SYMBOLIC) {
+    h.ref = git_reference_symbolic_target(head.get());
+    int rc = git_reference_name_to_id(&tip, repo, h.ref.c_str());
+    if (rc == GIT_ENOTFOUND) return h;  // unborn: the first commit creates the branch
+    if (rc < 0) return failure(rc, "cannot resolve " + h.ref);
+  } else {
+    h.ref = "HEAD";
+    tip = *git_reference_target(head.get());
+  }
+  h.tip = tip;
+  git_commit* c = nullptr;
+  if (int rc = git_commit_lookup(&c, repo, &tip); rc < 0) return failure(rc, "cannot read HEAD's commit " + hex(tip));
+  h.commit.reset(c);
+  git_tree* t = nullptr;
+  if (int rc = git_commit_tree(&t, c); rc < 0) return failure(rc, "cannot read the tree of " + hex(tip));
+  h.tree.reset(t);
+  return h;
+}
+
+}  // namespace editgit::detail

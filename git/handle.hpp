@@ -1,0 +1,52 @@
+// Private to git/: owning handles for libgit2 objects and the mapping of
+// libgit2's error codes to named ones.
+#pragma once
+
+#include "git/error.hpp"
+
+#include <git2.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace editgit::detail {
+
+template <class T, void (*Free)(T*)>
+struct Deleter {
+  void operator()(T* p) const { Free(p); }
+};
+template <class T, void (*Free)(T*)>
+using Handle = std::unique_ptr<T, Deleter<T, Free>>;
+
+using CommitPtr = Handle<git_commit, git_commit_free>;
+using TreePtr = Handle<git_tree, git_tree_free>;
+using TreeEntryPtr = Handle<git_tree_entry, git_tree_entry_free>;
+using RefPtr = Handle<git_reference, git_reference_free>;
+using IndexPtr = Handle<git_index, git_index_free>;
+using OdbPtr = Handle<git_odb, git_odb_free>;
+using SignaturePtr = Handle<git_signature, git_signature_free>;
+using RevwalkPtr = Handle<git_revwalk, git_revwalk_free>;
+using DiffPtr = Handle<git_diff, git_diff_free>;
+using BlobPtr = Handle<git_blob, git_blob_free>;
+using FilterListPtr = Handle<git_filter_list, git_filter_list_free>;
+using ConfigPtr = Handle<git_config, git_config_free>;
+
+// A Failure naming what was being done, with libgit2's last message (read on
+// this thread, where it was set).
+Failure failure(int rc, std::string_view what);
+
+std::string hex(const git_oid& id);
+
+// HEAD as it is now: the ref a commit moves ("refs/heads/main", or "HEAD"
+// when detached) and its tip, if the branch is born.
+struct Head {
+  std::string ref;
+  std::optional<git_oid> tip;
+  CommitPtr commit;
+  TreePtr tree;
+};
+Result<Head> read_head(git_repository* repo);
+
+}  // namespace editgit::detail

@@ -1,0 +1,124 @@
+// Reading history back: commits with their trailers, and what one commit
+// changed.
+#include "git/handle.hpp"
+#include "git/repository.hpp"
+
+namespace editgit {
+
+using namespace detail;
+
+namespace {
+
+CommitInfo describe(const git_commit* c) {
+  CommitInfo info;
+  info.id = hex(*git_commit_id(c));
+  for (unsigned i = 0; i < git_commit_parentcount(c); ++i) info.parents.push_back(hex(*git_commit_parent_id(c, i)));
+  const git_signature* a = git_commit_author(c);
+  const git_signature* m = git_commit_committer(c);
+  info.author = {a->name, a->email};
+  info.committer = {m->name, m->email};
+  info.time = git_commit_time(c);
+  info.offset_minutes = git_commit_time_offset(c);
+  info.message = git_commit_message(c);
+  info.summary = info.message.substr(0, info.message.find('\n'));
+  git_message_trailer_array arr{};
+  if (git_message_trailers(&arr, info.message.c_str()) == 0) {
+    for (std::size_t i = 0; i < arr.count; ++i) info.trailers.emplace_back(arr.trailers[i].key, arr.trailers[i].value);
+    git_message_trailer_array_free(&arr);
+  }
+  git_error_clear();
+  return info;
+}
+
+}  // namespace
+
+Result<std::vector<CommitInfo>> Repository::history(const std::function<bool(const CommitInfo&)>& keep,
+                                                    std::size_t limit) const {
+  std::vector<CommitInfo> out;
+  auto head = read_head(repo_);
+  if (!head) return head.error();
+  if (!head->tip || limit == 0) return out;
+  git_revwalk* raw = nullptr;
+  if (int rc = git_revwalk_new(&raw, repo_); rc < 0) return failure(rc, "cannot walk the history");
+  RevwalkPtr walk(raw);
+  git_revwalk_sorting(raw, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME);
+  if (int rc = git_revwalk_push(raw, &*head->tip); rc < 0) return failure(rc, "cannot walk the history");
+  git_oid id;
+  int rc;
+  while ((rc = git_revwalk_next(&id, raw)) == 0) {
+    git_commit* c = nullptr;
+    if (int lrc = git_commit_lookup(&c, repo_, &id); lrc < 0) return failure(lrc, "cannot read commit " + hex(id));
+    CommitPtr commit(c);
+    CommitInfo info = describe(c);
+    if (keep && !keep(info)) continue;
+    out.push_back(std::move(info));
+    if (out.size() >= limit) break;
+  }
+  if (rc < 0 && rc != GIT_ITEROVER) return failure(rc, "cannot walk the history");
+  git_error_clear();
+  return out;
+}
+
+Result<std::vector<FileDiff>> Repository::diff(const std::string& id) const {
+  git_oid oid;
+  if (git_oid_fromstr(&oid, id.c_str()) < 0) return Failure{Error::invalid, "'" + id + "' is not a commit id"};
+  git_commit* raw = nullptr;
+  if (int rc = git_commit_lookup(&raw, repo_, &oid); rc < 0) return failure(rc, "no commit " + id);
+  CommitPtr commit(raw);
+  git_tree* t = nullptr;
+  if (int rc = git_commit_tree(&t, raw); rc < 0) return failure(rc, "cannot read the tree of " + id);
+  TreePtr tree(t);
+  TreePtr parent_tree;
+  if (git_commit_parentcount(raw) > 0) {
+    git_commit* p = nullptr;
+    if (int rc = git_commit_parent(&p, raw, 0); rc < 0) return failure(rc, "cannot read the parent of " + id);
+    CommitPtr parent(p);
+    git_tree* pt = nullptr;
+    if (int rc = git_commit_tree(&pt, p); rc < 0) return failure(rc, "cannot read the parent tree of " + id);
+    parent_tree.reset(pt);
+  }
+
+  git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+  const std::string spec = prefix_;
+  char* specs[1] = {const_cast<char*>(spec.c_str())};
+  if (!prefix_.empty()) opts.pathspec = {specs, 1};
+  git_diff* d = nullptr;
+  if (int rc = git_diff_tree_to_tree(&d, repo_, parent_tree.get(), tree.get(), &opts); rc < 0)
+    return failure(rc, "cannot compare " + id + " with its parent");
+  DiffPtr owned(d);
+
+  // Contents as a checkout would write them (smudge filters, line endings).
+  auto content = [&](const git_diff_file& f, std::string& out) -> int {
+    git_blob* b = nullptr;
+    if (int rc = git_blob_lookup(&b, repo_, &f.id); rc < 0) return rc;
+    BlobPtr blob(b);
+    git_buf buf = GIT_BUF_INIT;
+    git_blob_filter_options fo = GIT_BLOB_FILTER_OPTIONS_INIT;
+    fo.flags = 0;
+    int rc = git_blob_filter(&buf, b, f.path, &fo);
+    if (rc == 0) out.assign(buf.ptr, buf.size);
+    git_buf_dispose(&buf);
+    return rc;
+  };
+
+  std::vector<FileDiff> out;
+  for (std::size_t i = 0; i < git_diff_num_deltas(d); ++i) {
+    const git_diff_delta* delta = git_diff_get_delta(d, i);
+    FileDiff fd;
+    const char* path = delta->new_file.path ? delta->new_file.path : delta->old_file.path;
+    fd.path = std::string(path).substr(prefix_.size());
+    if (delta->status != GIT_DELTA_ADDED) {
+      fd.old_bytes.emplace();
+      if (int rc = content(delta->old_file, *fd.old_bytes); rc < 0) return failure(rc, "cannot read " + fd.path);
+    }
+    if (delta->status != GIT_DELTA_DELETED) {
+      fd.new_bytes.emplace();
+      if (int rc = content(delta->new_file, *fd.new_bytes); rc < 0) return failure(rc, "cannot read " + fd.path);
+      fd.new_id = hex(delta->new_file.id);
+    }
+    out.push_back(std::move(fd));
+  }
+  return out;
+}
+
+}  // namespace editgit

@@ -1,0 +1,116 @@
+#include "git/repository.hpp"
+
+#include "git/handle.hpp"
+
+#include <pwd.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+#include <utility>
+
+namespace editgit {
+
+using namespace detail;
+
+namespace {
+
+std::optional<std::string> real_path(const std::string& p) {
+  char buf[PATH_MAX];
+  if (!::realpath(p.c_str(), buf)) return std::nullopt;
+  return std::string(buf);
+}
+
+}  // namespace
+
+std::string CommitInfo::trailer(std::string_view key) const {
+  for (const auto& [k, v] : trailers)
+    if (k == key) return v;
+  return {};
+}
+
+Result<Repository> Repository::open(const std::string& root, Options options, bool create) {
+  static const int initialised = git_libgit2_init();
+  (void)initialised;
+
+  auto abs = real_path(root);
+  if (!abs) return Failure{Error::not_found, "the workspace root " + root + " does not exist"};
+  git_repository* raw = nullptr;
+  int rc = git_repository_open_ext(&raw, abs->c_str(), 0, nullptr);
+  if (rc == GIT_ENOTFOUND && create) rc = git_repository_init(&raw, abs->c_str(), 0);
+  if (rc < 0) return failure(rc, "cannot open the git repository of " + *abs);
+  Handle<git_repository, git_repository_free> repo(raw);
+  const char* wd = git_repository_workdir(raw);
+  if (!wd) return Failure{Error::invalid, *abs + " is inside a bare repository; editgate needs a work tree"};
+  auto workdir = real_path(wd);
+  if (!workdir) return Failure{Error::io, std::string("cannot resolve the work tree ") + wd};
+  *workdir += '/';
+  std::string here = *abs + '/';
+  if (here.compare(0, workdir->size(), *workdir) != 0)
+    return Failure{Error::invalid, *abs + " is outside the work tree " + *workdir};
+  return Repository(repo.release(), *workdir, here.substr(workdir->size()), std::move(options));
+}
+
+Repository::Repository(git_repository* repo, std::string workdir, std::string prefix, Options options)
+    : repo_(repo), workdir_(std::move(workdir)), prefix_(std::move(prefix)), opt_(std::move(options)) {}
+
+Repository::Repository(Repository&& o) noexcept
+    : repo_(std::exchange(o.repo_, nullptr)),
+      workdir_(std::move(o.workdir_)),
+      prefix_(std::move(o.prefix_)),
+      opt_(std::move(o.opt_)) {}
+
+Repository& Repository::operator=(Repository&& o) noexcept {
+  if (this != &o) {
+    if (repo_) git_repository_free(repo_);
+    repo_ = std::exchange(o.repo_, nullptr);
+    workdir_ = std::move(o.workdir_);
+    prefix_ = std::move(o.prefix_);
+    opt_ = std::move(o.opt_);
+  }
+  return *this;
+}
+
+Repository::~Repository() {
+  if (repo_) git_repository_free(repo_);
+}
+
+Identity Repository::user() const {
+  git_signature* sig = nullptr;
+  if (git_signature_default(&sig, repo_) == 0) {
+    SignaturePtr owned(sig);
+    return {sig->name, sig->email};
+  }
+  git_error_clear();
+  auto env = [](const char* name) -> std::string {
+    const char* v = std::getenv(name);
+    return v ? v : "";
+  };
+  Identity who{env("GIT_AUTHOR_NAME"), env("GIT_AUTHOR_EMAIL")};
+  if (who.name.empty()) {
+    const passwd* pw = ::getpwuid(::getuid());
+    who.name = pw && pw->pw_name ? pw->pw_name : "user";
+  }
+  if (who.email.empty()) {
+    char host[256] = "localhost";
+    ::gethostname(host, sizeof host - 1);
+    who.email = who.name + "@" + host;
+  }
+  return who;
+}
+
+Result<std::string> Repository::head_blob(const std::string& path) const {
+  auto head = read_head(repo_);
+  if (!head) return head.error();
+  if (!head->tree) return std::string();
+  git_tree_entry* raw = nullptr;
+  const std::string full = prefix_ + path;
+  int rc = git_tree_entry_bypath(&raw, head->tree.get(), full.c_str());
+  if (rc == GIT_ENOTFOUND) return std::string();
+  if (rc < 0) return failure(rc, "cannot look up " + full + " in HEAD");
+  TreeEntryPtr entry(raw);
+  if (git_tree_entry_type(raw) != GIT_OBJECT_BLOB) return std::string();
+  return hex(*git_tree_entry_id(raw));
+}
+
+}  // namespace editgit

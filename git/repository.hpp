@@ -1,0 +1,132 @@
+// The workspace's git repository, through libgit2 and in-process. Commits
+// hold exactly the paths editgate changed: HEAD's tree with those blobs
+// replaced, so a user's unrelated staged or unstaged work never rides along.
+// Paths are relative to the workspace root, which may be a subfolder of the
+// repository's work tree. Not thread-safe: one Repository per thread.
+#pragma once
+
+#include "git/error.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+struct git_repository;
+
+namespace editgit {
+
+struct Identity {
+  std::string name;
+  std::string email;
+};
+
+// One file editgate changed. The views stay valid until commit() returns.
+struct Change {
+  std::string path;
+  std::optional<std::string_view> before;  // what the edit started from; nullopt: no file
+  std::vector<std::string_view> after;     // the new bytes, in pieces
+  bool deleted = false;                    // the file is gone now
+};
+
+struct CommitRequest {
+  std::vector<Change> changes;
+  Identity author;
+  std::string message;
+  // Message of the commit that first records the uncommitted earlier state
+  // of the listed paths (authored as the repository's user), when needed.
+  std::function<std::string(const std::vector<std::string>& paths)> earlier_message;
+};
+
+struct CommitResult {
+  std::optional<std::string> id;       // nullopt: the tree did not change
+  std::optional<std::string> earlier;  // the earlier-state commit
+  std::vector<std::string> paths;      // the paths the commit holds
+  std::vector<std::string> ignored;    // written, but untracked and ignored by .gitignore
+  std::string warning;                 // the commit landed but something after it did not
+};
+
+struct Options {
+  // How long a lock held by another git process (index.lock, a ref's
+  // .lock) is waited for before the commit fails with Error::locked.
+  std::chrono::milliseconds lock_timeout{5000};
+  // Attempts when HEAD moves between reading it and moving it.
+  int max_attempts = 8;
+  Identity committer{"editgate", "editgate@editgate.invalid"};
+  // Tests: runs just before the branch is moved, on every attempt.
+  std::function<void()> before_update;
+};
+
+struct CommitInfo {
+  std::string id;
+  std::vector<std::string> parents;
+  Identity author;
+  Identity committer;
+  std::int64_t time = 0;        // seconds since the epoch
+  int offset_minutes = 0;       // the committer's time zone
+  std::string summary;          // the first line
+  std::string message;          // the whole message
+  std::vector<std::pair<std::string, std::string>> trailers;
+
+  // The value of the first trailer called `key`, or "".
+  std::string trailer(std::string_view key) const;
+};
+
+// A path that differs between a commit and its first parent.
+struct FileDiff {
+  std::string path;
+  std::optional<std::string> old_bytes;  // nullopt: the commit created it
+  std::optional<std::string> new_bytes;  // nullopt: the commit deleted it
+  std::string new_id;                    // blob id in the commit, "" when deleted
+};
+
+class Repository {
+ public:
+  // Opens the repository holding `root` (searching upward as git does), or
+  // creates one at `root` when there is none and `create` is set.
+  static Result<Repository> open(const std::string& root, Options options = {}, bool create = true);
+
+  Repository(Repository&& other) noexcept;
+  Repository& operator=(Repository&& other) noexcept;
+  Repository(const Repository&) = delete;
+  Repository& operator=(const Repository&) = delete;
+  ~Repository();
+
+  const std::string& workdir() const { return workdir_; }
+  // The workspace root relative to the work tree, "" or ending in '/'.
+  const std::string& prefix() const { return prefix_; }
+
+  // Commits the changes on top of whatever HEAD is when the branch moves.
+  Result<CommitResult> commit(const CommitRequest& request);
+
+  // Commits reachable from HEAD, newest first, that `keep` accepts, at most
+  // `limit` of them. An unborn HEAD has none.
+  Result<std::vector<CommitInfo>> history(const std::function<bool(const CommitInfo&)>& keep,
+                                          std::size_t limit) const;
+
+  // What the commit changed under the workspace root, against its first
+  // parent; contents as they would be checked out.
+  Result<std::vector<FileDiff>> diff(const std::string& id) const;
+
+  // The blob id of `path` in HEAD's tree; "" when HEAD has no such file.
+  Result<std::string> head_blob(const std::string& path) const;
+
+  // The configured user (user.name/user.email, then GIT_AUTHOR_NAME/EMAIL,
+  // then the login name).
+  Identity user() const;
+
+ private:
+  Repository(git_repository* repo, std::string workdir, std::string prefix, Options options);
+
+  git_repository* repo_ = nullptr;
+  std::string workdir_;  // ends in '/'
+  std::string prefix_;
+  Options opt_;
+};
+
+}  // namespace editgit
