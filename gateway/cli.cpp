@@ -34,6 +34,7 @@ struct EditArgs {
   std::string agent = "agent";
   std::string session;
   bool no_commit = false;
+  unsigned lock_timeout_ms = 5000;
 };
 
 struct LogArgs {
@@ -91,7 +92,9 @@ int run_edits(const EditArgs& a, bool dry_run, std::istream& in, std::ostream& o
   // broken one stops the run with every file untouched.
   std::optional<editgit::Repository> repo;
   if (!dry_run && !a.no_commit) {
-    auto r = editgit::Repository::open(ws->root());
+    editgit::Options git_options;
+    git_options.lock_timeout = std::chrono::milliseconds(a.lock_timeout_ms);
+    auto r = editgit::Repository::open(ws->root(), std::move(git_options));
     if (!r) {
       err << "editgate: " << r.error().message << '\n';
       return 2;
@@ -225,6 +228,8 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
   apply->add_option("--session", apply_args.session, "Session id for the commit's Editgate-Session trailer "
                                                      "(default: a new random id)");
   apply->add_flag("--no-commit", apply_args.no_commit, "Write the files but make no commit");
+  apply->add_option("--lock-timeout", apply_args.lock_timeout_ms,
+                    "Milliseconds to wait for a lock another git process holds (default: 5000)");
 
   LogArgs log_args;
   CLI::App* log = app.add_subcommand("log", "editgate's commits, newest first, with their blocks and trailers");

@@ -131,7 +131,9 @@ Proc spawn(std::vector<std::string> args, const std::string& input, const std::v
 
 }  // namespace
 
-Proc run(std::vector<std::string> args, const std::string& input) { return spawn(std::move(args), input, {}); }
+Proc run(std::vector<std::string> args, const std::string& input, const std::vector<std::string>& env) {
+  return spawn(std::move(args), input, env);
+}
 
 Proc git(const fs::path& dir, std::vector<std::string> args) {
   args.insert(args.begin(), {"git", "-C", dir.string()});

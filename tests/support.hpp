@@ -57,9 +57,10 @@ struct Proc {
   int exit_code = -1;
   std::string out, err;
 };
-// Runs `args` (args[0] is found on PATH) with `input` on stdin. Output goes
-// through temp files, so a large output cannot deadlock a pipe.
-Proc run(std::vector<std::string> args, const std::string& input = "");
+// Runs `args` (args[0] is found on PATH) with `input` on stdin and `env`
+// ("NAME=value") added to the environment. Output goes through temp files,
+// so a large output cannot deadlock a pipe.
+Proc run(std::vector<std::string> args, const std::string& input = "", const std::vector<std::string>& env = {});
 
 // `git -C dir args...` with a fixed identity and no global or system config:
 // tests check the product with the real git command line.

@@ -13,9 +13,10 @@ namespace {
 
 using Result = test::Proc;
 
-Result editgate(std::vector<std::string> args, const std::string& input = "") {
+Result editgate(std::vector<std::string> args, const std::string& input = "",
+                const std::vector<std::string>& env = {}) {
   args.insert(args.begin(), EDITGATE_BIN);
-  return test::run(std::move(args), input);
+  return test::run(std::move(args), input, env);
 }
 
 // A copy of the example tree in a fresh temp dir.
@@ -137,4 +138,85 @@ TEST_CASE("cli: usage errors exit 2 - --help and --version exit 0") {
   Result version = editgate({"--version"});
   CHECK(version.exit_code == 0);
   CHECK_THAT(version.out, Contains("editgate 0."));
+}
+
+TEST_CASE("cli: apply commits once - log shows it - undo reverts it - a second undo has nothing left") {
+  Tree t;
+  // A machine where git knows nobody: no global config, no identity.
+  TempDir home;
+  const std::vector<std::string> env = {"HOME=" + home.str(), "GIT_CONFIG_NOSYSTEM=1", "XDG_CONFIG_HOME=" + home.str()};
+  Result r = editgate({"apply", "--root", t.root(), "--agent", "claude", "--session", "s42", "--format", "json", kResponse},
+                      "", env);
+  REQUIRE(r.exit_code == 0);
+  auto v = boost::json::parse(r.out).as_object();
+  REQUIRE(v["commit"].is_string());
+  const std::string commit(v["commit"].as_string());
+  CHECK(v["earlier_commit"].is_string());  // src/inventory.py was untracked: recorded first, as the user's
+  CHECK(v["session"].as_string() == "s42");
+  CHECK(test::git_ok(t.dir.path(), {"rev-parse", "HEAD"}) == commit + "\n");
+  CHECK(test::git_ok(t.dir.path(), {"status", "--porcelain"}).empty());
+
+  Result log = editgate({"log", "--root", t.root(), "--format", "json"}, "", env);
+  REQUIRE(log.exit_code == 0);
+  auto commits = boost::json::parse(log.out).at("commits").as_array();
+  REQUIRE(commits.size() == 2);
+  CHECK(commits[0].at("commit").as_string() == commit);
+  CHECK(commits[0].at("kind").as_string() == "edit");
+  CHECK(commits[0].at("agent").as_string() == "claude");
+  CHECK(commits[0].at("blocks").as_array().size() == 3);
+  CHECK(commits[0].at("blocks").as_array()[2].at("path").as_string() == "tests/test_inventory.py");
+  CHECK(commits[1].at("kind").as_string() == "earlier-state");
+
+  CHECK(boost::json::parse(editgate({"log", "--root", t.root(), "--format", "json", "-n", "1"}, "", env).out)
+            .at("commits").as_array().size() == 1);
+  CHECK(boost::json::parse(editgate({"log", "--root", t.root(), "--format", "json", "--agent", "other"}, "", env).out)
+            .at("commits").as_array().empty());
+  CHECK(boost::json::parse(editgate({"log", "--root", t.root(), "--format", "json", "--session", "s42"}, "", env).out)
+            .at("commits").as_array().size() == 2);
+  Result text = editgate({"log", "--root", t.root()}, "", env);
+  CHECK_THAT(text.out, Contains("edit  claude  session s42\n    edit src/inventory.py, tests/test_inventory.py (3 applied)\n"
+                                "    block 1 applied: src/inventory.py:13\n"));
+
+  const std::string edited = read_file(t.dir / "src/inventory.py");
+  Result undo = editgate({"undo", "--root", t.root()}, "", env);
+  CHECK(undo.exit_code == 0);
+  CHECK_THAT(undo.out, Contains("undid " + commit.substr(0, 12) + " (edit src/inventory.py, tests/test_inventory.py"));
+  CHECK_FALSE(test::fs::exists(t.dir / "tests/test_inventory.py"));
+  CHECK(read_file(t.dir / "src/inventory.py") != edited);
+  CHECK(test::git_ok(t.dir.path(), {"status", "--porcelain"}).empty());
+
+  Result again = editgate({"undo", "--root", t.root(), "--format", "json"}, "", env);
+  CHECK(again.exit_code == 1);
+  auto err = boost::json::parse(again.out).at("error");
+  CHECK(err.at("reason").as_string() == "not_found");
+}
+
+TEST_CASE("cli: apply --no-commit writes the files and leaves git alone") {
+  Tree t;
+  Result r = editgate({"apply", "--root", t.root(), "--no-commit", "--format", "json", kResponse});
+  CHECK(r.exit_code == 0);
+  auto v = boost::json::parse(r.out).as_object();
+  CHECK(v["commit"].is_null());
+  CHECK(v["session"].is_null());
+  CHECK_FALSE(test::fs::exists(t.dir / ".git"));
+  CHECK_THAT(read_file(t.dir / "src/inventory.py"), Contains("def require(items, name):"));
+}
+
+TEST_CASE("cli: a commit that cannot be made exits 2, says why and keeps the written files") {
+  Tree t;
+  test::git_ok(t.dir.path(), {"init", "-q"});
+  test::write_file(t.dir / ".git/index.lock", "");
+  Result r = editgate({"apply", "--root", t.root(), "--lock-timeout", "100", kResponse});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.out, Contains("3 applied\n"));
+  CHECK_THAT(r.out, Contains("commit failed: locked: "));
+  CHECK_THAT(r.out, Contains("index.lock is held by another git process (waited 100 ms)"));
+  CHECK_THAT(read_file(t.dir / "src/inventory.py"), Contains("def require(items, name):"));
+}
+
+TEST_CASE("cli: log outside a repository exits 2 with the reason") {
+  TempDir d;
+  Result r = editgate({"log", "--root", d.str()});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Contains("editgate: cannot open the git repository of "));
 }
