@@ -48,6 +48,8 @@ Result<Repository> Repository::open(const std::string& root, Options options, bo
   std::string here = *abs + '/';
   if (here.compare(0, workdir->size(), *workdir) != 0)
     return Failure{Error::invalid, *abs + " is outside the work tree " + *workdir};
+  // A HEAD that cannot be read fails now, before the caller writes any file.
+  if (auto head = read_head(raw); !head) return head.error();
   return Repository(repo.release(), *workdir, here.substr(workdir->size()), std::move(options));
 }
 

@@ -220,3 +220,16 @@ TEST_CASE("cli: log outside a repository exits 2 with the reason") {
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Contains("editgate: cannot open the git repository of "));
 }
+
+TEST_CASE("cli: a broken repository stops apply before any file is written") {
+  Tree t;
+  test::git_ok(t.dir.path(), {"init", "-q"});
+  test::write_file(t.dir / ".git/HEAD", "ref: refs/heads/main\n");
+  test::write_file(t.dir / ".git/refs/heads/main", "0123456789012345678901234567890123456789\n");  // no such commit
+  const std::string before = read_file(t.dir / "src/inventory.py");
+  Result r = editgate({"apply", "--root", t.root(), kResponse});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Contains("cannot read HEAD's commit 0123456789012345678901234567890123456789"));
+  CHECK(read_file(t.dir / "src/inventory.py") == before);
+  CHECK_FALSE(test::fs::exists(t.dir / "tests"));
+}
