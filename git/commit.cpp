@@ -53,7 +53,10 @@ std::optional<Entry> entry_at(git_tree* tree, const std::string& path) {
 struct Planned {
   std::string path;      // relative to the work tree
   std::string rel;       // relative to the workspace root, as the caller named it
+  FilterListPtr filters;         // clean filters for the path; null: none
+  std::string_view before_bytes;
   std::optional<git_oid> before;
+  bool before_stored = false;
   std::optional<git_oid> after;  // nullopt: deleted
   std::optional<struct stat> st; // the file as it is now
 };
@@ -78,7 +81,21 @@ Result<CommitResult> Repository::commit(const CommitRequest& req) {
   git_index* raw_index = nullptr;
   if (int rc = git_repository_index(&raw_index, repo_); rc < 0) return failure(rc, "cannot open the index");
   IndexPtr index(raw_index);
-  if (int rc = git_index_read(index.get(), 0); rc < 0) return failure(rc, "cannot read the index");
+  // Reading the index is O(files): skip it when the file is the one we
+  // wrote last (git replaces it by rename, so any writer changes the inode).
+  const std::string index_path = std::string(git_repository_path(repo_)) + "index";
+  auto index_stamp = [&] {
+    struct stat st;
+    if (::stat(index_path.c_str(), &st) != 0) return std::string();
+    return std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) +
+           "." + std::to_string(st.st_mtim.tv_nsec);
+  };
+  auto refresh_index = [&]() -> int {
+    std::string now = index_stamp();
+    if (!now.empty() && now == index_stamp_) return 0;
+    return git_index_read(index.get(), 0);
+  };
+  if (int rc = refresh_index(); rc < 0) return failure(rc, "cannot read the index");
 
   auto head = read_head(repo_);
   if (!head) return head.error();
@@ -94,41 +111,48 @@ Result<CommitResult> Repository::commit(const CommitRequest& req) {
     git_error_clear();
   }
 
-  auto write_blob = [&](const std::string& path, std::span<const std::string_view> pieces) -> Result<git_oid> {
+  // A blob's id through the clean filters `git add` would run (.gitattributes);
+  // stored only when `store` is set. With no filter, the pieces are streamed in.
+  auto blob = [&](const Planned& p, std::span<const std::string_view> pieces, bool store) -> Result<git_oid> {
     git_oid id;
-    git_filter_list* fl = nullptr;
-    if (int rc = git_filter_list_load(&fl, repo_, nullptr, path.c_str(), GIT_FILTER_TO_ODB, GIT_FILTER_DEFAULT); rc < 0)
-      return failure(rc, "cannot load the filters (.gitattributes) for " + path);
-    FilterListPtr filters(fl);
-    if (!filters) {
-      // The common case: the bytes are the blob. Stream the pieces in.
+    if (!p.filters) {
+      if (!store) {
+        std::string whole;
+        for (std::string_view piece : pieces) whole += piece;
+        if (int rc = git_odb_hash(&id, whole.data(), whole.size(), GIT_OBJECT_BLOB); rc < 0)
+          return failure(rc, "cannot hash " + p.path);
+        return id;
+      }
       git_odb* raw_odb = nullptr;
       if (int rc = git_repository_odb(&raw_odb, repo_); rc < 0) return failure(rc, "cannot open the object store");
       OdbPtr odb(raw_odb);
       std::size_t size = 0;
-      for (std::string_view p : pieces) size += p.size();
+      for (std::string_view piece : pieces) size += piece.size();
       git_odb_stream* stream = nullptr;
       if (int rc = git_odb_open_wstream(&stream, odb.get(), size, GIT_OBJECT_BLOB); rc < 0)
-        return failure(rc, "cannot write the blob of " + path);
+        return failure(rc, "cannot write the blob of " + p.path);
       Handle<git_odb_stream, git_odb_stream_free> owned(stream);
-      for (std::string_view p : pieces)
-        if (int rc = git_odb_stream_write(stream, p.data(), p.size()); rc < 0)
-          return failure(rc, "cannot write the blob of " + path);
+      for (std::string_view piece : pieces)
+        if (int rc = git_odb_stream_write(stream, piece.data(), piece.size()); rc < 0)
+          return failure(rc, "cannot write the blob of " + p.path);
       if (int rc = git_odb_stream_finalize_write(&id, stream); rc < 0)
-        return failure(rc, "cannot write the blob of " + path);
+        return failure(rc, "cannot write the blob of " + p.path);
       return id;
     }
     std::string whole;
-    for (std::string_view p : pieces) whole += p;
+    for (std::string_view piece : pieces) whole += piece;
     git_buf out = GIT_BUF_INIT;
-    int rc = git_filter_list_apply_to_buffer(&out, filters.get(), whole.data(), whole.size());
-    if (rc == 0) rc = git_blob_create_from_buffer(&id, repo_, out.ptr, out.size);
+    int rc = git_filter_list_apply_to_buffer(&out, p.filters.get(), whole.data(), whole.size());
+    if (rc == 0)
+      rc = store ? git_blob_create_from_buffer(&id, repo_, out.ptr, out.size)
+                 : git_odb_hash(&id, out.ptr, out.size, GIT_OBJECT_BLOB);
     git_buf_dispose(&out);
-    if (rc < 0) return failure(rc, "cannot filter and write the blob of " + path);
+    if (rc < 0) return failure(rc, "cannot filter and store the blob of " + p.path);
     return id;
   };
 
-  // Blobs first: they do not depend on where HEAD is.
+  // Blobs first: they do not depend on where HEAD is. The earlier state is
+  // only hashed; it is stored when a commit needs it.
   std::vector<Planned> plan;
   for (const Change& c : req.changes) {
     Planned p;
@@ -143,14 +167,18 @@ Result<CommitResult> Repository::commit(const CommitRequest& req) {
       }
       git_error_clear();
     }
+    git_filter_list* fl = nullptr;
+    if (int rc = git_filter_list_load(&fl, repo_, nullptr, p.path.c_str(), GIT_FILTER_TO_ODB, GIT_FILTER_DEFAULT); rc < 0)
+      return failure(rc, "cannot load the filters (.gitattributes) for " + p.path);
+    p.filters.reset(fl);
     if (c.before) {
-      const std::string_view b = *c.before;
-      auto id = write_blob(p.path, std::span<const std::string_view>(&b, 1));
+      p.before_bytes = *c.before;
+      auto id = blob(p, std::span<const std::string_view>(&p.before_bytes, 1), false);
       if (!id) return id.error();
       p.before = *id;
     }
     if (!c.deleted) {
-      auto id = write_blob(p.path, c.after);
+      auto id = blob(p, c.after, true);
       if (!id) return id.error();
       p.after = *id;
     }
@@ -186,14 +214,19 @@ Result<CommitResult> Repository::commit(const CommitRequest& req) {
     // the user's, so the agent's commit shows only the agent's change.
     std::vector<git_tree_update> earlier, ours;
     std::vector<std::string> earlier_paths;
-    for (const Planned& p : plan) {
+    for (Planned& p : plan) {
       auto was = entry_at(base, p.path);
       // HEAD already holds the new content (a user committed the file in
       // between): there is no earlier state to record.
       if (was && p.after && git_oid_equal(&was->id, &*p.after)) continue;
-      if (p.before && (!was || !git_oid_equal(&was->id, &*p.before)))
+      if (p.before && (!was || !git_oid_equal(&was->id, &*p.before))) {
+        if (!p.before_stored) {
+          auto id = blob(p, std::span<const std::string_view>(&p.before_bytes, 1), true);
+          if (!id) return id.error();
+          p.before_stored = true;
+        }
         earlier.push_back({GIT_TREE_UPDATE_UPSERT, *p.before, mode_of(p, was), p.path.c_str()});
-      else if (!p.before && was)
+      } else if (!p.before && was)
         earlier.push_back({GIT_TREE_UPDATE_REMOVE, {}, GIT_FILEMODE_UNREADABLE, p.path.c_str()});
       else
         continue;
@@ -282,7 +315,7 @@ Result<CommitResult> Repository::commit(const CommitRequest& req) {
   // The index entries of our paths, and only those, now match the new commit
   // and the files on disk, so `git status` is clean for them. Read again
   // first: a git command may have changed the index while we committed.
-  if (int rc = git_index_read(index.get(), 0); rc < 0) {
+  if (int rc = refresh_index(); rc < 0) {
     result.warning = failure(rc, "the commit landed, but the index could not be read").message;
     return result;
   }
@@ -312,7 +345,9 @@ Result<CommitResult> Repository::commit(const CommitRequest& req) {
       return result;
     }
   }
-  if (int rc = retry_locked(deadline, [&] { return git_index_write(index.get()); }); rc < 0)
+  if (int rc = retry_locked(deadline, [&] { return git_index_write(index.get()); }); rc == 0)
+    index_stamp_ = index_stamp();
+  else
     result.warning = failure(rc, "the commit landed, but the index was not written (git status may show " +
                                      std::string("the committed paths as changed)")).message;
   return result;

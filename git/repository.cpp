@@ -60,7 +60,8 @@ Repository::Repository(Repository&& o) noexcept
     : repo_(std::exchange(o.repo_, nullptr)),
       workdir_(std::move(o.workdir_)),
       prefix_(std::move(o.prefix_)),
-      opt_(std::move(o.opt_)) {}
+      opt_(std::move(o.opt_)),
+      index_stamp_(std::move(o.index_stamp_)) {}
 
 Repository& Repository::operator=(Repository&& o) noexcept {
   if (this != &o) {
@@ -69,6 +70,7 @@ Repository& Repository::operator=(Repository&& o) noexcept {
     workdir_ = std::move(o.workdir_);
     prefix_ = std::move(o.prefix_);
     opt_ = std::move(o.opt_);
+    index_stamp_ = std::move(o.index_stamp_);
   }
   return *this;
 }

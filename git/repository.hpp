@@ -127,6 +127,7 @@ class Repository {
   std::string workdir_;  // ends in '/'
   std::string prefix_;
   Options opt_;
+  std::string index_stamp_;  // the index file as our last write left it
 };
 
 }  // namespace editgit

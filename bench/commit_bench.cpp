@@ -1,0 +1,301 @@
+// commit_bench: the cost of committing one changed file, in repositories of
+// 10 to 100,000 files, for editgate's git layer, for `git add && git commit`,
+// and for the floor: writing the same blob, trees and commit with libgit2 and
+// nothing else (no index, no ref). A benchmark, not a test: it exits 1 only
+// when a result is wrong.
+#include "git/repository.hpp"
+#include "process.hpp"
+
+#include <git2.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Args {
+  std::vector<std::size_t> sizes{10, 1000, 10000, 100000};
+  int commits = 100;
+  int git_commits_large = 30;  // git CLI commits above 10,000 files (each takes long)
+  std::string workdir = "/tmp";
+};
+
+[[noreturn]] void usage(int code) {
+  std::fprintf(code ? stderr : stdout,
+               "usage: commit_bench [--sizes 10,1000,...] [--commits N] [--git-commits-large N] [--workdir DIR]\n");
+  std::exit(code);
+}
+
+Args parse_args(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    std::string k = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) usage(2);
+      return argv[++i];
+    };
+    if (k == "--help" || k == "-h") usage(0);
+    else if (k == "--sizes") {
+      a.sizes.clear();
+      std::stringstream ss(next());
+      for (std::string item; std::getline(ss, item, ',');) a.sizes.push_back(std::stoul(item));
+    } else if (k == "--commits") a.commits = std::stoi(next());
+    else if (k == "--git-commits-large") a.git_commits_large = std::stoi(next());
+    else if (k == "--workdir") a.workdir = next();
+    else usage(2);
+  }
+  return a;
+}
+
+[[noreturn]] void wrong(const std::string& what) {
+  std::cerr << "commit_bench: WRONG RESULT: " << what << '\n';
+  std::exit(1);
+}
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+struct Stats {
+  double median = 0, p90 = 0;
+};
+Stats stats(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return {v[v.size() / 2], v[std::min(v.size() - 1, v.size() * 9 / 10)]};
+}
+
+// Nested like a real tree: at most 100 files per folder, 100 folders per level.
+std::string file_path(std::size_t i) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "t%02zu/m%03zu/f%06zu.txt", i / 10000, (i / 100) % 100, i);
+  return buf;
+}
+
+void write(const fs::path& p, const std::string& bytes) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out << bytes;
+  if (!out) wrong("cannot write " + p.string());
+}
+
+const std::string& git_bin() {
+  static const std::string g = bench::find_program("git");
+  return g;
+}
+
+std::vector<std::string> git(const fs::path& dir, std::vector<std::string> args) {
+  std::vector<std::string> argv = {git_bin(), "-C", dir.string(), "-c", "user.name=Bench", "-c",
+                                   "user.email=bench@example.com"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return argv;
+}
+
+void git_must(const fs::path& dir, std::vector<std::string> args, const std::string& log = {}) {
+  auto argv = git(dir, std::move(args));
+  if (bench::run_process(argv, log) != 0) wrong("failed: " + bench::shell_line(argv));
+}
+
+std::string git_out(const fs::path& dir, std::vector<std::string> args, const fs::path& scratch) {
+  const std::string log = (scratch / "git.out").string();
+  auto argv = git(dir, std::move(args));
+  if (bench::run_process(argv, log) != 0) wrong("failed: " + bench::shell_line(argv));
+  std::ifstream in(log);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string content(const std::string& who, int k, std::size_t i) {
+  return "file " + std::to_string(i) + "\ncommit " + std::to_string(k) + " by " + who + "\n";
+}
+
+struct Row {
+  std::size_t files = 0;
+  Stats floor, once, fresh, cli, index_write;
+  int cli_commits = 0;
+};
+
+Row run_size(const Args& a, std::size_t n) {
+  Row row;
+  row.files = n;
+  const fs::path dir = fs::path(a.workdir) / ("repo-" + std::to_string(n));
+  const fs::path scratch = fs::path(a.workdir);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::cerr << "commit_bench: " << n << " files: generating\n";
+  for (std::size_t i = 0; i < n; ++i) {
+    fs::path p = dir / file_path(i);
+    fs::create_directories(p.parent_path());
+    write(p, content("init", 0, i));
+  }
+  git_must(dir, {"init", "-q", "-b", "main"});
+  git_must(dir, {"add", "-A"});
+  git_must(dir, {"commit", "-q", "-m", "init"});
+
+  const std::string rel = file_path(0);
+  const fs::path file = dir / rel;
+  std::string prev = content("init", 0, 0);
+  auto count = [&] { return std::stoi(git_out(dir, {"rev-list", "--count", "HEAD"}, scratch)); };
+  auto clean = [&](const char* who) {
+    std::string st = git_out(dir, {"status", "--porcelain"}, scratch);
+    if (!st.empty()) wrong(std::string(who) + ": git status is not clean:\n" + st);
+  };
+
+  // The floor: blob, trees and commit objects through libgit2, chained.
+  {
+    std::cerr << "commit_bench: " << n << " files: floor\n";
+    git_repository* repo = nullptr;
+    if (git_repository_open(&repo, dir.c_str()) < 0) wrong("open for the floor");
+    git_oid tip;
+    git_reference_name_to_id(&tip, repo, "HEAD");
+    git_commit* parent = nullptr;
+    git_commit_lookup(&parent, repo, &tip);
+    git_tree* tree = nullptr;
+    git_commit_tree(&tree, parent);
+    git_signature* sig = nullptr;
+    git_signature_now(&sig, "floor", "floor@example.com");
+    std::vector<double> t;
+    for (int k = 1; k <= a.commits; ++k) {
+      const std::string bytes = content("floor", k, 0);
+      auto t0 = Clock::now();
+      git_oid blob, tree_id, commit_id;
+      if (git_blob_create_from_buffer(&blob, repo, bytes.data(), bytes.size()) < 0) wrong("floor blob");
+      git_tree_update up{GIT_TREE_UPDATE_UPSERT, blob, GIT_FILEMODE_BLOB, rel.c_str()};
+      if (git_tree_create_updated(&tree_id, repo, tree, 1, &up) < 0) wrong("floor tree");
+      git_tree* next_tree = nullptr;
+      git_tree_lookup(&next_tree, repo, &tree_id);
+      const git_commit* parents[1] = {parent};
+      if (git_commit_create(&commit_id, repo, nullptr, sig, sig, nullptr, "floor", next_tree, 1, parents) < 0)
+        wrong("floor commit");
+      git_commit* next = nullptr;
+      git_commit_lookup(&next, repo, &commit_id);
+      t.push_back(ms_since(t0));
+      git_tree_free(tree);
+      git_commit_free(parent);
+      tree = next_tree;
+      parent = next;
+    }
+    row.floor = stats(t);
+
+    // What the index costs alone at this size: add one entry, write it all.
+    git_index* index = nullptr;
+    git_repository_index(&index, repo);
+    git_index_read(index, 1);
+    const git_index_entry* e = git_index_get_bypath(index, rel.c_str(), 0);
+    if (!e) wrong("index entry");
+    git_index_entry copy = *e;
+    std::vector<double> iw;
+    for (int k = 0; k < 20; ++k) {
+      auto t0 = Clock::now();
+      copy.mtime.nanoseconds = static_cast<uint32_t>(k);
+      git_index_add(index, &copy);
+      if (git_index_write(index) < 0) wrong("index write");
+      iw.push_back(ms_since(t0));
+    }
+    row.index_write = stats(iw);
+    git_index_free(index);
+    git_signature_free(sig);
+    git_tree_free(tree);
+    git_commit_free(parent);
+    git_repository_free(repo);
+  }
+
+  // editgate's commit path, as the gateway runs it: one Repository, kept open.
+  auto editgate_run = [&](const char* who, bool reopen) {
+    std::cerr << "commit_bench: " << n << " files: editgate (" << who << ")\n";
+    const int before = count();
+    std::optional<editgit::Repository> kept;
+    if (!reopen) kept.emplace(editgit::Repository::open(dir.string(), {}, false).value());
+    std::vector<double> t;
+    for (int k = 1; k <= a.commits; ++k) {
+      const std::string bytes = content(who, k, 0);
+      write(file, bytes);
+      editgit::CommitRequest req;
+      req.changes.push_back({rel, std::string_view(prev), {std::string_view(bytes)}, false});
+      req.author = {"bench-agent", "bench-agent@editgate.invalid"};
+      req.message = "edit " + rel + " (1 applied)\n";
+      auto t0 = Clock::now();
+      std::optional<editgit::Repository> fresh;
+      if (reopen) fresh.emplace(editgit::Repository::open(dir.string(), {}, false).value());
+      auto r = (reopen ? *fresh : *kept).commit(req);
+      t.push_back(ms_since(t0));
+      if (!r) wrong(std::string(who) + ": " + r.error().message);
+      if (!r->id || r->earlier || !r->warning.empty()) wrong(std::string(who) + ": unexpected commit result");
+      prev = bytes;
+    }
+    if (count() != before + a.commits) wrong(std::string(who) + ": commit count");
+    clean(who);
+    return stats(t);
+  };
+  row.once = editgate_run("open once", false);
+  row.fresh = editgate_run("open per commit", true);
+
+  // git add <file> && git commit, as two processes, as a script would.
+  {
+    row.cli_commits = n > 10000 ? std::min(a.commits, a.git_commits_large) : a.commits;
+    std::cerr << "commit_bench: " << n << " files: git add + git commit (" << row.cli_commits << " commits)\n";
+    const int before = count();
+    std::vector<double> t;
+    for (int k = 1; k <= row.cli_commits; ++k) {
+      write(file, content("git", k, 0));
+      auto t0 = Clock::now();
+      git_must(dir, {"add", rel});
+      git_must(dir, {"commit", "-q", "-m", "edit " + rel});
+      t.push_back(ms_since(t0));
+    }
+    if (count() != before + row.cli_commits) wrong("git: commit count");
+    clean("git");
+    row.cli = stats(t);
+  }
+  fs::remove_all(dir);
+  return row;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args a = parse_args(argc, argv);
+  git_libgit2_init();
+  bench::set_child_tmpdir(a.workdir);
+  std::vector<Row> rows;
+  for (std::size_t n : a.sizes) rows.push_back(run_size(a, n));
+
+  std::printf("Committing one changed file, %d commits per contender (ms per commit, median / p90)\n\n", a.commits);
+  std::printf("| files | floor (objects only) | editgate, repo kept open | editgate, open per commit | "
+              "git add + git commit | git CLI / editgate | editgate / floor | index write alone |\n");
+  std::printf("|---|---|---|---|---|---|---|---|\n");
+  for (const Row& r : rows)
+    std::printf("| %zu | %.3f / %.3f | %.3f / %.3f | %.3f / %.3f | %.2f / %.2f%s | %.1f× | %.2f× | %.3f / %.3f |\n",
+                r.files, r.floor.median, r.floor.p90, r.once.median, r.once.p90, r.fresh.median, r.fresh.p90,
+                r.cli.median, r.cli.p90, r.cli_commits < a.commits ? (" (" + std::to_string(r.cli_commits) + ")").c_str() : "",
+                r.cli.median / r.once.median, r.once.median / r.floor.median, r.index_write.median,
+                r.index_write.p90);
+
+  std::printf("\nGOALS\n");
+  bool fast = true, near_floor = true;
+  for (const Row& r : rows) {
+    fast &= r.cli.median / r.once.median >= 10 && r.cli.median / r.fresh.median >= 10;
+    near_floor &= r.once.median / r.floor.median <= 2;
+  }
+  std::printf("- >= 10x faster than git add + git commit at every size (kept open and open per commit): %s\n",
+              fast ? "met" : "MISSED");
+  std::printf("- within 2x of the floor at every size (repo kept open): %s\n", near_floor ? "met" : "MISSED");
+  if (rows.size() >= 2) {
+    const Row& s = rows.front();
+    const Row& l = rows.back();
+    std::printf("- growth from %zu to %zu files: editgate %.2fx, floor %.2fx, index write alone %.2f -> %.2f ms\n",
+                s.files, l.files, l.once.median / s.once.median, l.floor.median / s.floor.median,
+                s.index_write.median, l.index_write.median);
+  }
+  return 0;
+}
