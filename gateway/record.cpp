@@ -28,7 +28,7 @@ void record_edits(editgit::Repository& repo, editproto::Session& session, RunRep
   }
   report.commit = done->id;
   report.earlier_commit = done->earlier;
-  report.files_not_committed = done->ignored;
+  report.files_not_committed = done->not_committed;
   report.commit_warning = done->warning;
 }
 

@@ -90,11 +90,8 @@ void print_text(std::ostream& out, const RunReport& report, bool colour) {
     out << "committed " << report.earlier_commit->substr(0, 12)
         << " first: the uncommitted earlier state of the files edited\n";
   if (report.commit) out << "committed " << report.commit->substr(0, 12) << " (session " << report.session << ")\n";
-  if (!report.files_not_committed.empty()) {
-    out << "written but not committed (untracked and in .gitignore):";
-    for (const std::string& f : report.files_not_committed) out << ' ' << f;
-    out << '\n';
-  }
+  for (const editgit::NotCommitted& f : report.files_not_committed)
+    out << "written but not committed: " << f.path << " (" << f.why << ")\n";
   if (report.commit_error) out << paint("commit failed: ", "31") << *report.commit_error << '\n';
   if (!report.commit_warning.empty()) out << paint("warning: ", "33") << report.commit_warning << '\n';
 }
@@ -125,9 +122,10 @@ void print_json(std::ostream& out, const RunReport& report) {
   auto opt = [](const std::optional<std::string>& v) { return v ? json::value(*v) : json::value(nullptr); };
   root["commit"] = opt(report.commit);
   root["earlier_commit"] = opt(report.earlier_commit);
-  json::array ignored;
-  for (const std::string& f : report.files_not_committed) ignored.push_back(str(f));
-  root["files_not_committed"] = std::move(ignored);
+  json::array left_out;
+  for (const editgit::NotCommitted& f : report.files_not_committed)
+    left_out.push_back(json::object{{"path", str(f.path)}, {"why", str(f.why)}});
+  root["files_not_committed"] = std::move(left_out);
   root["commit_error"] = opt(report.commit_error);
   root["commit_warning"] = report.commit_warning.empty() ? json::value(nullptr) : json::value(report.commit_warning);
   root["session"] = report.session.empty() ? json::value(nullptr) : json::value(report.session);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "editproto/session.hpp"
+#include "git/repository.hpp"
 
 #include <optional>
 #include <ostream>
@@ -18,7 +19,7 @@ struct RunReport {
   std::vector<std::string> files_auto_added;
   std::optional<std::string> commit;          // the commit of what this run applied
   std::optional<std::string> earlier_commit;  // the files' uncommitted earlier state, committed first
-  std::vector<std::string> files_not_committed;  // written, but untracked and in .gitignore
+  std::vector<editgit::NotCommitted> files_not_committed;  // written but left out of the commit
   std::optional<std::string> commit_error;    // "locked: ..." when the commit failed
   std::string commit_warning;                 // the commit landed, something after it did not
   std::string session;

@@ -49,6 +49,26 @@ std::optional<Entry> entry_at(git_tree* tree, const std::string& path) {
   return Entry{*git_tree_entry_id(raw), git_tree_entry_filemode(raw)};
 }
 
+// The folder of `path` that is a submodule (a gitlink in HEAD or the index),
+// or "".
+std::string submodule_of(git_tree* tree, git_index* index, const std::string& path) {
+  for (std::size_t slash = path.find('/'); slash != std::string::npos; slash = path.find('/', slash + 1)) {
+    const std::string dir = path.substr(0, slash);
+    if (const git_index_entry* e = git_index_get_bypath(index, dir.c_str(), 0); e && e->mode == GIT_FILEMODE_COMMIT)
+      return dir;
+    git_tree_entry* raw = nullptr;
+    if (tree && git_tree_entry_bypath(&raw, tree, dir.c_str()) == 0) {
+      TreeEntryPtr entry(raw);
+      if (git_tree_entry_filemode(raw) == GIT_FILEMODE_COMMIT) return dir;
+      if (git_tree_entry_type(raw) != GIT_OBJECT_TREE) return {};
+    } else {
+      git_error_clear();
+      if (!git_index_get_bypath(index, dir.c_str(), 0)) return {};  // a new folder: nothing below is a submodule
+    }
+  }
+  return {};
+}
+
 // What one changed path needs, computed once for all attempts.
 struct Planned {
   std::string path;      // relative to the work tree
@@ -158,11 +178,17 @@ Result<CommitResult> Repository::commit(const CommitRequest& req) {
     Planned p;
     p.rel = c.path;
     p.path = prefix_ + c.path;
+    // A file inside a submodule belongs to that repository: adding it here
+    // would turn the submodule into a folder.
+    if (std::string sub = submodule_of(head->tree.get(), index.get(), p.path); !sub.empty()) {
+      result.not_committed.push_back({c.path, "inside submodule " + sub + "; commit it in that repository"});
+      continue;
+    }
     const bool tracked = entry_at(head->tree.get(), p.path) || git_index_get_bypath(index.get(), p.path.c_str(), 0);
     if (!tracked) {
       int ignored = 0;
       if (git_ignore_path_is_ignored(&ignored, repo_, p.path.c_str()) == 0 && ignored) {
-        result.ignored.push_back(c.path);
+        result.not_committed.push_back({c.path, "untracked and ignored by .gitignore"});
         continue;
       }
       git_error_clear();

@@ -43,11 +43,17 @@ struct CommitRequest {
   std::function<std::string(const std::vector<std::string>& paths)> earlier_message;
 };
 
+// A written file the commit leaves out, and why.
+struct NotCommitted {
+  std::string path;
+  std::string why;  // "ignored by .gitignore", "inside submodule lib/x"
+};
+
 struct CommitResult {
   std::optional<std::string> id;       // nullopt: the tree did not change
   std::optional<std::string> earlier;  // the earlier-state commit
   std::vector<std::string> paths;      // the paths the commit holds
-  std::vector<std::string> ignored;    // written, but untracked and ignored by .gitignore
+  std::vector<NotCommitted> not_committed;  // untracked and ignored, or inside a submodule
   std::string warning;                 // the commit landed but something after it did not
 };
 

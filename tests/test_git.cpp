@@ -285,10 +285,35 @@ TEST_CASE("git: untracked files ignored by .gitignore are written but not commit
   r.commit_all("init");
   RunReport rep = apply_and_commit(r.dir.path(), kEditA + test::block("out.log", {}, {"log line"}));
   REQUIRE(rep.commit);
-  CHECK(rep.files_not_committed == std::vector<std::string>{"out.log"});
+  REQUIRE(rep.files_not_committed.size() == 1);
+  CHECK(rep.files_not_committed[0].path == "out.log");
+  CHECK(rep.files_not_committed[0].why == "untracked and ignored by .gitignore");
   CHECK(read_file(r / "out.log") == "log line\n");
   CHECK(r.git({"show", "--format=", "--name-only", "HEAD"}) == "a.txt\n");
   CHECK(r.status().empty());
+}
+
+TEST_CASE("git: a file inside a submodule is written but left to the submodule's own history") {
+  Repo inner;
+  write_file(inner / "lib.c", "int two;\n");
+  inner.commit_all("inner init");
+  Repo r;
+  write_file(r / "a.txt", "one\ntwo\n");
+  r.commit_all("init");
+  r.git({"-c", "protocol.file.allow=always", "submodule", "add", "-q", inner.dir.str(), "vendor/lib"});
+  r.git({"commit", "-q", "-m", "add submodule"});
+  const std::string gitlink = r.git({"ls-tree", "HEAD", "vendor/lib"});
+
+  RunReport rep = apply_and_commit(r.dir.path(), kEditA + test::block("vendor/lib/lib.c", {"int two;"}, {"int TWO;"}));
+  REQUIRE(rep.commit);
+  REQUIRE(rep.files_not_committed.size() == 1);
+  CHECK(rep.files_not_committed[0].path == "vendor/lib/lib.c");
+  CHECK(rep.files_not_committed[0].why == "inside submodule vendor/lib; commit it in that repository");
+  CHECK(read_file(r / "vendor/lib/lib.c") == "int TWO;\n");
+  CHECK(r.git({"ls-tree", "HEAD", "vendor/lib"}) == gitlink);  // still a submodule
+  CHECK(r.git({"show", "--format=", "--name-only", "HEAD"}) == "a.txt\n");
+  CHECK(r.status() == " M vendor/lib\n");  // the submodule has a change of its own
+  r.fsck();
 }
 
 TEST_CASE("git: a workspace in a subfolder commits under that folder") {
