@@ -3,6 +3,7 @@
 // index entries of our paths. HEAD moving in between means: rebuild the trees
 // on the new HEAD and try again.
 #include "git/handle.hpp"
+#include "git/index.hpp"
 #include "git/repository.hpp"
 
 #include <sys/stat.h>
@@ -89,7 +90,7 @@ Result<CommitResult> Repository::commit(const CommitRequest& req) {
 
   // Another git process in the middle of something: wait for it, as git would
   // have to, rather than fail a moment later on its lock.
-  const std::string lock = std::string(git_repository_path(repo_)) + "index.lock";
+  const std::string& lock = index_->lock_path();
   while (::access(lock.c_str(), F_OK) == 0) {
     if (Clock::now() >= deadline)
       return Failure{Error::locked, lock + " is held by another git process (waited " +
@@ -98,24 +99,9 @@ Result<CommitResult> Repository::commit(const CommitRequest& req) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
 
-  git_index* raw_index = nullptr;
-  if (int rc = git_repository_index(&raw_index, repo_); rc < 0) return failure(rc, "cannot open the index");
-  IndexPtr index(raw_index);
-  // Reading the index is O(files): skip it when the file is the one we
-  // wrote last (git replaces it by rename, so any writer changes the inode).
-  const std::string index_path = std::string(git_repository_path(repo_)) + "index";
-  auto index_stamp = [&] {
-    struct stat st;
-    if (::stat(index_path.c_str(), &st) != 0) return std::string();
-    return std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) +
-           "." + std::to_string(st.st_mtim.tv_nsec);
-  };
-  auto refresh_index = [&]() -> int {
-    std::string now = index_stamp();
-    if (!now.empty() && now == index_stamp_) return 0;
-    return git_index_read(index.get(), 0);
-  };
-  if (int rc = refresh_index(); rc < 0) return failure(rc, "cannot read the index");
+  auto current_index = index_->current();
+  if (!current_index) return current_index.error();
+  git_index* const index = *current_index;
 
   auto head = read_head(repo_);
   if (!head) return head.error();
@@ -180,11 +166,11 @@ Result<CommitResult> Repository::commit(const CommitRequest& req) {
     p.path = prefix_ + c.path;
     // A file inside a submodule belongs to that repository: adding it here
     // would turn the submodule into a folder.
-    if (std::string sub = submodule_of(head->tree.get(), index.get(), p.path); !sub.empty()) {
+    if (std::string sub = submodule_of(head->tree.get(), index, p.path); !sub.empty()) {
       result.not_committed.push_back({c.path, "inside submodule " + sub + "; commit it in that repository"});
       continue;
     }
-    const bool tracked = entry_at(head->tree.get(), p.path) || git_index_get_bypath(index.get(), p.path.c_str(), 0);
+    const bool tracked = entry_at(head->tree.get(), p.path) || git_index_get_bypath(index, p.path.c_str(), 0);
     if (!tracked) {
       int ignored = 0;
       if (git_ignore_path_is_ignored(&ignored, repo_, p.path.c_str()) == 0 && ignored) {
@@ -339,19 +325,14 @@ Result<CommitResult> Repository::commit(const CommitRequest& req) {
   }
 
   // The index entries of our paths, and only those, now match the new commit
-  // and the files on disk, so `git status` is clean for them. Read again
-  // first: a git command may have changed the index while we committed.
-  if (int rc = refresh_index(); rc < 0) {
-    result.warning = failure(rc, "the commit landed, but the index could not be read").message;
-    return result;
-  }
-  for (const Planned& p : plan) {
-    result.paths.push_back(p.rel);
-    int rc = 0;
-    if (!p.after || !p.st) {
-      rc = git_index_remove(index.get(), p.path.c_str(), 0);
-      if (rc == GIT_ENOTFOUND) rc = 0;
-    } else {
+  // and the files on disk, so `git status` is clean for them.
+  for (const Planned& p : plan) result.paths.push_back(p.rel);
+  auto updated = index_->update(deadline, [&](git_index* idx) {
+    for (const Planned& p : plan) {
+      if (!p.after || !p.st) {
+        if (int rc = git_index_remove(idx, p.path.c_str(), 0); rc < 0 && rc != GIT_ENOTFOUND) return rc;
+        continue;
+      }
       git_index_entry e{};
       const struct stat& st = *p.st;
       e.ctime = {static_cast<int32_t>(st.st_ctim.tv_sec), static_cast<uint32_t>(st.st_ctim.tv_nsec)};
@@ -364,18 +345,13 @@ Result<CommitResult> Repository::commit(const CommitRequest& req) {
       e.file_size = static_cast<uint32_t>(st.st_size);
       e.id = *p.after;
       e.path = p.path.c_str();
-      rc = git_index_add(index.get(), &e);
+      if (int rc = git_index_add(idx, &e); rc < 0) return rc;
     }
-    if (rc < 0) {
-      result.warning = failure(rc, "the commit landed, but the index entry of " + p.path + " was not updated").message;
-      return result;
-    }
-  }
-  if (int rc = retry_locked(deadline, [&] { return git_index_write(index.get()); }); rc == 0)
-    index_stamp_ = index_stamp();
-  else
-    result.warning = failure(rc, "the commit landed, but the index was not written (git status may show " +
-                                     std::string("the committed paths as changed)")).message;
+    return 0;
+  });
+  if (!updated)
+    result.warning = "the commit landed, but the index was not updated (git status may show the committed files "
+                     "as changed): " + updated.error().message;
   return result;
 }
 

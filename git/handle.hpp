@@ -24,7 +24,6 @@ using CommitPtr = Handle<git_commit, git_commit_free>;
 using TreePtr = Handle<git_tree, git_tree_free>;
 using TreeEntryPtr = Handle<git_tree_entry, git_tree_entry_free>;
 using RefPtr = Handle<git_reference, git_reference_free>;
-using IndexPtr = Handle<git_index, git_index_free>;
 using OdbPtr = Handle<git_odb, git_odb_free>;
 using SignaturePtr = Handle<git_signature, git_signature_free>;
 using RevwalkPtr = Handle<git_revwalk, git_revwalk_free>;

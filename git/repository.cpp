@@ -1,6 +1,7 @@
 #include "git/repository.hpp"
 
 #include "git/handle.hpp"
+#include "git/index.hpp"
 
 #include <pwd.h>
 #include <unistd.h>
@@ -54,14 +55,18 @@ Result<Repository> Repository::open(const std::string& root, Options options, bo
 }
 
 Repository::Repository(git_repository* repo, std::string workdir, std::string prefix, Options options)
-    : repo_(repo), workdir_(std::move(workdir)), prefix_(std::move(prefix)), opt_(std::move(options)) {}
+    : repo_(repo),
+      workdir_(std::move(workdir)),
+      prefix_(std::move(prefix)),
+      opt_(std::move(options)),
+      index_(std::make_unique<detail::IndexFile>(git_repository_path(repo))) {}
 
 Repository::Repository(Repository&& o) noexcept
     : repo_(std::exchange(o.repo_, nullptr)),
       workdir_(std::move(o.workdir_)),
       prefix_(std::move(o.prefix_)),
       opt_(std::move(o.opt_)),
-      index_stamp_(std::move(o.index_stamp_)) {}
+      index_(std::move(o.index_)) {}
 
 Repository& Repository::operator=(Repository&& o) noexcept {
   if (this != &o) {
@@ -70,7 +75,7 @@ Repository& Repository::operator=(Repository&& o) noexcept {
     workdir_ = std::move(o.workdir_);
     prefix_ = std::move(o.prefix_);
     opt_ = std::move(o.opt_);
-    index_stamp_ = std::move(o.index_stamp_);
+    index_ = std::move(o.index_);
   }
   return *this;
 }

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,6 +21,10 @@
 struct git_repository;
 
 namespace editgit {
+
+namespace detail {
+class IndexFile;
+}
 
 struct Identity {
   std::string name;
@@ -133,7 +138,7 @@ class Repository {
   std::string workdir_;  // ends in '/'
   std::string prefix_;
   Options opt_;
-  std::string index_stamp_;  // the index file as our last write left it
+  std::unique_ptr<detail::IndexFile> index_;
 };
 
 }  // namespace editgit

@@ -212,6 +212,45 @@ TEST_CASE("git: a user commit that already holds the agent's change leaves nothi
   CHECK(r.status().empty());
 }
 
+TEST_CASE("git: writers racing on one repository all land, each on top of the others") {
+  Repo r;
+  constexpr int kWriters = 4, kRounds = 5;
+  for (int w = 0; w < kWriters; ++w) write_file(r / ("f" + std::to_string(w) + ".txt"), "round 0\n");
+  r.commit_all("init");
+  std::vector<std::thread> writers;
+  std::vector<int> landed(kWriters, 0);
+  for (int w = 0; w < kWriters; ++w)
+    writers.emplace_back([&, w] {
+      const std::string file = "f" + std::to_string(w) + ".txt";
+      for (int k = 1; k <= kRounds; ++k) {
+        // Each writer has its own Repository: libgit2 objects are per thread.
+        auto ws = editproto::Workspace::open(r.dir.str());
+        auto repo = editgit::Repository::open(r.dir.str());
+        if (!ws || !repo) return;
+        editproto::Options opt;
+        opt.dry_run = false;
+        editproto::Session session(*ws, opt);
+        for (const editproto::Block& b :
+             test::parse(test::block(file, {"round " + std::to_string(k - 1)}, {"round " + std::to_string(k)})))
+          session.submit(b);
+        RunReport report;
+        report.blocks = session.flush();
+        report.session = "w" + std::to_string(w);
+        editgate::record_edits(*repo, session, report, "writer-" + std::to_string(w));
+        if (report.commit && !report.commit_error && !report.earlier_commit) ++landed[w];
+      }
+    });
+  for (std::thread& t : writers) t.join();
+  CHECK(landed == std::vector<int>(kWriters, kRounds));
+  for (const auto& e : test::fs::directory_iterator(r / ".git"))  // no lock or private index left behind
+    CHECK_FALSE((e.path().filename().string().starts_with("index.") && e.path().filename() != "index"));
+  CHECK(r.git({"rev-list", "--count", "HEAD"}) == std::to_string(1 + kWriters * kRounds) + "\n");
+  for (int w = 0; w < kWriters; ++w)
+    CHECK(r.git({"show", "HEAD:f" + std::to_string(w) + ".txt"}) == "round " + std::to_string(kRounds) + "\n");
+  CHECK(r.status().empty());
+  r.fsck();
+}
+
 TEST_CASE("git: a HEAD that never stops moving gives a conflict, naming the branch") {
   Repo r;
   write_file(r / "a.txt", "one\ntwo\n");
