@@ -337,7 +337,8 @@ CaseResult run_case(const Tools& bin, ProcessBench& pb, const bench::EditCase& c
       {"editgate check", Kind::check, {bin.editgate, "check", "--root", t, r}},
       {"git apply --check", Kind::check, {bin.git, "-C", t, "apply", "--check", d}},
       {"patch --dry-run", Kind::check, {bin.patch, "-s", "-p1", "--dry-run", "-d", t, "-i", d}},
-      {"editgate apply", Kind::apply, {bin.editgate, "apply", "--root", t, r}},
+      // Files only, as git apply and patch: commits are timed by commit_bench.
+      {"editgate apply", Kind::apply, {bin.editgate, "apply", "--no-commit", "--root", t, r}},
       {"git apply", Kind::apply, {bin.git, "-C", t, "apply", d}},
       {"patch", Kind::apply, {bin.patch, "-s", "-p1", "-d", t, "-i", d}},
   };
