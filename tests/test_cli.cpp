@@ -233,3 +233,14 @@ TEST_CASE("cli: a broken repository stops apply before any file is written") {
   CHECK(read_file(t.dir / "src/inventory.py") == before);
   CHECK_FALSE(test::fs::exists(t.dir / "tests"));
 }
+
+TEST_CASE("cli: log of a repository with no commits yet says so and exits 0") {
+  TempDir d;
+  test::git_ok(d.path(), {"init", "-q"});
+  Result text = editgate({"log", "--root", d.str()});
+  CHECK(text.exit_code == 0);
+  CHECK(text.out == "no editgate commits\n");
+  Result json = editgate({"log", "--root", d.str(), "--format", "json"});
+  CHECK(json.exit_code == 0);
+  CHECK(json.out == "{\"commits\":[]}\n");
+}
