@@ -95,6 +95,9 @@ int run_edits(const EditArgs& a, bool dry_run, std::istream& in, std::ostream& o
     editgit::Options git_options;
     git_options.lock_timeout = std::chrono::milliseconds(a.lock_timeout_ms);
     auto r = editgit::Repository::open(ws->root(), std::move(git_options));
+    if (r) {
+      if (auto ready = r->ready_to_commit(); !ready) r = ready.error();
+    }
     if (!r) {
       err << "editgate: " << r.error().message << '\n';
       return 2;

@@ -87,6 +87,7 @@ struct Planned {
 Result<CommitResult> Repository::commit(const CommitRequest& req) {
   const auto deadline = Clock::now() + opt_.lock_timeout;
   CommitResult result;
+  if (auto ready = ready_to_commit(); !ready) return ready.error();
 
   // Another git process in the middle of something: wait for it, as git would
   // have to, rather than fail a moment later on its lock.

@@ -108,6 +108,23 @@ Identity Repository::user() const {
   return who;
 }
 
+Result<void> Repository::ready_to_commit() const {
+  const char* what = nullptr;
+  switch (git_repository_state(repo_)) {
+    case GIT_REPOSITORY_STATE_NONE:
+    case GIT_REPOSITORY_STATE_BISECT: return {};
+    case GIT_REPOSITORY_STATE_MERGE: what = "a merge"; break;
+    case GIT_REPOSITORY_STATE_REVERT:
+    case GIT_REPOSITORY_STATE_REVERT_SEQUENCE: what = "a revert"; break;
+    case GIT_REPOSITORY_STATE_CHERRYPICK:
+    case GIT_REPOSITORY_STATE_CHERRYPICK_SEQUENCE: what = "a cherry-pick"; break;
+    case GIT_REPOSITORY_STATE_APPLY_MAILBOX: what = "git am"; break;
+    default: what = "a rebase"; break;
+  }
+  return Failure{Error::conflict, "the repository is in the middle of " + std::string(what) +
+                                      "; finish or abort it first, or write the files without a commit (--no-commit)"};
+}
+
 Result<std::string> Repository::head_blob(const std::string& path) const {
   auto head = read_head(repo_);
   if (!head) return head.error();

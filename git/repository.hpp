@@ -112,6 +112,11 @@ class Repository {
   // The workspace root relative to the work tree, "" or ending in '/'.
   const std::string& prefix() const { return prefix_; }
 
+  // Error::conflict when git is in the middle of a merge, rebase, revert,
+  // cherry-pick or `git am`: a commit then would cut across the user's
+  // operation. Callers ask before writing files; commit() asks again.
+  Result<void> ready_to_commit() const;
+
   // Commits the changes on top of whatever HEAD is when the branch moves.
   Result<CommitResult> commit(const CommitRequest& request);
 

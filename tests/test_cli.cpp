@@ -244,3 +244,30 @@ TEST_CASE("cli: log of a repository with no commits yet says so and exits 0") {
   CHECK(json.exit_code == 0);
   CHECK(json.out == "{\"commits\":[]}\n");
 }
+
+TEST_CASE("cli: apply in the middle of a merge writes nothing and says why - --no-commit still works") {
+  Tree t;
+  const auto& dir = t.dir.path();
+  test::git_ok(dir, {"init", "-q", "-b", "main"});
+  test::git_ok(dir, {"add", "-A"});
+  test::git_ok(dir, {"commit", "-q", "-m", "init"});
+  test::git_ok(dir, {"checkout", "-q", "-b", "other"});
+  test::write_file(t.dir / "notes.txt", "theirs\n");
+  test::git_ok(dir, {"add", "notes.txt"});
+  test::git_ok(dir, {"commit", "-q", "-m", "theirs"});
+  test::git_ok(dir, {"checkout", "-q", "main"});
+  test::write_file(t.dir / "notes.txt", "ours\n");
+  test::git_ok(dir, {"add", "notes.txt"});
+  test::git_ok(dir, {"commit", "-q", "-m", "ours"});
+  CHECK(test::git(dir, {"merge", "-q", "other"}).exit_code != 0);  // a conflict: MERGE_HEAD exists
+  const std::string before = read_file(t.dir / "src/inventory.py");
+
+  Result r = editgate({"apply", "--root", t.root(), kResponse});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Contains("the repository is in the middle of a merge; finish or abort it first"));
+  CHECK(read_file(t.dir / "src/inventory.py") == before);
+
+  Result files_only = editgate({"apply", "--root", t.root(), "--no-commit", kResponse});
+  CHECK(files_only.exit_code == 0);
+  CHECK(read_file(t.dir / "src/inventory.py") != before);
+}
