@@ -82,6 +82,64 @@ struct Planned {
   std::optional<struct stat> st; // the file as it is now
 };
 
+
+// A blob's id through the clean filters `git add` would run (.gitattributes);
+// stored only when `store` is set. With no filter, the pieces are streamed in.
+Result<git_oid> blob(git_repository* repo, const Planned& p, std::span<const std::string_view> pieces, bool store) {
+  git_oid id;
+  if (!p.filters) {
+    if (!store) {
+      std::string whole;
+      for (std::string_view piece : pieces) whole += piece;
+      if (int rc = git_odb_hash(&id, whole.data(), whole.size(), GIT_OBJECT_BLOB); rc < 0)
+        return failure(rc, "cannot hash " + p.path);
+      return id;
+    }
+    git_odb* raw_odb = nullptr;
+    if (int rc = git_repository_odb(&raw_odb, repo); rc < 0) return failure(rc, "cannot open the object store");
+    OdbPtr odb(raw_odb);
+    std::size_t size = 0;
+    for (std::string_view piece : pieces) size += piece.size();
+    git_odb_stream* stream = nullptr;
+    if (int rc = git_odb_open_wstream(&stream, odb.get(), size, GIT_OBJECT_BLOB); rc < 0)
+      return failure(rc, "cannot write the blob of " + p.path);
+    Handle<git_odb_stream, git_odb_stream_free> owned(stream);
+    for (std::string_view piece : pieces)
+      if (int rc = git_odb_stream_write(stream, piece.data(), piece.size()); rc < 0)
+        return failure(rc, "cannot write the blob of " + p.path);
+    if (int rc = git_odb_stream_finalize_write(&id, stream); rc < 0)
+      return failure(rc, "cannot write the blob of " + p.path);
+    return id;
+  }
+  std::string whole;
+  for (std::string_view piece : pieces) whole += piece;
+  git_buf out = GIT_BUF_INIT;
+  int rc = git_filter_list_apply_to_buffer(&out, p.filters.get(), whole.data(), whole.size());
+  if (rc == 0)
+    rc = store ? git_blob_create_from_buffer(&id, repo, out.ptr, out.size)
+               : git_odb_hash(&id, out.ptr, out.size, GIT_OBJECT_BLOB);
+  git_buf_dispose(&out);
+  if (rc < 0) return failure(rc, "cannot filter and store the blob of " + p.path);
+  return id;
+}
+
+// The index entry of a committed file, with the stat data git compares.
+git_index_entry index_entry(const Planned& p, git_filemode_t mode) {
+  git_index_entry e{};
+  const struct stat& st = *p.st;
+  e.ctime = {static_cast<int32_t>(st.st_ctim.tv_sec), static_cast<uint32_t>(st.st_ctim.tv_nsec)};
+  e.mtime = {static_cast<int32_t>(st.st_mtim.tv_sec), static_cast<uint32_t>(st.st_mtim.tv_nsec)};
+  e.dev = static_cast<uint32_t>(st.st_dev);
+  e.ino = static_cast<uint32_t>(st.st_ino);
+  e.mode = mode;
+  e.uid = st.st_uid;
+  e.gid = st.st_gid;
+  e.file_size = static_cast<uint32_t>(st.st_size);
+  e.id = *p.after;
+  e.path = p.path.c_str();
+  return e;
+}
+
 }  // namespace
 
 Result<CommitResult> Repository::commit(const CommitRequest& req) {
@@ -118,45 +176,6 @@ Result<CommitResult> Repository::commit(const CommitRequest& req) {
     git_error_clear();
   }
 
-  // A blob's id through the clean filters `git add` would run (.gitattributes);
-  // stored only when `store` is set. With no filter, the pieces are streamed in.
-  auto blob = [&](const Planned& p, std::span<const std::string_view> pieces, bool store) -> Result<git_oid> {
-    git_oid id;
-    if (!p.filters) {
-      if (!store) {
-        std::string whole;
-        for (std::string_view piece : pieces) whole += piece;
-        if (int rc = git_odb_hash(&id, whole.data(), whole.size(), GIT_OBJECT_BLOB); rc < 0)
-          return failure(rc, "cannot hash " + p.path);
-        return id;
-      }
-      git_odb* raw_odb = nullptr;
-      if (int rc = git_repository_odb(&raw_odb, repo_); rc < 0) return failure(rc, "cannot open the object store");
-      OdbPtr odb(raw_odb);
-      std::size_t size = 0;
-      for (std::string_view piece : pieces) size += piece.size();
-      git_odb_stream* stream = nullptr;
-      if (int rc = git_odb_open_wstream(&stream, odb.get(), size, GIT_OBJECT_BLOB); rc < 0)
-        return failure(rc, "cannot write the blob of " + p.path);
-      Handle<git_odb_stream, git_odb_stream_free> owned(stream);
-      for (std::string_view piece : pieces)
-        if (int rc = git_odb_stream_write(stream, piece.data(), piece.size()); rc < 0)
-          return failure(rc, "cannot write the blob of " + p.path);
-      if (int rc = git_odb_stream_finalize_write(&id, stream); rc < 0)
-        return failure(rc, "cannot write the blob of " + p.path);
-      return id;
-    }
-    std::string whole;
-    for (std::string_view piece : pieces) whole += piece;
-    git_buf out = GIT_BUF_INIT;
-    int rc = git_filter_list_apply_to_buffer(&out, p.filters.get(), whole.data(), whole.size());
-    if (rc == 0)
-      rc = store ? git_blob_create_from_buffer(&id, repo_, out.ptr, out.size)
-                 : git_odb_hash(&id, out.ptr, out.size, GIT_OBJECT_BLOB);
-    git_buf_dispose(&out);
-    if (rc < 0) return failure(rc, "cannot filter and store the blob of " + p.path);
-    return id;
-  };
 
   // Blobs first: they do not depend on where HEAD is. The earlier state is
   // only hashed; it is stored when a commit needs it.
@@ -186,12 +205,12 @@ Result<CommitResult> Repository::commit(const CommitRequest& req) {
     p.filters.reset(fl);
     if (c.before) {
       p.before_bytes = *c.before;
-      auto id = blob(p, std::span<const std::string_view>(&p.before_bytes, 1), false);
+      auto id = blob(repo_, p, std::span<const std::string_view>(&p.before_bytes, 1), false);
       if (!id) return id.error();
       p.before = *id;
     }
     if (!c.deleted) {
-      auto id = blob(p, c.after, true);
+      auto id = blob(repo_, p, c.after, true);
       if (!id) return id.error();
       p.after = *id;
     }
@@ -234,7 +253,7 @@ Result<CommitResult> Repository::commit(const CommitRequest& req) {
       if (was && p.after && git_oid_equal(&was->id, &*p.after)) continue;
       if (p.before && (!was || !git_oid_equal(&was->id, &*p.before))) {
         if (!p.before_stored) {
-          auto id = blob(p, std::span<const std::string_view>(&p.before_bytes, 1), true);
+          auto id = blob(repo_, p, std::span<const std::string_view>(&p.before_bytes, 1), true);
           if (!id) return id.error();
           p.before_stored = true;
         }
@@ -334,18 +353,7 @@ Result<CommitResult> Repository::commit(const CommitRequest& req) {
         if (int rc = git_index_remove(idx, p.path.c_str(), 0); rc < 0 && rc != GIT_ENOTFOUND) return rc;
         continue;
       }
-      git_index_entry e{};
-      const struct stat& st = *p.st;
-      e.ctime = {static_cast<int32_t>(st.st_ctim.tv_sec), static_cast<uint32_t>(st.st_ctim.tv_nsec)};
-      e.mtime = {static_cast<int32_t>(st.st_mtim.tv_sec), static_cast<uint32_t>(st.st_mtim.tv_nsec)};
-      e.dev = static_cast<uint32_t>(st.st_dev);
-      e.ino = static_cast<uint32_t>(st.st_ino);
-      e.mode = mode_of(p, entry_at(head->tree.get(), p.path));
-      e.uid = st.st_uid;
-      e.gid = st.st_gid;
-      e.file_size = static_cast<uint32_t>(st.st_size);
-      e.id = *p.after;
-      e.path = p.path.c_str();
+      const git_index_entry e = index_entry(p, mode_of(p, entry_at(head->tree.get(), p.path)));
       if (int rc = git_index_add(idx, &e); rc < 0) return rc;
     }
     return 0;
