@@ -176,7 +176,6 @@ Result<CommitResult> Repository::commit(const CommitRequest& req) {
     git_error_clear();
   }
 
-
   // Blobs first: they do not depend on where HEAD is. The earlier state is
   // only hashed; it is stored when a commit needs it.
   std::vector<Planned> plan;
