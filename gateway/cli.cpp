@@ -6,6 +6,7 @@
 #include "gateway/history.hpp"
 #include "gateway/record.hpp"
 #include "gateway/report.hpp"
+#include "gateway/serve.hpp"
 #include "git/repository.hpp"
 
 #include <CLI/CLI.hpp>
@@ -252,6 +253,26 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
   undo->add_option("--format", undo_args.format, "Output: text (default) or json")
       ->check(CLI::IsMember({"text", "json"}));
 
+  ServeArgs serve_args;
+  CLI::App* serve = app.add_subcommand("serve", "Run the gateway: edits over HTTP and WebSocket, until SIGINT, "
+                                                "SIGTERM or the shutdown op");
+  serve->add_option("--root", serve_args.root, "Workspace root (default: the current folder)")
+      ->check(CLI::ExistingDirectory);
+  serve->add_option("--port", serve_args.port, "Port (default: 8302; 0 for any free port)");
+  serve->add_option("--bind", serve_args.bind, "Address to listen on (default: 127.0.0.1; anything but "
+                                               "loopback lets other machines in)");
+  serve->add_option("--allow-origin", serve_args.allow_origins,
+                    "A browser origin allowed besides the gateway's own, e.g. http://localhost:3000 (repeatable)");
+  serve->add_option("--header-timeout", serve_args.header_timeout_ms,
+                    "Milliseconds a client has to send a request's head (default: 10000)")
+      ->check(CLI::Range(1u, 3'600'000u));
+  serve->add_option("--body-timeout", serve_args.body_timeout_ms,
+                    "Milliseconds a streamed body may pause between two pieces (default: 60000)")
+      ->check(CLI::Range(1u, 3'600'000u));
+  serve->add_option("--auth-timeout", serve_args.auth_timeout_ms,
+                    "Milliseconds from a WebSocket upgrade to its auth message (default: 10000)")
+      ->check(CLI::Range(1u, 3'600'000u));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -259,6 +280,7 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
     return code == 0 ? 0 : 2;
   }
   if (check->parsed()) return run_edits(check_args, true, in, out, err);
+  if (serve->parsed()) return run_serve(serve_args, out, err);
   if (log->parsed()) return run_log(log_args, out, err);
   if (undo->parsed()) return run_undo(undo_args, out, err);
   return run_edits(apply_args, false, in, out, err);

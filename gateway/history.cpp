@@ -172,7 +172,7 @@ void print_log_text(std::ostream& out, const std::vector<LogEntry>& entries) {
   if (entries.empty()) out << "no editgate commits\n";
 }
 
-void print_log_json(std::ostream& out, const std::vector<LogEntry>& entries) {
+boost::json::array log_json(const std::vector<LogEntry>& entries) {
   namespace json = boost::json;
   auto str = [](std::string_view s) { return json::string(editproto::unicode::to_valid_utf8(s)); };
   auto who = [&](const editgit::Identity& i) { return json::object{{"name", str(i.name)}, {"email", str(i.email)}}; };
@@ -206,7 +206,11 @@ void print_log_json(std::ostream& out, const std::vector<LogEntry>& entries) {
     c["trailers"] = std::move(tr);
     commits.push_back(std::move(c));
   }
-  out << json::serialize(json::object{{"commits", std::move(commits)}}) << '\n';
+  return commits;
+}
+
+void print_log_json(std::ostream& out, const std::vector<LogEntry>& entries) {
+  out << boost::json::serialize(boost::json::object{{"commits", log_json(entries)}}) << '\n';
 }
 
 }  // namespace editgate

@@ -6,6 +6,8 @@
 #include "editproto/session.hpp"
 #include "git/repository.hpp"
 
+#include <boost/json/array.hpp>
+
 #include <optional>
 #include <ostream>
 #include <string>
@@ -54,6 +56,8 @@ struct LogEntry {
 std::optional<LogEntry> read_entry(const editgit::CommitInfo& commit);
 
 void print_log_text(std::ostream& out, const std::vector<LogEntry>& entries);
+// The entries as `editgate log --format json` lists them under "commits".
+boost::json::array log_json(const std::vector<LogEntry>& entries);
 void print_log_json(std::ostream& out, const std::vector<LogEntry>& entries);
 
 }  // namespace editgate

@@ -96,28 +96,41 @@ void print_text(std::ostream& out, const RunReport& report, bool colour) {
   if (!report.commit_warning.empty()) out << paint("warning: ", "33") << report.commit_warning << '\n';
 }
 
-void print_json(std::ostream& out, const RunReport& report) {
+boost::json::object block_json(const BlockResult& r) {
   namespace json = boost::json;
   auto str = [](std::string_view s) { return json::string(editproto::unicode::to_valid_utf8(s)); };
-  json::array blocks;
-  for (const BlockResult& r : report.blocks) {
-    json::object b;
-    b["index"] = r.index;
-    b["path"] = str(r.path);
-    b["status"] = editproto::to_string(r.status);
-    b["reason"] = r.reason == Reason::none ? json::value(nullptr) : json::value(editproto::to_string(r.reason));
-    b["line"] = r.line ? json::value(*r.line) : json::value(nullptr);
-    b["diagnostic"] = str(r.diagnostic);
-    b["tolerance"] = r.tolerance ? json::value(*r.tolerance) : json::value(nullptr);
-    b["block_line"] = r.block_line;
-    b["lines_removed"] = r.lines_removed;
-    b["lines_added"] = r.lines_added;
-    blocks.push_back(std::move(b));
+  json::object b;
+  b["index"] = r.index;
+  b["path"] = str(r.path);
+  b["status"] = editproto::to_string(r.status);
+  b["reason"] = r.reason == Reason::none ? json::value(nullptr) : json::value(editproto::to_string(r.reason));
+  b["line"] = r.line ? json::value(*r.line) : json::value(nullptr);
+  b["diagnostic"] = str(r.diagnostic);
+  b["tolerance"] = r.tolerance ? json::value(*r.tolerance) : json::value(nullptr);
+  b["block_line"] = r.block_line;
+  b["lines_removed"] = r.lines_removed;
+  b["lines_added"] = r.lines_added;
+  return b;
+}
+
+boost::json::object report_json(const RunReport& report, bool with_blocks) {
+  namespace json = boost::json;
+  auto str = [](std::string_view s) { return json::string(editproto::unicode::to_valid_utf8(s)); };
+  json::object root;
+  if (with_blocks) {
+    json::array blocks;
+    for (const BlockResult& r : report.blocks) blocks.push_back(block_json(r));
+    root["blocks"] = std::move(blocks);
+  } else {
+    std::map<std::string_view, std::size_t> n;
+    for (const BlockResult& r : report.blocks) ++n[editproto::to_string(r.status)];
+    json::object by_status;
+    for (std::string_view s : {"applied", "validated", "failed", "skipped", "not_in_context"}) by_status[s] = n[s];
+    root["counts"] = std::move(by_status);
+    root["summary"] = counts(report.blocks);
   }
   json::array added;
   for (const std::string& f : report.files_auto_added) added.push_back(str(f));
-  json::object root;
-  root["blocks"] = std::move(blocks);
   root["files_auto_added"] = std::move(added);
   auto opt = [](const std::optional<std::string>& v) { return v ? json::value(*v) : json::value(nullptr); };
   root["commit"] = opt(report.commit);
@@ -130,7 +143,11 @@ void print_json(std::ostream& out, const RunReport& report) {
   root["commit_warning"] = report.commit_warning.empty() ? json::value(nullptr) : json::value(report.commit_warning);
   root["session"] = report.session.empty() ? json::value(nullptr) : json::value(report.session);
   root["dry_run"] = report.dry_run;
-  out << json::serialize(root) << '\n';
+  return root;
+}
+
+void print_json(std::ostream& out, const RunReport& report) {
+  out << boost::json::serialize(report_json(report, true)) << '\n';
 }
 
 void print_github(std::ostream& out, const RunReport& report) {

@@ -5,6 +5,8 @@
 #include "editproto/session.hpp"
 #include "git/repository.hpp"
 
+#include <boost/json/object.hpp>
+
 #include <optional>
 #include <ostream>
 #include <string>
@@ -32,6 +34,12 @@ std::string counts(const std::vector<editproto::BlockResult>& blocks);
 // True when every block did what was asked (validated or applied; an
 // identical EDIT/REPL pair counts as done).
 bool all_ok(const RunReport& report);
+
+// One block's result as JSON (apply --format json, NDJSON lines, WS block messages).
+boost::json::object block_json(const editproto::BlockResult& r);
+// The run as JSON: the blocks (or, without them, their counts and a summary
+// line), files_auto_added and the commit fields.
+boost::json::object report_json(const RunReport& report, bool with_blocks);
 
 void print_text(std::ostream& out, const RunReport& report, bool colour);
 void print_json(std::ostream& out, const RunReport& report);

@@ -132,6 +132,11 @@ class Repository {
   // The blob id of `path` in HEAD's tree; "" when HEAD has no such file.
   Result<std::string> head_blob(const std::string& path) const;
 
+  // Adds `pattern` as a line of the repository's info/exclude unless one
+  // already says it: for files editgate keeps in the work tree but never
+  // commits (.editgate/). Leaves the rest of the file as it was.
+  Result<void> exclude(std::string_view pattern) const;
+
   // The configured user (user.name/user.email, then GIT_AUTHOR_NAME/EMAIL,
   // then the login name).
   Identity user() const;

@@ -1,0 +1,69 @@
+// One agent message of edit blocks, fed as it streams in: each block is
+// applied (written) the moment it is complete, and everything applied is
+// committed once, at the end or when the stream breaks off. Engine thread only.
+#pragma once
+
+#include "editproto/parser.hpp"
+#include "editproto/session.hpp"
+#include "gateway/error.hpp"
+#include "gateway/query.hpp"
+#include "gateway/report.hpp"
+
+#include <boost/json/object.hpp>
+
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace editgate {
+
+// The message of one block, on both doors: {"block": {...}}.
+boost::json::object block_message(const editproto::BlockResult& r);
+
+// The last message of a run: its summary (counts, commit, ...) with
+// "status": ["done"], or ["done", "error"] with "error" and "reason" when
+// `failure` is set or the commit failed.
+boost::json::object done_message(const RunReport& report, std::optional<Failure> failure);
+
+class EditRun {
+ public:
+  // Refuses, before anything is written, when git is in the middle of a
+  // merge, rebase, revert, cherry-pick or am (Error::conflict).
+  static Result<std::unique_ptr<EditRun>> start(const editproto::Workspace& ws, editgit::Repository& repo,
+                                                EditParams params);
+
+  // The results of the blocks this chunk completes, in order; their files
+  // are written before this returns (not in a dry run).
+  std::vector<editproto::BlockResult> feed(std::string_view chunk);
+
+  // The end of the text: a block still open fails incomplete_block.
+  std::vector<editproto::BlockResult> finish();
+
+  // Commits what was applied (once; later calls return the same report).
+  // A stream that broke off is committed without finish(): a block cut in
+  // half was never applied and gets no result.
+  const RunReport& commit();
+
+  // The text went over the size limit (Limits::max_response_bytes): the
+  // parser reads no more of it, so neither should the caller.
+  bool overflowed() const { return overflowed_; }
+  const RunReport& report() const { return report_; }
+  const std::vector<std::string>& files_auto_added() const { return session_.files_auto_added(); }
+
+ private:
+  EditRun(const editproto::Workspace& ws, editgit::Repository& repo, EditParams params, editproto::Options opt);
+  std::vector<editproto::BlockResult> apply(std::vector<editproto::Block>& blocks);
+
+  editgit::Repository& repo_;
+  EditParams params_;
+  editproto::Limits limits_;
+  std::size_t bytes_ = 0;
+  editproto::Session session_;
+  editproto::Parser parser_;
+  RunReport report_;
+  bool committed_ = false;
+  bool overflowed_ = false;
+};
+
+}  // namespace editgate

@@ -1,0 +1,62 @@
+// The workspace side of the gateway: the edit engine's Workspace and the git
+// Repository, used from one thread of their own. Network sessions hand it
+// work and get the result back on their strand, so file writes and commits
+// never stall the sockets, and edits reach the workspace in arrival order.
+#pragma once
+
+#include "editproto/workspace.hpp"
+#include "gateway/error.hpp"
+#include "git/repository.hpp"
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+
+#include <memory>
+#include <string>
+#include <thread>
+#include <utility>
+
+namespace editgate {
+
+class Engine {
+ public:
+  // Opens the workspace and its repository (creating one when there is
+  // none) and starts the thread.
+  static Result<std::unique_ptr<Engine>> open(const std::string& root);
+
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+  ~Engine();
+
+  const editproto::Workspace& workspace() const { return ws_; }
+  // Only on the engine's thread.
+  editgit::Repository& repository() { return repo_; }
+
+  // Runs `work()` on the engine's thread, then `done(result)` on `ex`. `ex`
+  // counts as busy until then, so its io_context does not run dry meanwhile.
+  template <class Executor, class Work, class Done>
+  void run(const Executor& ex, Work work, Done done) {
+    boost::asio::post(ctx_, [ex, guard = boost::asio::make_work_guard(ex), work = std::move(work),
+                             done = std::move(done)]() mutable {
+      auto result = work();
+      boost::asio::post(ex, [result = std::move(result), done = std::move(done)]() mutable {
+        done(std::move(result));
+      });
+    });
+  }
+
+  // Finishes the work queued so far and stops the thread.
+  void join();
+
+ private:
+  Engine(editproto::Workspace ws, editgit::Repository repo);
+
+  editproto::Workspace ws_;
+  editgit::Repository repo_;
+  boost::asio::io_context ctx_;
+  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> guard_;
+  std::thread thread_;
+};
+
+}  // namespace editgate

@@ -1,0 +1,80 @@
+#include "gateway/error.hpp"
+
+#include <boost/throw_exception.hpp>
+
+#include <ostream>
+
+namespace editgate {
+
+std::string_view to_string(Error e) {
+  switch (e) {
+    case Error::unauthorized: return "unauthorized";
+    case Error::forbidden_origin: return "forbidden_origin";
+    case Error::host_not_allowed: return "host_not_allowed";
+    case Error::not_found: return "not_found";
+    case Error::method_not_allowed: return "method_not_allowed";
+    case Error::bad_request: return "bad_request";
+    case Error::bad_json: return "bad_json";
+    case Error::unknown_op: return "unknown_op";
+    case Error::missing_param: return "missing_param";
+    case Error::payload_too_large: return "payload_too_large";
+    case Error::header_too_large: return "header_too_large";
+    case Error::timeout: return "timeout";
+    case Error::conflict: return "conflict";
+    case Error::commit_failed: return "commit_failed";
+    case Error::too_many_connections: return "too_many_connections";
+    case Error::shutting_down: return "shutting_down";
+    case Error::in_use: return "in_use";
+    case Error::io: return "io_error";
+    case Error::internal: return "internal";
+  }
+  return "internal";
+}
+
+unsigned http_status(Error e) {
+  switch (e) {
+    case Error::unauthorized: return 401;
+    case Error::forbidden_origin:
+    case Error::host_not_allowed: return 403;
+    case Error::not_found: return 404;
+    case Error::method_not_allowed: return 405;
+    case Error::timeout: return 408;
+    case Error::conflict:
+    case Error::commit_failed:
+    case Error::in_use: return 409;
+    case Error::payload_too_large: return 413;
+    case Error::header_too_large: return 431;
+    case Error::too_many_connections:
+    case Error::shutting_down: return 503;
+    case Error::bad_request:
+    case Error::bad_json:
+    case Error::unknown_op:
+    case Error::missing_param: return 400;
+    case Error::io:
+    case Error::internal: return 500;
+  }
+  return 500;
+}
+
+namespace {
+class Category final : public boost::system::error_category {
+ public:
+  const char* name() const noexcept override { return "editgate.gateway"; }
+  std::string message(int ev) const override { return std::string(to_string(static_cast<Error>(ev))); }
+};
+}  // namespace
+
+const boost::system::error_category& category() noexcept {
+  static const Category c;
+  return c;
+}
+
+boost::system::error_code make_error_code(Error e) noexcept { return {static_cast<int>(e), category()}; }
+
+std::ostream& operator<<(std::ostream& os, const Failure& f) { return os << to_string(f.code) << ": " << f.message; }
+
+void throw_exception_from_error(const Failure& f, const boost::source_location& loc) {
+  boost::throw_exception(boost::system::system_error(make_error_code(f.code), f.message), loc);
+}
+
+}  // namespace editgate

@@ -1,0 +1,61 @@
+// Named errors of the gateway's doors. Every refusal a client can meet has a
+// code here; HTTP answers carry it with its status, WebSocket replies in
+// their `error` field, so clients match on the code and people read the message.
+#pragma once
+
+#include <boost/system/error_code.hpp>
+#include <boost/system/result.hpp>
+
+#include <iosfwd>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+namespace editgate {
+
+enum class Error {
+  unauthorized = 1,      // no cookie, or the wrong one
+  forbidden_origin,      // a browser page from an origin that is not allowed
+  host_not_allowed,      // Host is not this gateway (DNS rebinding)
+  not_found,             // no such route, op or streamed edit
+  method_not_allowed,
+  bad_request,           // a malformed or unknown parameter
+  bad_json,              // a message that is not a JSON object
+  unknown_op,
+  missing_param,
+  payload_too_large,     // body, message or block over its limit
+  header_too_large,
+  timeout,               // headers or the auth message too slow
+  conflict,              // git is mid-merge/rebase; the id is already in use
+  commit_failed,         // the files are written, the commit was not made (a lock, the disk)
+  too_many_connections,
+  shutting_down,
+  in_use,                // another gateway serves this workspace; the port is taken
+  io,                    // the operating system refused a read or write
+  internal,
+};
+
+std::string_view to_string(Error e);
+// The HTTP status that goes with the error.
+unsigned http_status(Error e);
+
+const boost::system::error_category& category() noexcept;
+boost::system::error_code make_error_code(Error e) noexcept;
+
+struct Failure {
+  Error code = Error::internal;
+  std::string message;
+};
+
+std::ostream& operator<<(std::ostream& os, const Failure& f);
+[[noreturn]] void throw_exception_from_error(const Failure& f, const boost::source_location& loc);
+
+template <class T>
+using Result = boost::system::result<T, Failure>;
+
+}  // namespace editgate
+
+namespace boost::system {
+template <>
+struct is_error_code_enum<editgate::Error> : std::true_type {};
+}  // namespace boost::system

@@ -1,0 +1,41 @@
+#include "gateway/gateway.hpp"
+
+namespace editgate {
+
+Gateway::Gateway(Binding binding, std::string cookie, Engine& engine, ServeLimits limits, std::string workspace_id)
+    : binding_(std::move(binding)), cookie_(std::move(cookie)), engine_(engine), limits_(limits),
+      workspace_id_(std::move(workspace_id)), nonce_(random_hex(8)), started_(std::chrono::steady_clock::now()) {}
+
+bool Gateway::enter() {
+  std::size_t n = connections_.load();
+  while (n < limits_.connections)
+    if (connections_.compare_exchange_weak(n, n + 1)) return true;
+  return false;
+}
+
+void Gateway::leave() { connections_.fetch_sub(1); }
+
+void Gateway::join(std::weak_ptr<Stoppable> session) {
+  std::lock_guard lock(mutex_);
+  // Drop the entries of sessions already gone, so the list stays short.
+  std::erase_if(sessions_, [](const std::weak_ptr<Stoppable>& s) { return s.expired(); });
+  sessions_.push_back(std::move(session));
+}
+
+void Gateway::request_stop() {
+  if (stopping_.exchange(true)) return;
+  if (on_stop_) on_stop_();
+}
+
+void Gateway::stop_sessions() {
+  std::vector<std::weak_ptr<Stoppable>> copy;
+  {
+    std::lock_guard lock(mutex_);
+    copy = sessions_;
+  }
+  // Outside the lock: a session's stop() may end it, and its end may join.
+  for (auto& weak : copy)
+    if (auto s = weak.lock()) s->stop();
+}
+
+}  // namespace editgate

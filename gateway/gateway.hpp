@@ -1,0 +1,84 @@
+// What every connection of one `editgate serve` shares: where it listens,
+// the cookie, the limits, the engine, and the list of live sessions that a
+// shutdown has to stop. No Beast here: the sessions register themselves as
+// Stoppable.
+#pragma once
+
+#include "gateway/engine.hpp"
+#include "gateway/security.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace editgate {
+
+struct ServeLimits {
+  std::size_t header_bytes = 16 * 1024;
+  std::size_t ws_message_bytes = 16u << 20;   // one WebSocket message (the edit op's whole text)
+  std::size_t auth_message_bytes = 4 * 1024;  // the first message, before the cookie is known
+  std::size_t connections = 128;
+  std::size_t streamed_edits = 16;            // open edit-begin streams per WebSocket
+  std::chrono::milliseconds header_timeout{10'000};  // the whole request head (slow clients)
+  std::chrono::milliseconds body_timeout{60'000};    // between two pieces of a body
+  std::chrono::milliseconds auth_timeout{10'000};    // from the upgrade to the auth message
+  std::chrono::milliseconds ws_idle_timeout{120'000};  // a silent peer that answers no ping
+  std::chrono::milliseconds shutdown_grace{5'000};   // then connections still open are cut
+};
+
+// A live session, as shutdown sees it. stop() may be called from any thread.
+class Stoppable {
+ public:
+  virtual ~Stoppable() = default;
+  virtual void stop() = 0;
+};
+
+class Gateway {
+ public:
+  Gateway(Binding binding, std::string cookie, Engine& engine, ServeLimits limits, std::string workspace_id);
+
+  const Binding& binding() const { return binding_; }
+  const std::string& cookie() const { return cookie_; }
+  Engine& engine() { return engine_; }
+  const ServeLimits& limits() const { return limits_; }
+  const std::string& workspace_id() const { return workspace_id_; }
+  // New at every start, so a client can tell a restarted gateway.
+  const std::string& nonce() const { return nonce_; }
+  std::chrono::steady_clock::time_point started() const { return started_; }
+
+  // Counts a connection in; false (and not counted) over the limit.
+  bool enter();
+  void leave();
+  std::size_t connections() const { return connections_.load(); }
+
+  void join(std::weak_ptr<Stoppable> session);
+
+  // Asks for a clean stop (signals, the shutdown op); the first call runs
+  // the handler serve installed.
+  void request_stop();
+  bool stopping() const { return stopping_.load(); }
+  void on_stop(std::function<void()> handler) { on_stop_ = std::move(handler); }
+  // Tells every live session to stop.
+  void stop_sessions();
+
+ private:
+  Binding binding_;
+  std::string cookie_;
+  Engine& engine_;
+  ServeLimits limits_;
+  std::string workspace_id_;
+  std::string nonce_;
+  std::chrono::steady_clock::time_point started_;
+  std::atomic<std::size_t> connections_{0};
+  std::atomic<bool> stopping_{false};
+  std::function<void()> on_stop_;
+  std::mutex mutex_;
+  std::vector<std::weak_ptr<Stoppable>> sessions_;
+};
+
+}  // namespace editgate

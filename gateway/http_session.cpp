@@ -1,0 +1,433 @@
+// The HTTP door: one http_session per connection, in the shape of Beast's
+// examples (shared_from_this, a strand per connection, one write in flight
+// with a queue). POST /v1/edits streams: the body is read piece by piece,
+// each piece goes to the engine, and each block's result goes back as an
+// NDJSON line in a chunked response while the body is still arriving.
+#include "gateway/edit_run.hpp"
+#include "gateway/history.hpp"
+#include "gateway/net.hpp"
+#include "gateway/query.hpp"
+#include "gateway/report.hpp"
+#include "gateway/sessions.hpp"
+#include "gateway/websocket_session.hpp"
+
+#include <boost/json.hpp>
+
+#include <deque>
+#include <iostream>
+#include <sstream>
+
+#ifndef EDITGATE_VERSION
+#define EDITGATE_VERSION "0.0.0"
+#endif
+
+namespace editgate {
+
+namespace json = boost::json;
+
+namespace {
+
+constexpr std::size_t body_piece = 64 * 1024;
+constexpr std::chrono::seconds write_timeout{30};
+
+std::string chunk(std::string_view data) {
+  std::ostringstream s;
+  s << std::hex << data.size() << "\r\n" << data << "\r\n";
+  return s.str();
+}
+
+class http_session : public Stoppable, public std::enable_shared_from_this<http_session> {
+ public:
+  http_session(tcp::socket&& socket, Gateway& gateway)
+      : stream_(std::move(socket)), gw_(gateway), deadline_(stream_.get_executor()),
+        body_(new char[body_piece]) {}
+
+  ~http_session() override {
+    if (counted_) gw_.leave();
+  }
+
+  void run() {
+    net::dispatch(stream_.get_executor(), beast::bind_front_handler(&http_session::on_run, shared_from_this()));
+  }
+
+  void stop() override {
+    net::post(stream_.get_executor(), [self = shared_from_this()] {
+      self->stopping_ = true;
+      // A read in progress ends with operation_aborted: between requests
+      // that closes the connection, in a stream it commits and reports.
+      beast::error_code ignored;
+      self->stream_.socket().cancel(ignored);
+    });
+  }
+
+ private:
+  void on_run() {
+    if (!gw_.enter()) {
+      respond_error(Error::too_many_connections,
+                    "the gateway has " + std::to_string(gw_.limits().connections) + " connections open", false);
+      return;
+    }
+    counted_ = true;
+    gw_.join(weak_from_this());
+    if (gw_.stopping()) return close();
+    do_read();
+  }
+
+  // ---- reading -----------------------------------------------------------
+
+  // Every read has a deadline of its own, so a slow client gets a named
+  // error instead of a silently closed socket.
+  void arm(std::chrono::milliseconds after) {
+    timed_out_ = false;
+    deadline_.expires_after(after);
+    deadline_.async_wait([self = shared_from_this()](beast::error_code ec) {
+      if (ec) return;
+      self->timed_out_ = true;
+      beast::error_code ignored;
+      self->stream_.socket().cancel(ignored);
+    });
+  }
+
+  void do_read() {
+    if (stopping_) return close();
+    parser_.emplace();
+    parser_->header_limit(static_cast<std::uint32_t>(gw_.limits().header_bytes));
+    parser_->body_limit(boost::none);  // the edit engine's own limit applies, with a result per block
+    arm(gw_.limits().header_timeout);
+    stream_.expires_never();
+    http::async_read_header(stream_, buffer_, *parser_,
+                            beast::bind_front_handler(&http_session::on_header, shared_from_this()));
+  }
+
+  void on_header(beast::error_code ec, std::size_t) {
+    deadline_.cancel();
+    if (ec == http::error::end_of_stream) return close();
+    if (ec == http::error::header_limit)
+      return respond_error(Error::header_too_large, "the request head is over " +
+                                                        std::to_string(gw_.limits().header_bytes) + " bytes", false);
+    if (ec && timed_out_ && buffer_.size() > 0)
+      return respond_error(Error::timeout, "the request head did not arrive within " +
+                                               std::to_string(gw_.limits().header_timeout.count()) + " ms", false);
+    if (ec == http::error::bad_target || ec == http::error::bad_method || ec == http::error::bad_version ||
+        ec == http::error::bad_field || ec == http::error::bad_value || ec == http::error::bad_line_ending)
+      return respond_error(Error::bad_request, "malformed HTTP request (" + ec.message() + ")", false);
+    if (ec) return close();
+    route();
+  }
+
+  void route() {
+    auto& req = parser_->get();
+    keep_alive_ = req.keep_alive();
+    const bool has_body = req.chunked() || (req.has_content_length() && parser_->content_length().value_or(0) > 0);
+    if (!host_allowed(req[http::field::host], gw_.binding()))
+      return respond_error(Error::host_not_allowed,
+                           "Host '" + std::string(req[http::field::host]) + "' is not this gateway; use 127.0.0.1:" +
+                               std::to_string(gw_.binding().port),
+                           !has_body);
+    auto target = parse_target(req.target());
+    if (!target) return respond_error(target.error().code, target.error().message, !has_body);
+    // Browsers send Origin; a page from anywhere but an allowed origin
+    // never gets past this, whatever else it knows.
+    if (auto origin = req[http::field::origin]; !origin.empty() && !origin_allowed(origin, gw_.binding()))
+      return respond_error(Error::forbidden_origin, "Origin '" + std::string(origin) + "' may not use this gateway",
+                           !has_body);
+
+    const std::string& path = target->path;
+    if (path == "/v1/health") {
+      if (req.method() != http::verb::get) return respond_error(Error::method_not_allowed, "use GET", !has_body);
+      auto up = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - gw_.started());
+      return respond(http::status::ok, json::object{{"status", "ok"},
+                                                    {"version", EDITGATE_VERSION},
+                                                    {"workspace_id", gw_.workspace_id()},
+                                                    {"nonce", gw_.nonce()},
+                                                    {"uptime_s", up.count()}},
+                     !has_body);
+    }
+    if (path == "/v1/ws") {
+      if (!websocket::is_upgrade(req))
+        return respond_error(Error::bad_request, "/v1/ws is a WebSocket; send an upgrade request", !has_body);
+      if (gw_.stopping()) return respond_error(Error::shutting_down, "the gateway is stopping", false);
+      // The connection's count goes with it to the WebSocket session.
+      counted_ = false;
+      return start_websocket_session(std::move(stream_), parser_->release(), gw_);
+    }
+    if (path != "/v1/edits" && path != "/v1/history")
+      return respond_error(Error::not_found, "no route " + path + "; see GET /v1/health, POST /v1/edits, "
+                                                                  "GET /v1/history, /v1/ws",
+                           !has_body);
+    auto token = bearer_token(req[http::field::authorization]);
+    if (!token || !constant_time_equal(*token, gw_.cookie()))
+      return respond_error(Error::unauthorized,
+                           token ? "wrong cookie" : "send 'Authorization: Bearer <cookie>' (the cookie is in .editgate/cookie)",
+                           !has_body);
+    if (path == "/v1/history") {
+      if (req.method() != http::verb::get) return respond_error(Error::method_not_allowed, "use GET", !has_body);
+      return history(*target);
+    }
+    if (req.method() != http::verb::post) return respond_error(Error::method_not_allowed, "use POST", !has_body);
+    auto params = edit_params(*target);
+    if (!params) return respond_error(params.error().code, params.error().message, !has_body);
+    if (gw_.stopping()) return respond_error(Error::shutting_down, "the gateway is stopping", false);
+    const std::size_t limit = editproto::Limits{}.max_response_bytes;
+    if (parser_->content_length() && *parser_->content_length() > limit)
+      return respond_error(Error::payload_too_large, "the body is " + std::to_string(*parser_->content_length()) +
+                                                         " bytes; the limit is " + std::to_string(limit),
+                           false);
+    start_edits(std::move(*params));
+  }
+
+  // ---- /v1/edits -----------------------------------------------------------
+
+  void start_edits(EditParams params) {
+    if (parser_->get()[http::field::expect] == "100-continue") queue("HTTP/1.1 100 Continue\r\n\r\n");
+    auto self = shared_from_this();
+    gw_.engine().run(
+        stream_.get_executor(),
+        [self, params = std::move(params)]() mutable -> Result<bool> {
+          Engine& e = self->gw_.engine();
+          auto run = EditRun::start(e.workspace(), e.repository(), std::move(params));
+          if (!run) return run.error();
+          self->run_ = std::move(*run);
+          return true;
+        },
+        [self](Result<bool> started) {
+          if (!started) return self->respond_error(started.error().code, started.error().message, false);
+          http::response<http::empty_body> head{http::status::ok, 11};
+          head.set(http::field::server, "editgate");
+          head.set(http::field::content_type, "application/x-ndjson");
+          head.set(http::field::cache_control, "no-store");
+          head.set("X-Content-Type-Options", "nosniff");
+          head.chunked(true);
+          head.keep_alive(self->keep_alive_);
+          std::ostringstream s;
+          s << head.base();
+          self->queue(s.str());
+          self->streaming_ = true;
+          self->read_body();
+        });
+  }
+
+  void read_body() {
+    if (parser_->is_done()) return finish_edits();
+    if (stopping_) return cut_edits(Error::shutting_down, true);
+    parser_->get().body().data = body_.get();
+    parser_->get().body().size = body_piece;
+    arm(gw_.limits().body_timeout);
+    http::async_read_some(stream_, buffer_, *parser_,
+                          beast::bind_front_handler(&http_session::on_body, shared_from_this()));
+  }
+
+  void on_body(beast::error_code ec, std::size_t) {
+    deadline_.cancel();
+    if (ec == http::error::need_buffer) ec = {};
+    const std::size_t n = body_piece - parser_->get().body().size;
+    if (ec) {
+      if (timed_out_) return cut_edits(Error::timeout, true);
+      if (stopping_) return cut_edits(Error::shutting_down, true);
+      // The client went away: what its complete blocks did stays, and is committed.
+      return cut_edits(Error::io, false);
+    }
+    if (n == 0) return read_body();
+    auto self = shared_from_this();
+    gw_.engine().run(
+        stream_.get_executor(),
+        [self, piece = std::string(body_.get(), n)] {
+          auto results = self->run_->feed(piece);
+          std::string lines;
+          for (const auto& r : results) lines += json::serialize(block_message(r)) + "\n";
+          return std::pair{std::move(lines), self->run_->overflowed()};
+        },
+        [self](std::pair<std::string, bool> out) {
+          if (!out.first.empty()) self->queue(chunk(out.first));
+          if (out.second) return self->cut_edits(Error::payload_too_large, true);
+          self->read_body();
+        });
+  }
+
+  void finish_edits() {
+    auto self = shared_from_this();
+    gw_.engine().run(
+        stream_.get_executor(),
+        [self] {
+          std::string lines;
+          for (const auto& r : self->run_->finish()) lines += json::serialize(block_message(r)) + "\n";
+          lines += json::serialize(done_message(self->run_->commit(), std::nullopt)) + "\n";
+          return lines;
+        },
+        [self](std::string lines) {
+          self->streaming_ = false;
+          self->queue(chunk(lines));
+          self->queue("0\r\n\r\n");
+          self->after_writes(self->keep_alive_ && !self->stopping_);
+        });
+  }
+
+  // The body stopped before its end: commit what its complete blocks
+  // applied, and tell the client why when it can still hear.
+  void cut_edits(Error why, bool tell) {
+    auto self = shared_from_this();
+    gw_.engine().run(
+        stream_.get_executor(),
+        [self, why] {
+          const RunReport& report = self->run_->commit();
+          std::string message = why == Error::timeout            ? "no more of the body arrived within the time limit"
+                                : why == Error::shutting_down    ? "the gateway is stopping"
+                                : why == Error::payload_too_large ? "the body is over the size limit"
+                                                                   : "the connection broke";
+          json::object summary =
+              done_message(report, Failure{why, message + "; the blocks completed before stay applied"});
+          std::cerr << "editgate: edit stream cut off (" << to_string(why) << "): " << counts(report.blocks);
+          if (report.commit) std::cerr << ", committed " << report.commit->substr(0, 12);
+          std::cerr << '\n';
+          return json::serialize(summary) + "\n";
+        },
+        [self, tell](std::string line) {
+          self->streaming_ = false;
+          if (!tell) return self->close();
+          self->queue(chunk(line));
+          self->queue("0\r\n\r\n");
+          self->after_writes(false);
+        });
+  }
+
+  // ---- /v1/history ---------------------------------------------------------
+
+  void history(const Target& target) {
+    std::size_t limit = 20;
+    std::string agent, session;
+    for (const auto& [k, v] : target.params) {
+      if (k == "limit") {
+        try {
+          limit = std::stoul(v);
+        } catch (...) {
+          limit = 0;
+        }
+        if (limit == 0 || limit > 10000)
+          return respond_error(Error::bad_request, "limit must be a whole number, 1 to 10000", true);
+      } else if (k == "agent") {
+        agent = v;
+      } else if (k == "session") {
+        session = v;
+      } else {
+        return respond_error(Error::bad_request,
+                             "unknown query parameter '" + k + "'; /v1/history takes limit, agent, session", true);
+      }
+    }
+    auto self = shared_from_this();
+    gw_.engine().run(
+        stream_.get_executor(),
+        [self, limit, agent, session]() -> Result<json::array> {
+          std::vector<LogEntry> entries;
+          auto found = self->gw_.engine().repository().history(
+              [&](const editgit::CommitInfo& c) {
+                auto e = read_entry(c);
+                if (!e || (!agent.empty() && e->agent != agent) || (!session.empty() && e->session != session))
+                  return false;
+                entries.push_back(std::move(*e));
+                return true;
+              },
+              limit);
+          if (!found) return Failure{Error::io, found.error().message};
+          return log_json(entries);
+        },
+        [self](Result<json::array> commits) {
+          if (!commits) return self->respond_error(commits.error().code, commits.error().message, true);
+          self->respond(http::status::ok, json::object{{"commits", std::move(*commits)}}, true);
+        });
+  }
+
+  // ---- writing -------------------------------------------------------------
+
+  void respond(http::status status, const json::object& body, bool keep_alive) {
+    http::response<http::string_body> res{status, 11};
+    res.set(http::field::server, "editgate");
+    res.set(http::field::content_type, "application/json");
+    res.set(http::field::cache_control, "no-store");
+    res.set("X-Content-Type-Options", "nosniff");
+    res.body() = json::serialize(body) + "\n";
+    keep_alive = keep_alive && keep_alive_ && !stopping_;
+    res.keep_alive(keep_alive);
+    res.prepare_payload();
+    std::ostringstream s;
+    s << res;
+    queue(s.str());
+    after_writes(keep_alive);
+  }
+
+  // `keep_alive` false: the request's body (if any) was not read, so the
+  // connection cannot carry another request.
+  void respond_error(Error code, const std::string& message, bool keep_alive) {
+    respond(static_cast<http::status>(http_status(code)),
+            json::object{{"error", to_string(code)}, {"message", message}}, keep_alive);
+  }
+
+  void queue(std::string bytes) {
+    writes_.push_back(std::move(bytes));
+    if (writes_.size() == 1) do_write();
+  }
+
+  // When the queue drains: read the next request, or close.
+  void after_writes(bool next) {
+    then_ = next ? Then::read : Then::close;
+    if (writes_.empty()) proceed();
+  }
+
+  void do_write() {
+    stream_.expires_after(write_timeout);
+    net::async_write(stream_, net::buffer(writes_.front()),
+                     beast::bind_front_handler(&http_session::on_write, shared_from_this()));
+  }
+
+  void on_write(beast::error_code ec, std::size_t) {
+    if (ec) {
+      writes_.clear();
+      if (streaming_) return;  // the read side notices and commits
+      return close();
+    }
+    writes_.pop_front();
+    if (!writes_.empty()) return do_write();
+    proceed();
+  }
+
+  void proceed() {
+    Then t = std::exchange(then_, Then::wait);
+    if (t == Then::read) {
+      run_.reset();
+      do_read();
+    } else if (t == Then::close) {
+      close();
+    }
+  }
+
+  void close() {
+    deadline_.cancel();
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.close();
+  }
+
+  enum class Then { wait, read, close };
+
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  Gateway& gw_;
+  net::steady_timer deadline_;
+  std::optional<http::request_parser<http::buffer_body>> parser_;
+  std::unique_ptr<char[]> body_;
+  std::unique_ptr<EditRun> run_;  // the engine's thread only, while a stream is open
+  std::deque<std::string> writes_;
+  Then then_ = Then::wait;
+  bool counted_ = false;
+  bool keep_alive_ = true;
+  bool streaming_ = false;
+  bool stopping_ = false;
+  bool timed_out_ = false;
+};
+
+}  // namespace
+
+void start_http_session(tcp::socket socket, Gateway& gateway) {
+  std::make_shared<http_session>(std::move(socket), gateway)->run();
+}
+
+}  // namespace editgate

@@ -1,0 +1,43 @@
+// The checks every request passes before it reaches an op (DESIGN §7). Pure
+// functions of header values, so they are tested without a socket.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace editgate {
+
+// Where the gateway listens, and which browser origins may talk to it
+// besides its own.
+struct Binding {
+  std::string address = "127.0.0.1";
+  unsigned short port = 0;
+  std::vector<std::string> allowed_origins;  // "http://host:port", lower case, no trailing slash
+};
+
+// Equal strings in time that depends only on their lengths.
+bool constant_time_equal(std::string_view a, std::string_view b);
+
+// The token of "Bearer <token>"; nullopt for any other scheme.
+std::optional<std::string_view> bearer_token(std::string_view authorization);
+
+// Host names this gateway: a loopback name (localhost, 127.0.0.1, [::1]) or
+// the bound address, with the bound port. Anything else is a page whose DNS
+// name was rebound to 127.0.0.1.
+bool host_allowed(std::string_view host, const Binding& b);
+
+// A browser's Origin is the gateway's own (a loopback name with its port)
+// or one allowed with --allow-origin.
+bool origin_allowed(std::string_view origin, const Binding& b);
+
+// An --allow-origin value as it will be compared: scheme://host[:port],
+// lower case. nullopt when it is not of that shape.
+std::optional<std::string> normalize_origin(std::string_view origin);
+
+// `n` random bytes from the kernel, as 2n hex digits.
+std::string random_hex(std::size_t n);
+
+}  // namespace editgate

@@ -1,0 +1,186 @@
+#include "gateway/serve.hpp"
+
+#include "gateway/engine.hpp"
+#include "gateway/gateway.hpp"
+#include "gateway/sessions.hpp"
+#include "gateway/state_dir.hpp"
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/strand.hpp>
+
+#include <condition_variable>
+#include <csignal>
+#include <filesystem>
+#include <cstdint>
+#include <iostream>
+#include <mutex>
+#include <thread>
+
+namespace editgate {
+
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+namespace {
+
+// Accepts connections, each onto a strand of its own, until closed.
+class listener : public std::enable_shared_from_this<listener> {
+ public:
+  listener(net::io_context& ioc, tcp::acceptor& acceptor, Gateway& gw) : ioc_(ioc), acceptor_(acceptor), gw_(gw) {}
+
+  void do_accept() {
+    acceptor_.async_accept(net::make_strand(ioc_), [self = shared_from_this()](boost::system::error_code ec,
+                                                                                tcp::socket socket) {
+      self->on_accept(ec, std::move(socket));
+    });
+  }
+
+ private:
+  void on_accept(boost::system::error_code ec, tcp::socket socket) {
+    if (ec == net::error::operation_aborted || !acceptor_.is_open()) return;
+    if (!ec) start_http_session(std::move(socket), gw_);
+    // Out of descriptors and the like: keep serving the others.
+    do_accept();
+  }
+
+  net::io_context& ioc_;
+  tcp::acceptor& acceptor_;
+  Gateway& gw_;
+};
+
+std::string workspace_id(const std::string& root) {
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a: stable for one root, nothing secret
+  for (unsigned char c : root) h = (h ^ c) * 1099511628211ull;
+  static constexpr char digits[] = "0123456789abcdef";
+  std::string out(16, '0');
+  for (int i = 15; i >= 0; --i, h >>= 4) out[static_cast<std::size_t>(i)] = digits[h & 15];
+  return out;
+}
+
+// Cuts what is still open once the grace period after a stop has passed.
+class Watchdog {
+ public:
+  void start(net::io_context& ioc, std::chrono::milliseconds grace) {
+    thread_ = std::thread([this, &ioc, grace] {
+      std::unique_lock lock(mutex_);
+      if (!cv_.wait_for(lock, grace, [this] { return done_; })) ioc.stop();
+    });
+  }
+  ~Watchdog() {
+    {
+      std::lock_guard lock(mutex_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread thread_;
+};
+
+}  // namespace
+
+int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
+  auto ws = editproto::Workspace::open(args.root);
+  if (!ws) {
+    err << "editgate serve: " << ws.error().detail << '\n';
+    return 2;
+  }
+  std::error_code fs_ec;
+  const std::string root = std::filesystem::canonical(ws->root(), fs_ec).string();
+  if (fs_ec) {
+    err << "editgate serve: " << ws->root() << ": " << fs_ec.message() << '\n';
+    return 2;
+  }
+
+  Binding binding;
+  binding.address = args.bind;
+  for (const std::string& o : args.allow_origins) {
+    auto n = normalize_origin(o);
+    if (!n) {
+      err << "editgate serve: --allow-origin '" << o << "' is not an origin such as http://localhost:3000\n";
+      return 2;
+    }
+    binding.allowed_origins.push_back(*n);
+  }
+  boost::system::error_code ec;
+  auto address = net::ip::make_address(args.bind, ec);
+  if (ec) {
+    err << "editgate serve: --bind '" << args.bind << "' is not an IP address\n";
+    return 2;
+  }
+
+  // The lock first: a second gateway stops here, before touching anything.
+  auto state = StateDir::open(root);
+  if (!state) {
+    err << "editgate serve: " << state.error().message << '\n';
+    return 2;
+  }
+  auto engine = Engine::open(root);
+  if (!engine) {
+    err << "editgate serve: " << engine.error().message << '\n';
+    return 2;
+  }
+
+  net::io_context ioc{1};
+  tcp::acceptor acceptor(ioc);
+  tcp::endpoint endpoint(address, args.port);
+  if (acceptor.open(endpoint.protocol(), ec); !ec) acceptor.set_option(net::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor.bind(endpoint, ec);
+  if (!ec) acceptor.listen(net::socket_base::max_listen_connections, ec);
+  if (ec) {
+    err << "editgate serve: cannot listen on " << args.bind << ":" << args.port << ": " << ec.message();
+    if (ec == net::error::address_in_use) err << " (another program has the port; choose --port N, or --port 0 for any)";
+    err << '\n';
+    return 2;
+  }
+  binding.port = acceptor.local_endpoint().port();
+  const std::string host = address.is_v6() ? "[" + args.bind + "]" : args.bind;
+  const std::string url = "http://" + host + ":" + std::to_string(binding.port) + "/";
+
+  ServeLimits limits;
+  limits.header_timeout = std::chrono::milliseconds(args.header_timeout_ms);
+  limits.body_timeout = std::chrono::milliseconds(args.body_timeout_ms);
+  limits.auth_timeout = std::chrono::milliseconds(args.auth_timeout_ms);
+  Gateway gw(binding, state->cookie(), **engine, limits, workspace_id(root));
+  if (auto p = state->publish(binding.port, url); !p) {
+    err << "editgate serve: " << p.error().message << '\n';
+    return 2;
+  }
+
+  net::signal_set signals(ioc, SIGINT, SIGTERM);
+  signals.async_wait([&gw](boost::system::error_code e, int) {
+    if (!e) gw.request_stop();
+  });
+  Watchdog watchdog;
+  gw.on_stop([&] {
+    net::post(ioc, [&] {
+      err << "editgate: stopping\n";
+      boost::system::error_code ignored;
+      acceptor.close(ignored);
+      signals.cancel(ignored);
+      gw.stop_sessions();
+      watchdog.start(ioc, gw.limits().shutdown_grace);
+    });
+  });
+
+  std::make_shared<listener>(ioc, acceptor, gw)->do_accept();
+  out << "editgate serving " << root << " at " << url << '\n'
+      << "  agents: POST " << url << "v1/edits and " << url << "v1/ws, with the cookie in "
+      << state->path() << "/cookie\n";
+  if (!address.is_loopback())
+    out << "  warning: --bind " << args.bind << " is not loopback: other machines can reach this gateway\n";
+  out.flush();
+
+  ioc.run();
+  (*engine)->join();
+  err << "editgate: stopped\n";
+  return 0;
+}
+
+}  // namespace editgate

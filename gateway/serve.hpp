@@ -1,0 +1,24 @@
+// `editgate serve`: the gateway's process, from the lock to a clean stop.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace editgate {
+
+struct ServeArgs {
+  std::string root = ".";
+  unsigned short port = 8302;
+  std::string bind = "127.0.0.1";
+  std::vector<std::string> allow_origins;
+  unsigned header_timeout_ms = 10'000;
+  unsigned body_timeout_ms = 60'000;
+  unsigned auth_timeout_ms = 10'000;
+};
+
+// Serves until SIGINT, SIGTERM or the shutdown op. Exit code 0 after a
+// clean stop, 2 when it cannot start (the message says why).
+int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err);
+
+}  // namespace editgate

@@ -1,0 +1,48 @@
+// The gateway's own files in the workspace, under .editgate/ (mode 0700,
+// listed in .git/info/exclude so they are never committed):
+//   lock    held (flock) while a gateway serves the workspace; names its pid and URL
+//   cookie  the agents' secret: 128 random bits as hex, mode 0600, kept across restarts
+//   port    the port number while the gateway runs, as nREPL writes .nrepl-port
+#pragma once
+
+#include "gateway/error.hpp"
+
+#include <string>
+
+namespace editgate {
+
+class StateDir {
+ public:
+  // Creates the folder, takes the lock (Error::in_use naming the holder when
+  // another gateway has it) and reads or creates the cookie.
+  static Result<StateDir> open(const std::string& root);
+
+  StateDir(StateDir&& other) noexcept;
+  StateDir& operator=(StateDir&&) = delete;
+  StateDir(const StateDir&) = delete;
+  ~StateDir();  // removes the port file; the lock goes with the descriptor
+
+  const std::string& path() const { return dir_; }
+  const std::string& cookie() const { return cookie_; }
+
+  // Writes the port file and records the URL in the lock file.
+  Result<void> publish(unsigned short port, const std::string& url);
+
+ private:
+  StateDir(std::string dir, int lock_fd, std::string cookie);
+
+  std::string dir_;
+  int lock_fd_ = -1;
+  std::string cookie_;
+  bool published_ = false;
+};
+
+// The cookie and port of the gateway serving `root`, read from .editgate/,
+// for clients (the tests, `editgate eval`).
+struct Published {
+  std::string cookie;
+  unsigned short port = 0;
+};
+Result<Published> read_published(const std::string& root);
+
+}  // namespace editgate

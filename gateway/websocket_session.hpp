@@ -1,0 +1,14 @@
+// The agents' WebSocket door, /v1/ws: the auth handshake, then one
+// OpSession per connection. Included only by http_session.cpp.
+#pragma once
+
+#include "gateway/gateway.hpp"
+#include "gateway/net.hpp"
+
+namespace editgate {
+
+// Takes over the stream of an upgrade request that passed the Host and
+// Origin checks, and answers the handshake.
+void start_websocket_session(beast::tcp_stream stream, http::request<http::buffer_body> request, Gateway& gateway);
+
+}  // namespace editgate

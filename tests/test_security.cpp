@@ -1,0 +1,109 @@
+// The gateway's checks as pure functions: Host, Origin, cookie, query.
+#include "gateway/ops.hpp"
+#include "gateway/query.hpp"
+#include "gateway/security.hpp"
+#include "gateway/state_dir.hpp"
+#include "support.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace editgate;
+
+TEST_CASE("Host must name this gateway: loopback or the bound address, with its port", "[security]") {
+  Binding b;
+  b.port = 8302;
+  CHECK(host_allowed("127.0.0.1:8302", b));
+  CHECK(host_allowed("localhost:8302", b));
+  CHECK(host_allowed("LOCALHOST:8302", b));
+  CHECK(host_allowed("[::1]:8302", b));
+  CHECK_FALSE(host_allowed("127.0.0.1:8303", b));
+  CHECK_FALSE(host_allowed("127.0.0.1", b));
+  CHECK_FALSE(host_allowed("evil.example:8302", b));
+  CHECK_FALSE(host_allowed("localhost.evil.example:8302", b));
+  CHECK_FALSE(host_allowed("", b));
+  CHECK_FALSE(host_allowed("127.0.0.1:8302:1", b));
+  b.address = "192.168.1.5";
+  CHECK(host_allowed("192.168.1.5:8302", b));
+}
+
+TEST_CASE("Origin: the gateway's own, or one allowed explicitly", "[security]") {
+  Binding b;
+  b.port = 8302;
+  CHECK(origin_allowed("http://127.0.0.1:8302", b));
+  CHECK(origin_allowed("http://localhost:8302", b));
+  CHECK_FALSE(origin_allowed("https://localhost:8302", b));
+  CHECK_FALSE(origin_allowed("http://localhost:3000", b));
+  CHECK_FALSE(origin_allowed("http://evil.example", b));
+  CHECK_FALSE(origin_allowed("null", b));
+  b.allowed_origins.push_back(*normalize_origin("http://LOCALHOST:3000/"));
+  CHECK(origin_allowed("http://localhost:3000", b));
+  CHECK_FALSE(normalize_origin("localhost:3000"));
+  CHECK_FALSE(normalize_origin("http://a/b"));
+}
+
+TEST_CASE("cookies compare in constant time and bearer tokens parse", "[security]") {
+  CHECK(constant_time_equal("abc", "abc"));
+  CHECK_FALSE(constant_time_equal("abd", "abc"));
+  CHECK_FALSE(constant_time_equal("ab", "abc"));
+  CHECK_FALSE(constant_time_equal("abcd", "abc"));
+  CHECK_FALSE(constant_time_equal("", "abc"));
+  CHECK(bearer_token("Bearer xyz") == std::optional<std::string_view>("xyz"));
+  CHECK(bearer_token("bearer  xyz ") == std::optional<std::string_view>("xyz"));
+  CHECK_FALSE(bearer_token("Basic xyz"));
+  CHECK_FALSE(bearer_token("Bearer "));
+  CHECK(random_hex(16).size() == 32);
+  CHECK(random_hex(16) != random_hex(16));
+}
+
+TEST_CASE("the auth message", "[security]") {
+  const std::string cookie(32, 'a');
+  CHECK(check_auth(R"({"type":"auth","cookie":")" + cookie + R"("})", cookie).has_value());
+  CHECK(check_auth(R"({"type":"auth","cookie":"b"})", cookie).error().code == Error::unauthorized);
+  CHECK(check_auth(R"({"type":"auth"})", cookie).error().code == Error::unauthorized);
+  CHECK(check_auth(R"({"op":"describe"})", cookie).error().code == Error::unauthorized);
+  CHECK(check_auth("nope", cookie).error().code == Error::bad_json);
+}
+
+TEST_CASE("edit parameters from the query", "[security]") {
+  auto p = edit_params(*parse_target("/v1/edits?dry_run&agent=me&context=a%20b.py&context=c.py&fuzz=whitespace"));
+  REQUIRE(p.has_value());
+  CHECK(p->dry_run);
+  CHECK(p->agent == "me");
+  CHECK(p->fuzz_whitespace);
+  CHECK(*p->context == std::vector<std::string>{"a b.py", "c.py"});
+  CHECK(edit_params(*parse_target("/v1/edits?dry_run=maybe")).error().code == Error::bad_request);
+  CHECK(edit_params(*parse_target("/v1/edits?agent=../x")).error().code == Error::bad_request);
+  CHECK(edit_params(*parse_target("/v1/edits?dryrun=1")).error().message.find("'dryrun'") != std::string::npos);
+  CHECK(parse_target("/v1/edits?a=%zz").error().code == Error::bad_request);
+}
+
+TEST_CASE("the state folder: one gateway per workspace, a cookie kept private", "[security]") {
+  test::TempDir dir;
+  std::string cookie;
+  {
+    auto first = StateDir::open(dir.str());
+    REQUIRE(first.has_value());
+    REQUIRE(first->publish(4242, "http://127.0.0.1:4242/").has_value());
+    cookie = first->cookie();
+    auto second = StateDir::open(dir.str());
+    REQUIRE_FALSE(second.has_value());
+    CHECK(second.error().code == Error::in_use);
+    CHECK(second.error().message.find("http://127.0.0.1:4242/") != std::string::npos);
+    auto published = read_published(dir.str());
+    REQUIRE(published.has_value());
+    CHECK(published->port == 4242);
+    CHECK(published->cookie == cookie);
+  }
+  // Released with the first; the port file went with it.
+  CHECK(!test::fs::exists(dir / ".editgate/port"));
+  {
+    auto again = StateDir::open(dir.str());
+    REQUIRE(again.has_value());
+    CHECK(again->cookie() == cookie);
+  }
+  // A cookie others could read may have leaked: it is replaced.
+  test::fs::permissions(dir / ".editgate/cookie", test::fs::perms::others_read, test::fs::perm_options::add);
+  auto third = StateDir::open(dir.str());
+  REQUIRE(third.has_value());
+  CHECK(third->cookie() != cookie);
+}

@@ -1,0 +1,513 @@
+// `editgate serve` end to end: a real gateway on 127.0.0.1 port 0, real
+// clients (Beast, and curl as an independent one), real files and commits.
+#include "client.hpp"
+#include "support.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <boost/json.hpp>
+
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <random>
+#include <thread>
+
+using namespace test;
+namespace json = boost::json;
+
+namespace {
+
+json::object obj(const std::string& text) { return json::parse(text).as_object(); }
+
+std::string str(const json::value& v) { return std::string(v.as_string()); }
+
+// git's output without its last newline.
+std::string git1(const fs::path& dir, std::vector<std::string> args) {
+  std::string out = git_ok(dir, std::move(args));
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  return out;
+}
+
+// A workspace with two committed files.
+struct Workspace {
+  TempDir dir;
+  Workspace() {
+    git_ok(dir.path(), {"init", "-q", "-b", "main"});
+    write_file(dir / "a.txt", "alpha\nbeta\ngamma\n");
+    write_file(dir / "b.txt", "one\ntwo\nthree\n");
+    git_ok(dir.path(), {"add", "a.txt", "b.txt"});
+    git_ok(dir.path(), {"commit", "-q", "-m", "start"});
+  }
+  std::string head() const { return git1(dir.path(), {"rev-parse", "HEAD"}); }
+  std::size_t commits() const { return std::stoul(git_ok(dir.path(), {"rev-list", "--count", "HEAD"})); }
+};
+
+const std::string block_a = block("a.txt", {"beta"}, {"BETA"});
+const std::string block_b = block("b.txt", {"two"}, {"TWO"});
+
+// What a test's refusal must leave: the same files, the same HEAD.
+struct Untouched {
+  const Workspace& ws;
+  std::string head, a, b;
+  explicit Untouched(const Workspace& w)
+      : ws(w), head(w.head()), a(read_file(w.dir / "a.txt")), b(read_file(w.dir / "b.txt")) {}
+  void check() const {
+    CHECK(ws.head() == head);
+    CHECK(read_file(ws.dir / "a.txt") == a);
+    CHECK(read_file(ws.dir / "b.txt") == b);
+  }
+};
+
+// Waits (bounded) until the branch has `n` commits: a commit made after
+// a client went away has nobody to report to.
+bool wait_commits(const Workspace& ws, std::size_t n) {
+  for (int i = 0; i < 500; ++i) {
+    if (ws.commits() >= n) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("serve publishes its port and a private cookie, and keeps .editgate out of git", "[server]") {
+  Workspace ws;
+  client::Gateway gw(ws.dir.str());
+  struct stat st {};
+  REQUIRE(::stat((ws.dir / ".editgate").c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0700);
+  REQUIRE(::stat((ws.dir / ".editgate/cookie").c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  CHECK(gw.cookie().size() == 32);
+  CHECK(std::stoi(read_file(ws.dir / ".editgate/port")) == gw.port());
+  CHECK(gw.out().find("http://127.0.0.1:" + std::to_string(gw.port()) + "/") != std::string::npos);
+  CHECK(git_ok(ws.dir.path(), {"status", "--porcelain"}).empty());
+  CHECK(read_file(ws.dir / ".git/info/exclude").find(".editgate/") != std::string::npos);
+
+  auto health = client::request(gw.port(), "GET", "/v1/health");
+  CHECK(health.status == 200);
+  auto h = obj(health.body);
+  CHECK(str(h["status"]) == "ok");
+  CHECK(str(h["workspace_id"]).size() == 16);
+
+  // One gateway per workspace: the second says who holds it.
+  auto second = run({EDITGATE_BIN, "serve", "--port", "0", "--root", ws.dir.str()});
+  CHECK(second.exit_code == 2);
+  CHECK(second.err.find("another gateway serves this workspace (pid " + std::to_string(gw.pid())) !=
+        std::string::npos);
+
+  const std::string cookie = gw.cookie();
+  CHECK(gw.stop() == 0);
+  CHECK(!fs::exists(ws.dir / ".editgate/port"));
+  // The cookie stays: clients configured with it keep working after a restart.
+  client::Gateway again(ws.dir.str());
+  CHECK(again.cookie() == cookie);
+}
+
+TEST_CASE("POST /v1/edits answers each block while the body is still arriving", "[server]") {
+  Workspace ws;
+  client::Gateway gw(ws.dir.str());
+  const std::size_t before = ws.commits();
+  client::EditStream s(gw.port(), gw.cookie(), "?agent=claude&session=s1");
+  s.send("Here is the change:\n\n" + block_a);
+  REQUIRE(s.status() == 200);
+  // Block 1's line arrives before block 2 is even sent, and its file is written.
+  auto first = s.line();
+  REQUIRE(first);
+  auto b1 = obj(*first).at("block").as_object();
+  CHECK(str(b1["path"]) == "a.txt");
+  CHECK(str(b1["status"]) == "applied");
+  CHECK(read_file(ws.dir / "a.txt") == "alpha\nBETA\ngamma\n");
+  // Block 2 split inside a marker's multi-byte character.
+  const std::string rest = "\nand\n" + block_b;
+  std::size_t cut = rest.find("\xC2\xAB") + 1;
+  s.send(rest.substr(0, cut));
+  s.send(rest.substr(cut));
+  s.end();
+  auto lines = s.rest();
+  REQUIRE(lines.size() == 2);
+  CHECK(str(obj(lines[0]).at("block").at("path")) == "b.txt");
+  auto done = obj(lines[1]);
+  CHECK(done.at("status").as_array() == json::array{"done"});
+  CHECK(done.at("counts").at("applied").as_int64() == 2);
+  CHECK(str(done.at("session")) == "s1");
+  REQUIRE(done.at("commit").is_string());
+  // One commit for the whole request, by the agent.
+  CHECK(ws.commits() == before + 1);
+  CHECK(ws.head() == str(done.at("commit")));
+  CHECK(git1(ws.dir.path(), {"log", "-1", "--format=%an"}) == "claude");
+  CHECK(git1(ws.dir.path(), {"show", "--name-only", "--format=", "HEAD"}) == "a.txt\nb.txt");
+}
+
+TEST_CASE("the same body split into random chunks gives the same results", "[server]") {
+  Workspace ws;
+  client::Gateway gw(ws.dir.str());
+  const std::string body = "intro\n" + block_a + "\n" + block("a.txt", {"nope"}, {"x"}) + "\n" + block_b +
+                           "\n" + block("c.txt", {}, {"created"}) + "\ntail, and an unfinished\n" +
+                           "a.txt\n\xC2\xAB\xC2\xAB\xC2\xAB EDIT\ngamma\n";
+  auto collect = [&](const std::vector<std::string>& pieces) {
+    client::EditStream s(gw.port(), gw.cookie(), "?dry_run=true");
+    for (const std::string& p : pieces) s.send(p);
+    s.end();
+    return s.rest();
+  };
+  const auto whole = collect({body});
+  REQUIRE(whole.size() == 6);  // five blocks (the last incomplete), then done
+  CHECK(str(obj(whole[4]).at("block").at("reason")) == "incomplete_block");
+  std::mt19937 rng(7);
+  for (int round = 0; round < 5; ++round) {
+    std::vector<std::string> pieces;
+    std::size_t at = 0;
+    while (at < body.size()) {
+      std::size_t n = std::uniform_int_distribution<std::size_t>(1, 40)(rng);
+      pieces.push_back(body.substr(at, n));
+      at += n;
+    }
+    auto split = collect(pieces);
+    REQUIRE(split.size() == whole.size());
+    for (std::size_t i = 0; i + 1 < whole.size(); ++i) CHECK(split[i] == whole[i]);
+  }
+}
+
+TEST_CASE("a dry run over HTTP validates and writes nothing", "[server]") {
+  Workspace ws;
+  client::Gateway gw(ws.dir.str());
+  Untouched before(ws);
+  client::EditStream s(gw.port(), gw.cookie(), "?dry_run=1");
+  s.send(block_a + block("new.txt", {}, {"x"}));
+  s.end();
+  auto lines = s.rest();
+  REQUIRE(lines.size() == 3);
+  CHECK(str(obj(lines[0]).at("block").at("status")) == "validated");
+  CHECK(str(obj(lines[1]).at("block").at("status")) == "validated");
+  auto done = obj(lines[2]);
+  CHECK(done.at("dry_run").as_bool());
+  CHECK(done.at("commit").is_null());
+  before.check();
+  CHECK(!fs::exists(ws.dir / "new.txt"));
+}
+
+TEST_CASE("a client that disconnects mid-stream keeps its complete blocks, committed", "[server]") {
+  Workspace ws;
+  client::Gateway gw(ws.dir.str());
+  const std::size_t before = ws.commits();
+  {
+    client::EditStream s(gw.port(), gw.cookie(), "?agent=cut");
+    s.send(block_a);
+    REQUIRE(s.line());
+    // Half of block 2, then the connection drops.
+    s.send(block_b.substr(0, block_b.size() / 2));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    s.abort();
+  }
+  REQUIRE(wait_commits(ws, before + 1));
+  CHECK(read_file(ws.dir / "a.txt") == "alpha\nBETA\ngamma\n");
+  CHECK(read_file(ws.dir / "b.txt") == "one\ntwo\nthree\n");
+  CHECK(git1(ws.dir.path(), {"show", "--name-only", "--format=%an", "HEAD"}) == "cut\n\na.txt");
+  CHECK(git_ok(ws.dir.path(), {"status", "--porcelain"}).empty());
+  CHECK(gw.err().find("edit stream cut off (io_error): 1 applied") != std::string::npos);
+}
+
+TEST_CASE("curl streams a chunked upload and reads NDJSON", "[server][curl]") {
+  Workspace ws;
+  client::Gateway gw(ws.dir.str());
+  write_file(ws.dir.path().parent_path() / (ws.dir.path().filename().string() + ".md"), block_a + block_b);
+  const std::string body_file = ws.dir.str() + ".md";
+  auto r = run({"curl", "-sS", "-N", "-H", "Authorization: Bearer " + gw.cookie(), "-H",
+                "Transfer-Encoding: chunked", "-H", "Content-Type: text/markdown", "--data-binary", "@" + body_file,
+                "http://127.0.0.1:" + std::to_string(gw.port()) + "/v1/edits?agent=curl"});
+  fs::remove(body_file);
+  REQUIRE(r.exit_code == 0);
+  std::vector<std::string> lines;
+  std::istringstream in(r.out);
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  REQUIRE(lines.size() == 3);
+  CHECK(str(obj(lines[0]).at("block").at("status")) == "applied");
+  CHECK(str(obj(lines[1]).at("block").at("status")) == "applied");
+  CHECK(obj(lines[2]).at("counts").at("applied").as_int64() == 2);
+  CHECK(read_file(ws.dir / "b.txt") == "one\nTWO\nthree\n");
+  CHECK(git1(ws.dir.path(), {"log", "-1", "--format=%an"}) == "curl");
+}
+
+TEST_CASE("HTTP attack probes are refused with a named error and change nothing", "[server][security]") {
+  Workspace ws;
+  client::Gateway gw(ws.dir.str(), {"--header-timeout", "300"});
+  Untouched before(ws);
+  const std::string port = std::to_string(gw.port());
+  auto refused = [&](const client::Response& r, unsigned status, const std::string& code) {
+    CHECK(r.status == status);
+    CHECK(str(obj(r.body).at("error")) == code);
+  };
+  const std::string body = block_a;
+  refused(client::request(gw.port(), "POST", "/v1/edits", body), 401, "unauthorized");
+  refused(client::request(gw.port(), "POST", "/v1/edits", body, {{"Authorization", "Bearer 0123"}}), 401,
+          "unauthorized");
+  refused(client::request(gw.port(), "POST", "/v1/edits", body,
+                          {{"Authorization", "Bearer " + std::string(32, '0')}}),
+          401, "unauthorized");
+  const std::map<std::string, std::string> auth = {{"Authorization", "Bearer " + gw.cookie()}};
+  auto with = [&](std::map<std::string, std::string> extra) {
+    extra.insert(auth.begin(), auth.end());
+    return extra;
+  };
+  refused(client::request(gw.port(), "POST", "/v1/edits", body, with({{"Origin", "http://evil.example"}})), 403,
+          "forbidden_origin");
+  refused(client::request(gw.port(), "POST", "/v1/edits", body, with({{"Host", "evil.example:" + port}})), 403,
+          "host_not_allowed");
+  refused(client::request(gw.port(), "GET", "/v1/health", "", {{"Host", "attacker.test:" + port}}), 403,
+          "host_not_allowed");
+  refused(client::request(gw.port(), "POST", "/v1/edits?dryrun=1", body, auth), 400, "bad_request");
+  refused(client::request(gw.port(), "POST", "/v1/edits?fuzz=lots", body, auth), 400, "bad_request");
+  refused(client::request(gw.port(), "POST", "/v1/edits?agent=a%2", body, auth), 400, "bad_request");
+  refused(client::request(gw.port(), "GET", "/v1/edits", "", auth), 405, "method_not_allowed");
+  refused(client::request(gw.port(), "GET", "/v1/nothing", "", auth), 404, "not_found");
+
+  // A Content-Length over the limit is refused before any byte of the body is read.
+  std::string huge = "POST /v1/edits HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nAuthorization: Bearer " +
+                     gw.cookie() + "\r\nContent-Length: 100000000\r\n\r\n" + block_a;
+  auto big = client::raw(gw.port(), huge);
+  CHECK(big.rfind("HTTP/1.1 413", 0) == 0);
+  CHECK(big.find("\"error\":\"payload_too_large\"") != std::string::npos);
+
+  // A head larger than the limit.
+  std::string fat = "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nX-Pad: " + std::string(20000, 'a') +
+                    "\r\n\r\n";
+  auto header = client::raw(gw.port(), fat);
+  CHECK(header.rfind("HTTP/1.1 431", 0) == 0);
+  CHECK(header.find("header_too_large") != std::string::npos);
+
+  // A head that never ends: the server answers 408 when the time is up.
+  auto slow = client::raw(gw.port(), "POST /v1/edits HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nX-Slow: ");
+  CHECK(slow.rfind("HTTP/1.1 408", 0) == 0);
+  CHECK(slow.find("\"error\":\"timeout\"") != std::string::npos);
+
+  // Garbage instead of HTTP.
+  auto junk = client::raw(gw.port(), "\x16\x03\x01 hello\r\n\r\n");
+  CHECK(junk.rfind("HTTP/1.1 400", 0) == 0);
+
+  before.check();
+  // The gateway is still serving.
+  CHECK(client::request(gw.port(), "GET", "/v1/health").status == 200);
+}
+
+TEST_CASE("a streamed body that stalls is cut off with a summary, its blocks committed", "[server]") {
+  Workspace ws;
+  client::Gateway gw(ws.dir.str(), {"--body-timeout", "300"});
+  client::EditStream s(gw.port(), gw.cookie());
+  s.send(block_a);
+  REQUIRE(s.line());
+  auto done = s.line(std::chrono::seconds(10));
+  REQUIRE(done);
+  auto d = obj(*done);
+  CHECK(str(d.at("reason")) == "timeout");
+  CHECK(d.at("status").as_array() == json::array{"done", "error"});
+  CHECK(d.at("commit").is_string());
+  CHECK(ws.head() == str(d.at("commit")));
+}
+
+TEST_CASE("GET /v1/history lists editgate's commits", "[server]") {
+  Workspace ws;
+  client::Gateway gw(ws.dir.str());
+  {
+    client::EditStream s(gw.port(), gw.cookie(), "?agent=hist&session=h1");
+    s.send(block_a);
+    s.end();
+    s.rest();
+  }
+  auto r = client::request(gw.port(), "GET", "/v1/history?limit=5", "",
+                           {{"Authorization", "Bearer " + gw.cookie()}});
+  REQUIRE(r.status == 200);
+  auto commits = obj(r.body).at("commits").as_array();
+  REQUIRE(commits.size() == 1);
+  CHECK(str(commits[0].at("agent")) == "hist");
+  CHECK(str(commits[0].at("session")) == "h1");
+  CHECK(client::request(gw.port(), "GET", "/v1/history").status == 401);
+}
+
+TEST_CASE("WebSocket: the auth handshake, and nothing before it", "[server][ws]") {
+  Workspace ws;
+  client::Gateway gw(ws.dir.str(), {"--auth-timeout", "300"});
+  {
+    client::Ws c(gw.port());
+    std::string session = c.login(gw.cookie());
+    CHECK(session.size() == 12);
+  }
+  {  // The wrong cookie: auth_error, then the server closes.
+    client::Ws c(gw.port());
+    CHECK(c.read()->find("auth-required") != std::string::npos);
+    c.send(R"({"type":"auth","cookie":"0123456789abcdef0123456789abcdef"})");
+    auto e = obj(*c.read());
+    CHECK(str(e["type"]) == "auth_error");
+    CHECK(str(e["reason"]) == "unauthorized");
+    CHECK(!c.read());
+  }
+  {  // An op before auth is not run: it is a failed auth.
+    client::Ws c(gw.port());
+    c.read();
+    c.send(R"({"op":"shutdown","cookie":")" + gw.cookie() + R"("})");
+    CHECK(str(obj(*c.read())["type"]) == "auth_error");
+    CHECK(!c.read());
+  }
+  {  // Silence after the upgrade.
+    client::Ws c(gw.port());
+    c.read();
+    auto e = obj(*c.read());
+    CHECK(str(e["type"]) == "auth_error");
+    CHECK(str(e["reason"]) == "timeout");
+  }
+  // Browser handshakes from elsewhere, and rebinding, never upgrade.
+  CHECK(client::ws_refused_status(gw.port(), {{"Origin", "https://evil.example"}}) == 403);
+  CHECK(client::ws_refused_status(gw.port(), {{"Host", "evil.example:" + std::to_string(gw.port())}}) == 403);
+  CHECK(client::ws_refused_status(gw.port(), {{"Origin", "http://127.0.0.1:" + std::to_string(gw.port())}}) == 101);
+  CHECK(client::request(gw.port(), "GET", "/v1/health").status == 200);
+}
+
+TEST_CASE("WebSocket ops: describe, health, edit, streamed edits, context, history", "[server][ws]") {
+  Workspace ws;
+  client::Gateway gw(ws.dir.str());
+  client::Ws c(gw.port());
+  const std::string session = c.login(gw.cookie());
+
+  c.send(R"({"op":"describe","id":"d1"})");
+  auto d = obj(*c.read());
+  CHECK(str(d["id"]) == "d1");
+  CHECK(d["status"].as_array() == json::array{"done"});
+  for (const char* op : {"describe", "health", "edit", "edit-begin", "edit-chunk", "edit-end", "context", "history",
+                         "shutdown"})
+    CHECK(d["ops"].as_object().contains(op));
+  CHECK(d["ops"].at("edit").at("params").as_array() == json::array{"text"});
+  CHECK(str(d["versions"].at("protocol")) == "1.0");
+
+  c.send(R"({"op":"health","id":7,"session":"mine"})");
+  auto h = obj(*c.read());
+  CHECK(h["id"].as_int64() == 7);
+  CHECK(str(h["session"]) == "mine");
+  CHECK(str(h["workspace_id"]).size() == 16);
+
+  // edit: a block message per block, then done with the commit.
+  c.send(json::serialize(json::object{{"op", "edit"}, {"id", "e1"}, {"text", block_a + block("a.txt", {"zzz"}, {"y"})}}));
+  auto replies = c.until_done();
+  REQUIRE(replies.size() == 3);
+  CHECK(str(obj(replies[0]).at("block").at("status")) == "applied");
+  CHECK(str(obj(replies[1]).at("block").at("reason")) == "anchor_not_found");
+  auto done = obj(replies[2]);
+  CHECK(str(done["id"]) == "e1");
+  CHECK(done["status"].as_array() == json::array{"done"});
+  CHECK(ws.head() == str(done["commit"]));
+  CHECK(git1(ws.dir.path(), {"log", "-1", "--format=%(trailers:key=Editgate-Session,valueonly)"}) == session);
+
+  // Streamed: each chunk's complete blocks come back before the end.
+  c.send(R"({"op":"edit-begin","id":"s1","agent":"streamer"})");
+  c.send(json::serialize(json::object{{"op", "edit-chunk"}, {"id", "s1"}, {"text", block_b.substr(0, 10)}}));
+  c.send(json::serialize(json::object{{"op", "edit-chunk"}, {"id", "s1"}, {"text", block_b.substr(10)}}));
+  auto blk = obj(*c.read());
+  CHECK(str(blk["id"]) == "s1");
+  CHECK(str(blk.at("block").at("path")) == "b.txt");
+  CHECK(!blk.contains("status"));
+  CHECK(read_file(ws.dir / "b.txt") == "one\nTWO\nthree\n");
+  c.send(R"({"op":"edit-end","id":"s1"})");
+  auto end = obj(c.until_done().back());
+  CHECK(end["counts"].at("applied").as_int64() == 1);
+  CHECK(git1(ws.dir.path(), {"log", "-1", "--format=%an"}) == "streamer");
+  c.send(R"({"op":"edit-end","id":"s1"})");
+  CHECK(str(obj(*c.read())["reason"]) == "not_found");
+
+  // context: a declared set makes other files not_in_context, and adds them.
+  c.send(R"({"op":"context","action":"add","files":["a.txt"]})");
+  auto ctx = obj(*c.read());
+  CHECK(ctx["context"].as_array() == json::array{"a.txt"});
+  c.send(json::serialize(json::object{{"op", "edit"}, {"text", block("b.txt", {"TWO"}, {"2"})}}));
+  auto nic = c.until_done();
+  CHECK(str(obj(nic[0]).at("block").at("status")) == "not_in_context");
+  CHECK(obj(nic[1])["files_auto_added"].as_array() == json::array{"b.txt"});
+  c.send(R"({"op":"context","action":"list"})");
+  CHECK(obj(*c.read())["context"].as_array() == json::array{"a.txt", "b.txt"});
+  c.send(R"({"op":"context","action":"remove","files":["b.txt"]})");
+  CHECK(obj(*c.read())["context"].as_array() == json::array{"a.txt"});
+
+  c.send(R"({"op":"history","limit":10})");
+  auto hist = obj(*c.read());
+  REQUIRE(hist["commits"].as_array().size() >= 2);
+  CHECK(str(hist["commits"].as_array()[0].at("agent")) == "streamer");
+
+  // A dry run through the WebSocket writes nothing.
+  const std::string head = ws.head();
+  c.send(json::serialize(json::object{{"op", "edit"}, {"dry_run", true}, {"text", block("a.txt", {"BETA"}, {"b"})}}));
+  auto dry = c.until_done();
+  CHECK(str(obj(dry[0]).at("block").at("status")) == "validated");
+  CHECK(ws.head() == head);
+}
+
+TEST_CASE("WebSocket errors get a named reply and the connection lives on", "[server][ws][security]") {
+  Workspace ws;
+  client::Gateway gw(ws.dir.str());
+  Untouched before(ws);
+  client::Ws c(gw.port());
+  c.login(gw.cookie());
+  auto reason_of = [&](const std::string& msg, bool binary = false) {
+    c.send(msg, binary);
+    auto r = obj(*c.read());
+    CHECK(r["status"].as_array() == json::array{"done", "error"});
+    return str(r["reason"]);
+  };
+  CHECK(reason_of("{not json") == "bad_json");
+  CHECK(reason_of("[1,2]") == "bad_json");
+  CHECK(reason_of(R"({"op":"eval-all-the-things"})") == "unknown_op");
+  CHECK(reason_of(R"({"id":"x"})") == "missing_param");
+  CHECK(reason_of(R"({"op":"edit"})") == "missing_param");
+  CHECK(reason_of(R"({"op":"edit","text":"x","dryrun":true})") == "bad_request");
+  CHECK(reason_of(R"({"op":"edit","text":5})") == "bad_request");
+  CHECK(reason_of(R"({"op":"edit","text":"x","agent":"a b"})") == "bad_request");
+  CHECK(reason_of(R"({"op":"context","action":"explode"})") == "bad_request");
+  CHECK(reason_of(R"({"op":"edit-chunk","id":"nope","text":"x"})") == "not_found");
+  CHECK(reason_of(R"({"op":"shutdown","cookie":"wrong"})") == "unauthorized");
+  CHECK(reason_of(R"({"op":"health"})", true) == "bad_json");
+  // 17 MiB in one message: discarded as it arrives, answered, survived.
+  std::string huge = R"({"op":"edit","text":")" + std::string(17u << 20, 'x') + R"("})";
+  CHECK(reason_of(huge) == "payload_too_large");
+  c.send(R"({"op":"health","id":"after"})");
+  CHECK(str(obj(*c.read())["id"]) == "after");
+  before.check();
+}
+
+TEST_CASE("the shutdown op and SIGTERM stop the gateway cleanly", "[server]") {
+  SECTION("shutdown op") {
+    Workspace ws;
+    client::Gateway gw(ws.dir.str());
+    client::Ws c(gw.port());
+    c.login(gw.cookie());
+    c.send(R"({"op":"shutdown","id":"bye","cookie":")" + gw.cookie() + R"("})");
+    auto r = obj(*c.read());
+    CHECK(str(r["value"]) == "ok");
+    CHECK(gw.wait() == 0);
+    CHECK(!fs::exists(ws.dir / ".editgate/port"));
+  }
+  SECTION("SIGTERM with a stream open: its blocks are committed and reported") {
+    Workspace ws;
+    client::Gateway gw(ws.dir.str());
+    client::EditStream s(gw.port(), gw.cookie());
+    s.send(block_a);
+    REQUIRE(s.line());
+    client::Ws c(gw.port());
+    c.login(gw.cookie());
+    c.send(R"({"op":"edit-begin","id":"w"})");
+    c.send(json::serialize(json::object{{"op", "edit-chunk"}, {"id", "w"}, {"text", block_b}}));
+    REQUIRE(c.read());  // its block
+    ::kill(gw.pid(), SIGTERM);
+    auto done = obj(*s.line());
+    CHECK(str(done["reason"]) == "shutting_down");
+    CHECK(done["commit"].is_string());
+    auto wmsg = c.read();
+    REQUIRE(wmsg);
+    INFO(*wmsg);
+    auto wdone = obj(*wmsg);
+    CHECK(str(wdone["id"]) == "w");
+    CHECK(str(wdone["reason"]) == "shutting_down");
+    CHECK(wdone["commit"].is_string());
+    CHECK(gw.wait() == 0);
+    CHECK(read_file(ws.dir / "a.txt") == "alpha\nBETA\ngamma\n");
+    CHECK(read_file(ws.dir / "b.txt") == "one\nTWO\nthree\n");
+    CHECK(git_ok(ws.dir.path(), {"status", "--porcelain"}).empty());
+  }
+}
