@@ -62,6 +62,9 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
 
  private:
   void on_run() {
+    // Results are small writes that must leave at once, not wait for an ACK (Nagle).
+    beast::error_code ignored;
+    stream_.socket().set_option(tcp::no_delay(true), ignored);
     if (!gw_.enter()) {
       respond_error(Error::too_many_connections,
                     "the gateway has " + std::to_string(gw_.limits().connections) + " connections open", false);

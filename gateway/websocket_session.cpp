@@ -102,9 +102,12 @@ class websocket_session : public Stoppable, public std::enable_shared_from_this<
     if (!ok) return refuse_auth(ok.error());
     auth_timer_.cancel();
     send(R"({"type":"auth_ok"})");
-    auto self = shared_from_this();
+    // A weak reference: the OpSession lives inside this session, and must
+    // not keep it alive once its connection is gone.
     ops_ = std::make_shared<OpSession>(gw_, ws_.get_executor(), new_session_id(),
-                                       [self](std::string msg) { self->send(std::move(msg)); });
+                                       [weak = weak_from_this()](std::string msg) {
+                                         if (auto self = weak.lock()) self->send(std::move(msg));
+                                       });
     send(boost::json::serialize(boost::json::object{{"op", "session-started"}, {"session", ops_->id()}}));
     do_read();
   }

@@ -242,6 +242,7 @@ EditStream::EditStream(unsigned short port, const std::string& cookie, const std
   drive(impl_->ioc, [&] {
     impl_->stream.async_connect(local(port), [&](beast::error_code ec) {
       if (ec) return void(result = ec);
+      impl_->stream.socket().set_option(tcp::no_delay(true));
       http::async_write_header(impl_->stream, sr, [&](beast::error_code ec, std::size_t) { result = ec; });
     });
   });
@@ -336,6 +337,7 @@ beast::error_code ws_connect(net::io_context& ioc, websocket::stream<beast::tcp_
   drive(ioc, [&] {
     beast::get_lowest_layer(ws).async_connect(local(port), [&](beast::error_code ec) {
       if (ec) return void(result = ec);
+      beast::get_lowest_layer(ws).socket().set_option(tcp::no_delay(true));
       ws.async_handshake(res ? *res : ignored, host_of(port, headers), "/v1/ws",
                          [&](beast::error_code ec) { result = ec; });
     });

@@ -483,6 +483,26 @@ TEST_CASE("the shutdown op and SIGTERM stop the gateway cleanly", "[server]") {
     CHECK(gw.wait() == 0);
     CHECK(!fs::exists(ws.dir / ".editgate/port"));
   }
+  SECTION("SIGTERM after clients went away without a goodbye: no waiting on them") {
+    Workspace ws;
+    client::Gateway gw(ws.dir.str());
+    {
+      client::Ws c(gw.port());
+      c.login(gw.cookie());
+      c.send(R"({"op":"health"})");
+      REQUIRE(c.read());
+    }  // dropped without a close frame
+    {
+      client::EditStream s(gw.port(), gw.cookie());
+      s.send(block_a);
+      REQUIRE(s.line());
+      s.abort();
+    }
+    // Well inside the 5 s grace after which open connections are cut.
+    auto t0 = std::chrono::steady_clock::now();
+    CHECK(gw.stop(SIGTERM, std::chrono::seconds(3)) == 0);
+    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(3));
+  }
   SECTION("SIGTERM with a stream open: its blocks are committed and reported") {
     Workspace ws;
     client::Gateway gw(ws.dir.str());
