@@ -55,8 +55,7 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
       self->stopping_ = true;
       // A read in progress ends with operation_aborted: between requests
       // that closes the connection, in a stream it commits and reports.
-      beast::error_code ignored;
-      self->stream_.socket().cancel(ignored);
+      self->cancel_read();
     });
   }
 
@@ -86,9 +85,20 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
     deadline_.async_wait([self = shared_from_this()](beast::error_code ec) {
       if (ec) return;
       self->timed_out_ = true;
-      beast::error_code ignored;
-      self->stream_.socket().cancel(ignored);
+      self->cancel_read();
     });
+  }
+
+  // Cancelling the socket cancels a write too, and a write cut in half
+  // would break the chunked framing of lines already promised: so with a
+  // write in flight, the cancel waits for it.
+  void cancel_read() {
+    if (!writes_.empty()) {
+      cancel_after_write_ = true;
+      return;
+    }
+    beast::error_code ignored;
+    stream_.socket().cancel(ignored);
   }
 
   void do_read() {
@@ -104,6 +114,7 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
 
   void on_header(beast::error_code ec, std::size_t) {
     deadline_.cancel();
+    cancel_after_write_ = false;  // the read it was meant for is over
     if (ec == http::error::end_of_stream) return close();
     if (ec == http::error::header_limit)
       return respond_error(Error::header_too_large, "the request head is over " +
@@ -222,6 +233,7 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
 
   void on_body(beast::error_code ec, std::size_t) {
     deadline_.cancel();
+    cancel_after_write_ = false;  // the read it was meant for is over
     if (ec == http::error::need_buffer) ec = {};
     const std::size_t n = body_piece - parser_->get().body().size;
     if (ec) {
@@ -389,6 +401,7 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
     }
     writes_.pop_front();
     if (!writes_.empty()) return do_write();
+    if (std::exchange(cancel_after_write_, false)) cancel_read();
     proceed();
   }
 
@@ -425,6 +438,7 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
   bool streaming_ = false;
   bool stopping_ = false;
   bool timed_out_ = false;
+  bool cancel_after_write_ = false;
 };
 
 }  // namespace
