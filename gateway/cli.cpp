@@ -154,22 +154,13 @@ int run_log(const LogArgs& a, std::ostream& out, std::ostream& err) {
     err << "editgate: " << repo.error().message << '\n';
     return 2;
   }
-  std::vector<LogEntry> entries;
-  auto found = repo->history(
-      [&](const editgit::CommitInfo& c) {
-        auto e = read_entry(c);
-        if (!e || (!a.agent.empty() && e->agent != a.agent) || (!a.session.empty() && e->session != a.session))
-          return false;
-        entries.push_back(std::move(*e));
-        return true;
-      },
-      a.limit);
-  if (!found) {
-    err << "editgate: " << found.error().message << '\n';
+  auto entries = find_entries(*repo, a.limit, a.agent, a.session);
+  if (!entries) {
+    err << "editgate: " << entries.error().message << '\n';
     return 2;
   }
-  if (a.format == "json") print_log_json(out, entries);
-  else print_log_text(out, entries);
+  if (a.format == "json") print_log_json(out, *entries);
+  else print_log_text(out, *entries);
   return 0;
 }
 

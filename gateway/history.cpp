@@ -172,6 +172,21 @@ void print_log_text(std::ostream& out, const std::vector<LogEntry>& entries) {
   if (entries.empty()) out << "no editgate commits\n";
 }
 
+editgit::Result<std::vector<LogEntry>> find_entries(const editgit::Repository& repo, std::size_t limit,
+                                                    const std::string& agent, const std::string& session) {
+  std::vector<LogEntry> entries;
+  auto found = repo.history(
+      [&](const editgit::CommitInfo& c) {
+        auto e = read_entry(c);
+        if (!e || (!agent.empty() && e->agent != agent) || (!session.empty() && e->session != session)) return false;
+        entries.push_back(std::move(*e));
+        return true;
+      },
+      limit);
+  if (!found) return found.error();
+  return entries;
+}
+
 boost::json::array log_json(const std::vector<LogEntry>& entries) {
   namespace json = boost::json;
   auto str = [](std::string_view s) { return json::string(editproto::unicode::to_valid_utf8(s)); };

@@ -55,6 +55,12 @@ struct LogEntry {
 // The entry of an editgate commit; nullopt for anybody else's.
 std::optional<LogEntry> read_entry(const editgit::CommitInfo& commit);
 
+// editgate's commits reachable from HEAD, newest first, at most `limit`;
+// only `agent`'s and `session`'s when those are not empty. (`editgate log`,
+// GET /v1/history and the history op.)
+editgit::Result<std::vector<LogEntry>> find_entries(const editgit::Repository& repo, std::size_t limit,
+                                                    const std::string& agent, const std::string& session);
+
 void print_log_text(std::ostream& out, const std::vector<LogEntry>& entries);
 // The entries as `editgate log --format json` lists them under "commits".
 boost::json::array log_json(const std::vector<LogEntry>& entries);

@@ -332,18 +332,9 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
     gw_.engine().run(
         stream_.get_executor(),
         [self, limit, agent, session]() -> Result<json::array> {
-          std::vector<LogEntry> entries;
-          auto found = self->gw_.engine().repository().history(
-              [&](const editgit::CommitInfo& c) {
-                auto e = read_entry(c);
-                if (!e || (!agent.empty() && e->agent != agent) || (!session.empty() && e->session != session))
-                  return false;
-                entries.push_back(std::move(*e));
-                return true;
-              },
-              limit);
-          if (!found) return Failure{Error::io, found.error().message};
-          return log_json(entries);
+          auto entries = find_entries(self->gw_.engine().repository(), limit, agent, session);
+          if (!entries) return Failure{Error::io, entries.error().message};
+          return log_json(*entries);
         },
         [self](Result<json::array> commits) {
           if (!commits) return self->respond_error(commits.error().code, commits.error().message, true);
