@@ -29,6 +29,7 @@ enum class Error {
   conflict,              // git is mid-merge/rebase; the id is already in use
   commit_failed,         // the files are written, the commit was not made (a lock, the disk)
   too_many_connections,
+  too_many_streams,      // streamed edits open on one WebSocket
   shutting_down,
   in_use,                // another gateway serves this workspace; the port is taken
   io,                    // the operating system refused a read or write

@@ -287,7 +287,7 @@ void OpSession::op_edit_begin(Request& r) {
         if (self->streams_.count(key)) {
           step.failure = Failure{Error::conflict, "a streamed edit with id " + key + " is already open"};
         } else if (self->streams_.size() >= self->gw_.limits().streamed_edits) {
-          step.failure = Failure{Error::payload_too_large, "this connection already has " +
+          step.failure = Failure{Error::too_many_streams, "this connection already has " +
                                                                std::to_string(self->streams_.size()) +
                                                                " streamed edits open; end one first"};
         } else {

@@ -7,7 +7,10 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -199,6 +202,25 @@ std::string raw(unsigned short port, const std::string& bytes, std::chrono::mill
     });
   });
   return got;
+}
+
+Idle::Idle(unsigned short port, int n) {
+  for (int i = 0; i < n; ++i) {
+    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+      if (fd >= 0) ::close(fd);
+      throw std::runtime_error("connect failed");
+    }
+    fds_.push_back(fd);
+  }
+}
+
+Idle::~Idle() {
+  for (int fd : fds_) ::close(fd);
 }
 
 // ---- streamed edits ---------------------------------------------------------------

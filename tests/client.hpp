@@ -58,6 +58,18 @@ Response request(unsigned short port, const std::string& method, const std::stri
 // closes (or `wait` passes): for malformed and slow requests.
 std::string raw(unsigned short port, const std::string& bytes, std::chrono::milliseconds wait = 15s);
 
+// `n` connections that send nothing, open until destroyed.
+class Idle {
+ public:
+  Idle(unsigned short port, int n);
+  ~Idle();
+  Idle(const Idle&) = delete;
+  Idle& operator=(const Idle&) = delete;
+
+ private:
+  std::vector<int> fds_;
+};
+
 // POST /v1/edits with a chunked body, written piece by piece.
 class EditStream {
  public:

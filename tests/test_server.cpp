@@ -98,7 +98,7 @@ TEST_CASE("serve publishes its port and a private cookie, and keeps .editgate ou
         std::string::npos);
 
   const std::string cookie = gw.cookie();
-  CHECK(gw.stop() == 0);
+  CHECK(gw.stop(SIGINT) == 0);
   CHECK(!fs::exists(ws.dir / ".editgate/port"));
   // The cookie stays: clients configured with it keep working after a restart.
   client::Gateway again(ws.dir.str());
@@ -530,4 +530,68 @@ TEST_CASE("the shutdown op and SIGTERM stop the gateway cleanly", "[server]") {
     CHECK(read_file(ws.dir / "b.txt") == "one\nTWO\nthree\n");
     CHECK(git_ok(ws.dir.path(), {"status", "--porcelain"}).empty());
   }
+}
+
+TEST_CASE("slow and idle clients cannot hold the gateway", "[server][security]") {
+  Workspace ws;
+  client::Gateway gw(ws.dir.str(), {"--header-timeout", "500"});
+  {
+    // 128 connections that never send a byte fill the gateway ...
+    client::Idle idle(gw.port(), 128);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    auto full = client::request(gw.port(), "GET", "/v1/health");
+    CHECK(full.status == 503);
+    CHECK(str(obj(full.body).at("error")) == "too_many_connections");
+    // ... until the header timeout frees their places.
+    std::this_thread::sleep_for(std::chrono::milliseconds(900));
+    CHECK(client::request(gw.port(), "GET", "/v1/health").status == 200);
+  }
+}
+
+TEST_CASE("edits are refused before anything is written while git is mid-merge", "[server]") {
+  Workspace ws;
+  client::Gateway gw(ws.dir.str());
+  write_file(ws.dir / ".git/MERGE_HEAD", ws.head() + "\n");
+  Untouched before(ws);
+  auto r = client::request(gw.port(), "POST", "/v1/edits", block_a, {{"Authorization", "Bearer " + gw.cookie()}});
+  CHECK(r.status == 409);
+  CHECK(str(obj(r.body).at("error")) == "conflict");
+  CHECK(obj(r.body).at("message").as_string().find("merge") != json::string::npos);
+  before.check();
+  // A dry run commits nothing, so it still runs.
+  auto dry = client::request(gw.port(), "POST", "/v1/edits?dry_run=1", block_a,
+                             {{"Authorization", "Bearer " + gw.cookie()}});
+  CHECK(dry.status == 200);
+  CHECK(dry.body.find("\"status\":\"validated\"") != std::string::npos);
+  before.check();
+}
+
+TEST_CASE("WebSocket streamed edits: ids in use, the per-connection limit, context clear", "[server][ws]") {
+  Workspace ws;
+  client::Gateway gw(ws.dir.str());
+  client::Ws c(gw.port());
+  c.login(gw.cookie());
+  c.send(R"({"op":"edit-begin","id":"x"})");
+  c.send(R"({"op":"edit-begin","id":"x"})");
+  auto dup = obj(*c.read());
+  CHECK(str(dup["reason"]) == "conflict");
+  CHECK(str(dup["id"]) == "x");
+  for (int i = 1; i < 16; ++i) c.send(R"({"op":"edit-begin","id":"s)" + std::to_string(i) + R"("})");
+  c.send(R"({"op":"edit-begin","id":"one-too-many"})");
+  auto over = obj(*c.read());
+  CHECK(str(over["id"]) == "one-too-many");
+  CHECK(str(over["reason"]) == "too_many_streams");
+  c.send(R"({"op":"edit-end","id":"x"})");
+  auto end = obj(c.until_done().back());
+  CHECK(end["status"].as_array() == json::array{"done"});
+  CHECK(end["summary"].as_string() == "no edit blocks found");
+  CHECK(end["commit"].is_null());
+
+  c.send(R"({"op":"context","action":"add","files":["a.txt"]})");
+  CHECK(obj(*c.read())["declared"].as_bool());
+  c.send(R"({"op":"context","action":"clear"})");
+  auto cleared = obj(*c.read());
+  CHECK(!cleared["declared"].as_bool());
+  c.send(json::serialize(json::object{{"op", "edit"}, {"text", block_b}}));
+  CHECK(str(obj(c.until_done()[0]).at("block").at("status")) == "applied");
 }
