@@ -3,6 +3,7 @@
 // with a queue). POST /v1/edits streams: the body is read piece by piece,
 // each piece goes to the engine, and each block's result goes back as an
 // NDJSON line in a chunked response while the body is still arriving.
+#include "editproto/unicode.hpp"
 #include "gateway/edit_run.hpp"
 #include "gateway/history.hpp"
 #include "gateway/net.hpp"
@@ -135,7 +136,8 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
     const bool has_body = req.chunked() || (req.has_content_length() && parser_->content_length().value_or(0) > 0);
     if (!host_allowed(req[http::field::host], gw_.binding()))
       return respond_error(Error::host_not_allowed,
-                           "Host '" + std::string(req[http::field::host]) + "' is not this gateway; use 127.0.0.1:" +
+                           "Host '" + editproto::unicode::to_valid_utf8(req[http::field::host]) +
+                               "' is not this gateway; use 127.0.0.1:" +
                                std::to_string(gw_.binding().port),
                            !has_body);
     auto target = parse_target(req.target());
@@ -143,7 +145,8 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
     // Browsers send Origin; a page from anywhere but an allowed origin
     // never gets past this, whatever else it knows.
     if (auto origin = req[http::field::origin]; !origin.empty() && !origin_allowed(origin, gw_.binding()))
-      return respond_error(Error::forbidden_origin, "Origin '" + std::string(origin) + "' may not use this gateway",
+      return respond_error(Error::forbidden_origin,
+                           "Origin '" + editproto::unicode::to_valid_utf8(origin) + "' may not use this gateway",
                            !has_body);
 
     const std::string& path = target->path;
@@ -363,8 +366,10 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
   // `keep_alive` false: the request's body (if any) was not read, so the
   // connection cannot carry another request.
   void respond_error(Error code, const std::string& message, bool keep_alive) {
+    // Messages quote what the client sent, which need not be UTF-8.
     respond(static_cast<http::status>(http_status(code)),
-            json::object{{"error", to_string(code)}, {"message", message}}, keep_alive);
+            json::object{{"error", to_string(code)}, {"message", editproto::unicode::to_valid_utf8(message)}},
+            keep_alive);
   }
 
   void queue(std::string bytes) {

@@ -1,5 +1,6 @@
 #include "gateway/ops.hpp"
 
+#include "editproto/unicode.hpp"
 #include "gateway/edit_run.hpp"
 #include "gateway/history.hpp"
 #include "gateway/query.hpp"
@@ -161,7 +162,7 @@ void OpSession::reply(const json::object& echo, json::object body) {
 }
 
 void OpSession::fail(const json::object& echo, Error code, const std::string& message) {
-  reply(echo, {{"error", std::string(to_string(code)) + ": " + message},
+  reply(echo, {{"error", std::string(to_string(code)) + ": " + editproto::unicode::to_valid_utf8(message)},
                {"reason", to_string(code)},
                {"status", json::array{"done", "error"}}});
 }
