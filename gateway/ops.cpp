@@ -190,13 +190,15 @@ void OpSession::handle(std::string_view text) {
   const std::string name(op->name);
   for (std::string_view p : op->params)
     if (!r.msg.contains(p)) return fail(r.echo, Error::missing_param, name + " needs \"" + std::string(p) + "\"");
+  auto listed = [](const std::vector<std::string_view>& names, std::string_view k) {
+    return std::find(names.begin(), names.end(), k) != names.end();
+  };
   for (auto& kv : r.msg) {
     std::string_view k = kv.key();
-    if (k == "op" || k == "session" || (k == "id" && std::find(op->params.begin(), op->params.end(), k) == op->params.end()))
-      continue;
-    bool known = std::find(op->params.begin(), op->params.end(), k) != op->params.end() ||
-                 std::find(op->optional.begin(), op->optional.end(), k) != op->optional.end();
-    if (!known) return fail(r.echo, Error::bad_request, name + " takes no \"" + std::string(k) + "\"");
+    // The envelope; an `id` is checked only where the op is keyed by it.
+    if (k == "op" || k == "session" || (k == "id" && !listed(op->params, k))) continue;
+    if (!listed(op->params, k) && !listed(op->optional, k))
+      return fail(r.echo, Error::bad_request, name + " takes no \"" + std::string(k) + "\"");
     if (auto bad = check_kind(k, kv.value())) return fail(r.echo, Error::bad_request, *bad);
   }
   if (const json::value* s = r.msg.if_contains("session"); s && (!s->is_string() || !valid_name(s->get_string())))

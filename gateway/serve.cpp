@@ -148,10 +148,6 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   limits.body_timeout = std::chrono::milliseconds(args.body_timeout_ms);
   limits.auth_timeout = std::chrono::milliseconds(args.auth_timeout_ms);
   Gateway gw(binding, state->cookie(), **engine, limits, workspace_id(root));
-  if (auto p = state->publish(binding.port, url); !p) {
-    err << "editgate serve: " << p.error().message << '\n';
-    return 2;
-  }
 
   net::signal_set signals(ioc, SIGINT, SIGTERM);
   signals.async_wait([&gw](boost::system::error_code e, int) {
@@ -176,6 +172,11 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   if (!address.is_loopback())
     out << "  warning: --bind " << args.bind << " is not loopback: other machines can reach this gateway\n";
   out.flush();
+  // The port file last: a client that finds it finds a gateway that listens.
+  if (auto p = state->publish(binding.port, url); !p) {
+    err << "editgate serve: " << p.error().message << '\n';
+    return 2;
+  }
 
   ioc.run();
   (*engine)->join();

@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <random>
 #include <span>
 #include <thread>
 
@@ -332,7 +334,13 @@ Result<CommitResult> Repository::commit(const CommitRequest& req) {
     RefPtr owned(moved);
     if ((rc == GIT_EMODIFIED || rc == GIT_EEXISTS) && attempt < opt_.max_attempts) {
       git_error_clear();
-      continue;  // HEAD moved: rebuild on top of it
+      // HEAD moved: rebuild on top of it, after a random pause that grows,
+      // so writers racing in lockstep fall out of step instead of failing together.
+      thread_local std::minstd_rand rng{std::random_device{}()};
+      const int ceiling = 1 << std::min(attempt, 5);
+      std::this_thread::sleep_for(std::chrono::microseconds(
+          std::uniform_int_distribution<int>(0, ceiling * 1000)(rng)));
+      continue;
     }
     if (rc == GIT_ELOCKED)
       return Failure{Error::locked, "the branch " + head->ref + " is locked by another git process (waited " +

@@ -66,8 +66,9 @@ struct Options {
   // How long a lock held by another git process (index.lock, a ref's
   // .lock) is waited for before the commit fails with Error::locked.
   std::chrono::milliseconds lock_timeout{5000};
-  // Attempts when HEAD moves between reading it and moving it.
-  int max_attempts = 8;
+  // Attempts when HEAD moves between reading it and moving it (with a
+  // growing random pause between them: 0.4 s in all at most).
+  int max_attempts = 16;
   Identity committer{"editgate", "editgate@editgate.invalid"};
   // Tests: runs just before the branch is moved, on every attempt.
   std::function<void()> before_update;

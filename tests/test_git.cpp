@@ -219,6 +219,7 @@ TEST_CASE("git: writers racing on one repository all land, each on top of the ot
   r.commit_all("init");
   std::vector<std::thread> writers;
   std::vector<int> landed(kWriters, 0);
+  std::vector<std::string> errors(kWriters);
   for (int w = 0; w < kWriters; ++w)
     writers.emplace_back([&, w] {
       const std::string file = "f" + std::to_string(w) + ".txt";
@@ -238,9 +239,11 @@ TEST_CASE("git: writers racing on one repository all land, each on top of the ot
         report.session = "w" + std::to_string(w);
         editgate::record_edits(*repo, session, report, "writer-" + std::to_string(w));
         if (report.commit && !report.commit_error && !report.earlier_commit) ++landed[w];
+        else errors[w] = report.commit_error.value_or("earlier state committed first");
       }
     });
   for (std::thread& t : writers) t.join();
+  INFO("what the writers said: " << errors[0] << " | " << errors[1] << " | " << errors[2] << " | " << errors[3]);
   CHECK(landed == std::vector<int>(kWriters, kRounds));
   for (const auto& e : test::fs::directory_iterator(r / ".git"))  // no lock or private index left behind
     CHECK_FALSE((e.path().filename().string().starts_with("index.") && e.path().filename() != "index"));
