@@ -5,6 +5,8 @@
 
 #include <boost/json.hpp>
 
+#include <iostream>
+
 namespace editgate {
 
 namespace {
@@ -83,6 +85,15 @@ const RunReport& EditRun::commit() {
   report_.files_auto_added = session_.files_auto_added();
   if (!params_.dry_run) record_edits(repo_, session_, report_, params_.agent);
   return report_;
+}
+
+void EditRun::log(std::string_view door, std::optional<Error> cut) const {
+  std::string line = "editgate: " + std::string(door) + ", agent " + params_.agent + ", session " + report_.session +
+                     (params_.dry_run ? " (dry run)" : "") + ": " + counts(report_.blocks);
+  if (report_.commit) line += ", committed " + report_.commit->substr(0, 12);
+  if (report_.commit_error) line += ", commit failed: " + *report_.commit_error;
+  if (cut) line += " (cut off: " + std::string(to_string(*cut)) + ")";
+  std::cerr << line + "\n" << std::flush;
 }
 
 }  // namespace editgate

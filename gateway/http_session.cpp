@@ -15,7 +15,6 @@
 #include <boost/json.hpp>
 
 #include <deque>
-#include <iostream>
 #include <sstream>
 
 #ifndef EDITGATE_VERSION
@@ -270,6 +269,7 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
           std::string lines;
           for (const auto& r : self->run_->finish()) lines += json::serialize(block_message(r)) + "\n";
           lines += json::serialize(done_message(self->run_->commit(), std::nullopt)) + "\n";
+          self->run_->log("POST /v1/edits");
           return lines;
         },
         [self](std::string lines) {
@@ -294,9 +294,7 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
                                                                    : "the connection broke";
           json::object summary =
               done_message(report, Failure{why, message + "; the blocks completed before stay applied"});
-          std::cerr << "editgate: edit stream cut off (" << to_string(why) << "): " << counts(report.blocks);
-          if (report.commit) std::cerr << ", committed " << report.commit->substr(0, 12);
-          std::cerr << '\n';
+          self->run_->log("POST /v1/edits", why);
           return json::serialize(summary) + "\n";
         },
         [self, tell](std::string line) {

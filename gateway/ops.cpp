@@ -9,7 +9,6 @@
 #include <boost/json.hpp>
 
 #include <algorithm>
-#include <iostream>
 #include <map>
 
 #ifndef EDITGATE_VERSION
@@ -260,6 +259,7 @@ void OpSession::op_edit(Request& r) {
         for (auto& b : (*run)->finish()) step.blocks.push_back(std::move(b));
         if ((*run)->overflowed()) step.failure = Failure{Error::payload_too_large, "the text is over the size limit"};
         step.report = (*run)->commit();
+        (*run)->log("WebSocket edit");
         return step;
       },
       [self, echo = std::move(r.echo)](Step step) { self->deliver(echo, std::move(step)); });
@@ -323,6 +323,7 @@ void OpSession::op_edit_chunk(Request& r) {
           step.failure = Failure{Error::payload_too_large, "the streamed text is over the size limit; "
                                                            "the blocks before it stay applied"};
           step.report = it->second.run->commit();
+          it->second.run->log("WebSocket edit-begin " + key, Error::payload_too_large);
           self->streams_.erase(it);
         }
         return step;
@@ -344,6 +345,7 @@ void OpSession::op_edit_end(Request& r) {
         }
         step.blocks = it->second.run->finish();
         step.report = it->second.run->commit();
+        it->second.run->log("WebSocket edit-begin " + key);
         self->streams_.erase(it);
         return step;
       },
@@ -414,10 +416,7 @@ void OpSession::end(Error why, bool report, std::function<void()> then) {
         std::vector<std::pair<json::object, RunReport>> cut;
         for (auto& [key, stream] : self->streams_) {
           const RunReport& r = stream.run->commit();
-          std::cerr << "editgate: streamed edit " << key << " of session " << self->id_ << " cut off ("
-                    << to_string(why) << "): " << counts(r.blocks);
-          if (r.commit) std::cerr << ", committed " << r.commit->substr(0, 12);
-          std::cerr << '\n';
+          stream.run->log("WebSocket edit-begin " + key, why);
           cut.emplace_back(stream.echo, r);
         }
         self->streams_.clear();

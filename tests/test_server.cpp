@@ -206,7 +206,9 @@ TEST_CASE("a client that disconnects mid-stream keeps its complete blocks, commi
   CHECK(read_file(ws.dir / "b.txt") == "one\ntwo\nthree\n");
   CHECK(git1(ws.dir.path(), {"show", "--name-only", "--format=%an", "HEAD"}) == "cut\n\na.txt");
   CHECK(git_ok(ws.dir.path(), {"status", "--porcelain"}).empty());
-  CHECK(gw.err().find("edit stream cut off (io_error): 1 applied") != std::string::npos);
+  CHECK(gw.err().find("editgate: POST /v1/edits, agent cut, session ") != std::string::npos);
+  CHECK(gw.err().find(": 1 applied, committed " + ws.head().substr(0, 12) + " (cut off: io_error)") !=
+        std::string::npos);
 }
 
 TEST_CASE("curl streams a chunked upload and reads NDJSON", "[server][curl]") {
@@ -594,4 +596,22 @@ TEST_CASE("WebSocket streamed edits: ids in use, the per-connection limit, conte
   CHECK(!cleared["declared"].as_bool());
   c.send(json::serialize(json::object{{"op", "edit"}, {"text", block_b}}));
   CHECK(str(obj(c.until_done()[0]).at("block").at("status")) == "applied");
+}
+
+TEST_CASE("--allow-origin lets one more browser origin in, and only it", "[server][security]") {
+  Workspace ws;
+  client::Gateway gw(ws.dir.str(), {"--allow-origin", "http://localhost:3000"});
+  const std::map<std::string, std::string> auth = {{"Authorization", "Bearer " + gw.cookie()}};
+  auto with_origin = [&](const std::string& origin) {
+    auto h = auth;
+    h["Origin"] = origin;
+    return client::request(gw.port(), "POST", "/v1/edits?dry_run=1", block_a, h).status;
+  };
+  CHECK(with_origin("http://localhost:3000") == 200);
+  CHECK(with_origin("http://localhost:3001") == 403);
+  CHECK(with_origin("http://127.0.0.1:" + std::to_string(gw.port())) == 200);
+  CHECK(client::ws_refused_status(gw.port(), {{"Origin", "http://localhost:3000"}}) == 101);
+  auto bad = run({EDITGATE_BIN, "serve", "--port", "0", "--root", ws.dir.str(), "--allow-origin", "localhost"});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("--allow-origin 'localhost' is not an origin") != std::string::npos);
 }
