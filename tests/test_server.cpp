@@ -598,7 +598,7 @@ TEST_CASE("WebSocket streamed edits: ids in use, the per-connection limit, conte
   CHECK(str(obj(c.until_done()[0]).at("block").at("status")) == "applied");
 }
 
-TEST_CASE("--allow-origin lets one more browser origin in, and only it", "[server][security]") {
+TEST_CASE("serve --allow-origin lets one more browser origin in, and only it", "[server][security]") {
   Workspace ws;
   client::Gateway gw(ws.dir.str(), {"--allow-origin", "http://localhost:3000"});
   const std::map<std::string, std::string> auth = {{"Authorization", "Bearer " + gw.cookie()}};
