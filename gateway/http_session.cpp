@@ -30,7 +30,10 @@ namespace {
 constexpr std::size_t body_piece = 64 * 1024;
 constexpr std::chrono::seconds write_timeout{30};
 
-std::string chunk(std::string_view data) {
+// A piece of the NDJSON response: a chunk for HTTP/1.1; bare for HTTP/1.0,
+// whose clients know no chunks and read to the end of the connection.
+std::string framed(std::string_view data, bool chunked) {
+  if (!chunked) return std::string(data);
   std::ostringstream s;
   s << std::hex << data.size() << "\r\n" << data << "\r\n";
   return s.str();
@@ -208,13 +211,14 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
         },
         [self](Result<bool> started) {
           if (!started) return self->respond_error(started.error().code, started.error().message, false);
-          http::response<http::empty_body> head{http::status::ok, 11};
+          http::response<http::empty_body> head{http::status::ok, self->parser_->get().version()};
           head.set(http::field::server, "editgate");
           head.set(http::field::content_type, "application/x-ndjson");
           head.set(http::field::cache_control, "no-store");
           head.set("X-Content-Type-Options", "nosniff");
-          head.chunked(true);
-          head.keep_alive(self->keep_alive_);
+          self->chunked_ = self->parser_->get().version() >= 11;
+          head.chunked(self->chunked_);
+          head.keep_alive(self->keep_alive_ && self->chunked_);
           std::ostringstream s;
           s << head.base();
           self->queue(s.str());
@@ -255,7 +259,7 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
           return std::pair{std::move(lines), self->run_->overflowed()};
         },
         [self](std::pair<std::string, bool> out) {
-          if (!out.first.empty()) self->queue(chunk(out.first));
+          if (!out.first.empty()) self->queue(framed(out.first, self->chunked_));
           if (out.second) return self->cut_edits(Error::payload_too_large, true);
           self->read_body();
         });
@@ -274,9 +278,8 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
         },
         [self](std::string lines) {
           self->streaming_ = false;
-          self->queue(chunk(lines));
-          self->queue("0\r\n\r\n");
-          self->after_writes(self->keep_alive_ && !self->stopping_);
+          self->end_response(lines);
+          self->after_writes(self->keep_alive_ && self->chunked_ && !self->stopping_);
         });
   }
 
@@ -300,8 +303,7 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
         [self, tell](std::string line) {
           self->streaming_ = false;
           if (!tell) return self->close();
-          self->queue(chunk(line));
-          self->queue("0\r\n\r\n");
+          self->end_response(line);
           self->after_writes(false);
         });
   }
@@ -370,6 +372,12 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
             keep_alive);
   }
 
+  // The last lines of a streamed response, and its end.
+  void end_response(std::string_view lines) {
+    queue(framed(lines, chunked_));
+    if (chunked_) queue("0\r\n\r\n");
+  }
+
   void queue(std::string bytes) {
     writes_.push_back(std::move(bytes));
     if (writes_.size() == 1) do_write();
@@ -430,6 +438,7 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
   bool counted_ = false;
   bool keep_alive_ = true;
   bool streaming_ = false;
+  bool chunked_ = true;  // the streamed response is chunked (HTTP/1.1)
   bool stopping_ = false;
   bool timed_out_ = false;
   bool cancel_after_write_ = false;

@@ -615,3 +615,18 @@ TEST_CASE("serve --allow-origin lets one more browser origin in, and only it", "
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("--allow-origin 'localhost' is not an origin") != std::string::npos);
 }
+
+TEST_CASE("an HTTP/1.0 client gets the NDJSON lines unchunked, to the end of the connection", "[server]") {
+  Workspace ws;
+  client::Gateway gw(ws.dir.str());
+  const std::string body = block_a;
+  auto reply = client::raw(gw.port(), "POST /v1/edits HTTP/1.0\r\nHost: 127.0.0.1:" + std::to_string(gw.port()) +
+                                          "\r\nAuthorization: Bearer " + gw.cookie() + "\r\nContent-Length: " +
+                                          std::to_string(body.size()) + "\r\n\r\n" + body);
+  REQUIRE(reply.rfind("HTTP/1.0 200", 0) == 0);
+  CHECK(reply.find("Transfer-Encoding") == std::string::npos);
+  std::string lines = reply.substr(reply.find("\r\n\r\n") + 4);
+  CHECK(lines.rfind("{\"block\":{", 0) == 0);
+  CHECK(lines.find("\"status\":[\"done\"]}\n") == lines.size() - 19);
+  CHECK(read_file(ws.dir / "a.txt") == "alpha\nBETA\ngamma\n");
+}
