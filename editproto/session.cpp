@@ -395,6 +395,9 @@ std::vector<FileChange> Session::take_changes() {
     std::string now;
     for (std::string_view c : f.written) now += c;
     f.base = std::make_shared<const std::string>(std::move(now));
+    // Until the next write, a fresh read moves the base: if someone else
+    // changed the file after this commit, that change is theirs, not ours.
+    f.base_fixed = false;
     f.changed = false;
   }
   return out;

@@ -38,24 +38,38 @@ boost::json::object done_message(const RunReport& report, std::optional<Failure>
 }
 
 Result<std::unique_ptr<EditRun>> EditRun::start(const editproto::Workspace& ws, editgit::Repository& repo,
-                                                EditParams params) {
+                                                Owners& owners, EditParams params) {
   if (!params.dry_run) {
     if (auto ready = repo.ready_to_commit(); !ready) return Failure{Error::conflict, ready.error().message};
   }
   editproto::Options opt = options_for(params);
-  return std::unique_ptr<EditRun>(new EditRun(ws, repo, std::move(params), std::move(opt)));
+  return std::unique_ptr<EditRun>(new EditRun(ws, repo, owners, std::move(params), std::move(opt)));
 }
 
-EditRun::EditRun(const editproto::Workspace& ws, editgit::Repository& repo, EditParams params,
+EditRun::EditRun(const editproto::Workspace& ws, editgit::Repository& repo, Owners& owners, EditParams params,
                  editproto::Options opt)
-    : repo_(repo), params_(std::move(params)), limits_(opt.limits), session_(ws, opt), parser_(opt.limits) {
+    : ws_(ws), repo_(repo), owners_(owners), params_(std::move(params)), limits_(opt.limits), session_(ws, opt),
+      parser_(opt.limits) {
   report_.dry_run = params_.dry_run;
   report_.session = params_.session.empty() ? new_session_id() : params_.session;
+}
+
+EditRun::~EditRun() {
+  std::erase_if(owners_, [this](const auto& entry) { return entry.second == this; });
+}
+
+void EditRun::claim(const std::string& raw_path) {
+  auto path = ws_.normalize(raw_path);
+  if (!path) return;
+  auto it = owners_.find(*path);
+  if (it != owners_.end() && it->second != this) it->second->commit_pending();  // which lets go of the file
+  owners_[*path] = this;
 }
 
 std::vector<editproto::BlockResult> EditRun::apply(std::vector<editproto::Block>& blocks) {
   std::vector<editproto::BlockResult> out;
   for (const editproto::Block& b : blocks) {
+    if (!params_.dry_run && b.ok()) claim(b.path);
     session_.submit(b);
     // Flushing per block writes its file now: a block is applied the moment
     // it is complete, whatever happens to the rest of the stream.
@@ -79,11 +93,28 @@ std::vector<editproto::BlockResult> EditRun::finish() {
   return apply(blocks);
 }
 
+void EditRun::commit_pending() {
+  std::erase_if(owners_, [this](const auto& entry) { return entry.second == this; });
+  if (params_.dry_run) return;
+  RunReport part;
+  part.session = report_.session;
+  part.blocks.assign(report_.blocks.begin() + static_cast<std::ptrdiff_t>(blocks_committed_), report_.blocks.end());
+  blocks_committed_ = report_.blocks.size();
+  record_edits(repo_, session_, part, params_.agent);
+  if (part.commit) report_.commit = part.commit;
+  report_.commits.insert(report_.commits.end(), part.commits.begin(), part.commits.end());
+  if (part.earlier_commit) report_.earlier_commit = part.earlier_commit;
+  report_.files_not_committed.insert(report_.files_not_committed.end(), part.files_not_committed.begin(),
+                                     part.files_not_committed.end());
+  if (part.commit_error && !report_.commit_error) report_.commit_error = part.commit_error;
+  if (!part.commit_warning.empty()) report_.commit_warning = part.commit_warning;
+}
+
 const RunReport& EditRun::commit() {
   if (committed_) return report_;
   committed_ = true;
   report_.files_auto_added = session_.files_auto_added();
-  if (!params_.dry_run) record_edits(repo_, session_, report_, params_.agent);
+  commit_pending();
   return report_;
 }
 

@@ -11,6 +11,7 @@
 
 #include <boost/json/object.hpp>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -26,12 +27,21 @@ boost::json::object block_message(const editproto::BlockResult& r);
 // `failure` is set or the commit failed.
 boost::json::object done_message(const RunReport& report, std::optional<Failure> failure);
 
+class EditRun;
+
+// Which open run last wrote a file it has not committed yet, by normalised
+// path. One per engine (its thread only), shared by all its runs.
+using Owners = std::map<std::string, EditRun*>;
+
 class EditRun {
  public:
   // Refuses, before anything is written, when git is in the middle of a
   // merge, rebase, revert, cherry-pick or am (Error::conflict).
   static Result<std::unique_ptr<EditRun>> start(const editproto::Workspace& ws, editgit::Repository& repo,
-                                                EditParams params);
+                                                Owners& owners, EditParams params);
+  ~EditRun();
+  EditRun(const EditRun&) = delete;
+  EditRun& operator=(const EditRun&) = delete;
 
   // The results of the blocks this chunk completes, in order; their files
   // are written before this returns (not in a dry run).
@@ -43,6 +53,11 @@ class EditRun {
   // Commits what was applied (once; later calls return the same report).
   // A stream that broke off is committed without finish(): a block cut in
   // half was never applied and gets no result.
+  //
+  // One commit per run, except when runs overlap on a file: before another
+  // open run changes a file this one wrote, what this one applied so far is
+  // committed (and the rest later), so each commit holds one agent's work
+  // and no run's uncommitted edits pass for the user's earlier state.
   const RunReport& commit();
 
   // The text went over the size limit (Limits::max_response_bytes): the
@@ -57,10 +72,18 @@ class EditRun {
   const std::vector<std::string>& files_auto_added() const { return session_.files_auto_added(); }
 
  private:
-  EditRun(const editproto::Workspace& ws, editgit::Repository& repo, EditParams params, editproto::Options opt);
+  EditRun(const editproto::Workspace& ws, editgit::Repository& repo, Owners& owners, EditParams params,
+          editproto::Options opt);
   std::vector<editproto::BlockResult> apply(std::vector<editproto::Block>& blocks);
+  // Takes the block's file from the run that has uncommitted edits in it,
+  // committing those first.
+  void claim(const std::string& raw_path);
+  // Commits the blocks applied since the last commit, and lets go of their files.
+  void commit_pending();
 
+  const editproto::Workspace& ws_;
   editgit::Repository& repo_;
+  Owners& owners_;
   EditParams params_;
   editproto::Limits limits_;
   std::size_t bytes_ = 0;
@@ -68,6 +91,7 @@ class EditRun {
   editproto::Parser parser_;
   RunReport report_;
   bool committed_ = false;
+  std::size_t blocks_committed_ = 0;  // report_.blocks already in a commit
   bool overflowed_ = false;
 };
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "editproto/workspace.hpp"
+#include "gateway/edit_run.hpp"
 #include "gateway/error.hpp"
 #include "git/repository.hpp"
 
@@ -32,6 +33,7 @@ class Engine {
   const editproto::Workspace& workspace() const { return ws_; }
   // Only on the engine's thread.
   editgit::Repository& repository() { return repo_; }
+  Owners& owners() { return owners_; }
 
   // Runs `work()` on the engine's thread, then `done(result)` on `ex`. `ex`
   // counts as busy until then, so its io_context does not run dry meanwhile.
@@ -46,6 +48,12 @@ class Engine {
     });
   }
 
+  // Runs `work()` on the engine's thread, reporting to nobody.
+  template <class Work>
+  void post(Work work) {
+    boost::asio::post(ctx_, std::move(work));
+  }
+
   // Finishes the work queued so far and stops the thread.
   void join();
 
@@ -54,6 +62,7 @@ class Engine {
 
   editproto::Workspace ws_;
   editgit::Repository repo_;
+  Owners owners_;
   boost::asio::io_context ctx_;
   boost::asio::executor_work_guard<boost::asio::io_context::executor_type> guard_;
   std::thread thread_;

@@ -47,6 +47,8 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
 
   ~http_session() override {
     if (counted_) gw_.leave();
+    // An edit run belongs to the engine's thread, even in its last moment.
+    if (run_) gw_.engine().post([run = std::move(run_)] {});
   }
 
   void run() {
@@ -204,7 +206,7 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
         stream_.get_executor(),
         [self, params = std::move(params)]() mutable -> Result<bool> {
           Engine& e = self->gw_.engine();
-          auto run = EditRun::start(e.workspace(), e.repository(), std::move(params));
+          auto run = EditRun::start(e.workspace(), e.repository(), e.owners(), std::move(params));
           if (!run) return run.error();
           self->run_ = std::move(*run);
           return true;
@@ -274,6 +276,7 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
           for (const auto& r : self->run_->finish()) lines += json::serialize(block_message(r)) + "\n";
           lines += json::serialize(done_message(self->run_->commit(), std::nullopt)) + "\n";
           self->run_->log("POST /v1/edits");
+          self->run_.reset();
           return lines;
         },
         [self](std::string lines) {
@@ -298,6 +301,7 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
           json::object summary =
               done_message(report, Failure{why, message + "; the blocks completed before stay applied"});
           self->run_->log("POST /v1/edits", why);
+          self->run_.reset();
           return json::serialize(summary) + "\n";
         },
         [self, tell](std::string line) {
@@ -410,7 +414,6 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
   void proceed() {
     Then t = std::exchange(then_, Then::wait);
     if (t == Then::read) {
-      run_.reset();
       do_read();
     } else if (t == Then::close) {
       close();
@@ -432,7 +435,7 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
   net::steady_timer deadline_;
   std::optional<http::request_parser<http::buffer_body>> parser_;
   std::unique_ptr<char[]> body_;
-  std::unique_ptr<EditRun> run_;  // the engine's thread only, while a stream is open
+  std::unique_ptr<EditRun> run_;  // the engine's thread only: made, used and destroyed there
   std::deque<std::string> writes_;
   Then then_ = Then::wait;
   bool counted_ = false;

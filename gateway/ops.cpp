@@ -151,7 +151,10 @@ json::object describe_ops() {
 OpSession::OpSession(Gateway& gateway, boost::asio::any_io_executor ex, std::string id, Send send)
     : gw_(gateway), ex_(std::move(ex)), id_(std::move(id)), send_(std::move(send)) {}
 
-OpSession::~OpSession() = default;
+OpSession::~OpSession() {
+  // Edit runs belong to the engine's thread, even in their last moment.
+  if (!streams_.empty()) gw_.engine().post([streams = std::move(streams_)] {});
+}
 
 void OpSession::reply(const json::object& echo, json::object body) {
   if (ended_) return;
@@ -250,7 +253,7 @@ void OpSession::op_edit(Request& r) {
       [self, params = std::move(params), text = std::move(text)]() mutable {
         Step step;
         Engine& e = self->gw_.engine();
-        auto run = EditRun::start(e.workspace(), e.repository(), std::move(params));
+        auto run = EditRun::start(e.workspace(), e.repository(), e.owners(), std::move(params));
         if (!run) {
           step.failure = run.error();
           return step;
@@ -295,7 +298,7 @@ void OpSession::op_edit_begin(Request& r) {
                                                                " streamed edits open; end one first"};
         } else {
           Engine& e = self->gw_.engine();
-          auto run = EditRun::start(e.workspace(), e.repository(), std::move(params));
+          auto run = EditRun::start(e.workspace(), e.repository(), e.owners(), std::move(params));
           if (run) self->streams_.emplace(key, Stream{std::move(*run), echo});
           else step.failure = run.error();
         }

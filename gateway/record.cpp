@@ -27,6 +27,7 @@ void record_edits(editgit::Repository& repo, editproto::Session& session, RunRep
     return;
   }
   report.commit = done->id;
+  if (done->id) report.commits.push_back(*done->id);
   report.earlier_commit = done->earlier;
   report.files_not_committed = done->not_committed;
   report.commit_warning = done->warning;

@@ -134,6 +134,9 @@ boost::json::object report_json(const RunReport& report, bool with_blocks) {
   root["files_auto_added"] = std::move(added);
   auto opt = [](const std::optional<std::string>& v) { return v ? json::value(*v) : json::value(nullptr); };
   root["commit"] = opt(report.commit);
+  json::array commits;
+  for (const std::string& c : report.commits) commits.emplace_back(c);
+  root["commits"] = std::move(commits);
   root["earlier_commit"] = opt(report.earlier_commit);
   json::array left_out;
   for (const editgit::NotCommitted& f : report.files_not_committed)

@@ -19,7 +19,8 @@ enum class Format { text, json, github };
 struct RunReport {
   std::vector<editproto::BlockResult> blocks;
   std::vector<std::string> files_auto_added;
-  std::optional<std::string> commit;          // the commit of what this run applied
+  std::optional<std::string> commit;          // the (last) commit of what this run applied
+  std::vector<std::string> commits;           // every commit of the run, oldest first (see EditRun)
   std::optional<std::string> earlier_commit;  // the files' uncommitted earlier state, committed first
   std::vector<editgit::NotCommitted> files_not_committed;  // written but left out of the commit
   std::optional<std::string> commit_error;    // "locked: ..." when the commit failed

@@ -630,3 +630,33 @@ TEST_CASE("an HTTP/1.0 client gets the NDJSON lines unchunked, to the end of the
   CHECK(lines.find("\"status\":[\"done\"]}\n") == lines.size() - 19);
   CHECK(read_file(ws.dir / "a.txt") == "alpha\nBETA\ngamma\n");
 }
+
+TEST_CASE("overlapping streams on one file: each agent's commit holds its own work", "[server][ws]") {
+  Workspace ws;
+  client::Gateway gw(ws.dir.str());
+  client::Ws c(gw.port());
+  c.login(gw.cookie());
+  auto chunk = [&](const char* id, const std::string& text) {
+    c.send(json::serialize(json::object{{"op", "edit-chunk"}, {"id", id}, {"text", text}}));
+    REQUIRE(str(obj(*c.read()).at("block").at("status")) == "applied");
+  };
+  c.send(R"({"op":"edit-begin","id":"A","agent":"alice"})");
+  c.send(R"({"op":"edit-begin","id":"B","agent":"bob"})");
+  chunk("A", block("a.txt", {"alpha"}, {"ALPHA"}));
+  chunk("B", block("a.txt", {"beta"}, {"BETA"}));  // alice's first block is committed first
+  chunk("A", block("a.txt", {"gamma"}, {"GAMMA"}));  // and bob's, before alice changes the file again
+  c.send(R"({"op":"edit-end","id":"B"})");
+  auto b = obj(c.until_done().back());
+  c.send(R"({"op":"edit-end","id":"A"})");
+  auto a = obj(c.until_done().back());
+  CHECK(a["commits"].as_array().size() == 2);
+  CHECK(b["commits"].as_array().size() == 1);
+  CHECK(read_file(ws.dir / "a.txt") == "ALPHA\nBETA\nGAMMA\n");
+  // No run's uncommitted edits pass for the user's: no earlier-state commit.
+  CHECK(git1(ws.dir.path(), {"log", "--format=%an %s", "-3"}) ==
+        "alice edit a.txt (1 applied)\nbob edit a.txt (1 applied)\nalice edit a.txt (1 applied)");
+  CHECK(git1(ws.dir.path(), {"diff", "HEAD~1", "HEAD"}).find("+GAMMA") != std::string::npos);
+  CHECK(git1(ws.dir.path(), {"diff", "HEAD~2", "HEAD~1"}).find("-beta\n+BETA") != std::string::npos);
+  CHECK(git1(ws.dir.path(), {"diff", "HEAD~3", "HEAD~2"}).find("-alpha\n+ALPHA") != std::string::npos);
+  CHECK(git_ok(ws.dir.path(), {"status", "--porcelain"}).empty());
+}
