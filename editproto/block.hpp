@@ -38,3 +38,11 @@ struct Limits {
 };
 
 }  // namespace editproto
+
+namespace editproto {
+
+// A block made by a program rather than parsed (the REPL's own edits): the
+// same engine applies it, with the same anchoring and the same checks.
+Block make_block(std::string path, std::span<const std::string> edit, std::span<const std::string> repl);
+
+}  // namespace editproto

@@ -167,7 +167,7 @@ void Session::submit(const Block& block) {
   if (!create && std::ranges::equal(block.edit, block.repl))
     return set_failure(r, {Reason::no_change, "the EDIT and REPL sections are identical, so there is nothing to change"});
 
-  if (!create) {
+  if (!create && opt_.check_placeholders) {
     std::size_t k = common_prefix(block.edit, block.repl);
     for (std::size_t i = k; i < block.repl.size(); ++i) {
       std::string_view line = block.repl[i];

@@ -25,6 +25,9 @@ struct Options {
   bool dry_run = true;                             // check: validate only
   std::optional<std::vector<std::string>> context; // files the agent has seen; nullopt: no check
   bool fuzz_whitespace = false;                    // apply unique whitespace-tolerant matches
+  // Off for blocks a program makes (the REPL's replies), whose new lines
+  // are page output, where a lone "..." is data and not elided code.
+  bool check_placeholders = true;
   Limits limits;
   // Runs just before a changed file is compared with the disk and written
   // (tests use it to change the file under the session).

@@ -263,6 +263,9 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
   serve->add_option("--auth-timeout", serve_args.auth_timeout_ms,
                     "Milliseconds from a WebSocket upgrade to its auth message (default: 10000)")
       ->check(CLI::Range(1u, 3'600'000u));
+  serve->add_option("--timeout", serve_args.job_timeout_ms,
+                    "Milliseconds a page's job may take before the log says timeout (default: 60000)");
+  serve->add_flag("!--no-node", serve_args.node, "Do not start the built-in Node page");
 
   try {
     app.parse(argc, argv);

@@ -38,17 +38,17 @@ boost::json::object done_message(const RunReport& report, std::optional<Failure>
 }
 
 Result<std::unique_ptr<EditRun>> EditRun::start(const editproto::Workspace& ws, editgit::Repository& repo,
-                                                Owners& owners, EditParams params) {
+                                                Owners& owners, const EditHooks& hooks, EditParams params) {
   if (!params.dry_run) {
     if (auto ready = repo.ready_to_commit(); !ready) return Failure{Error::conflict, ready.error().message};
   }
   editproto::Options opt = options_for(params);
-  return std::unique_ptr<EditRun>(new EditRun(ws, repo, owners, std::move(params), std::move(opt)));
+  return std::unique_ptr<EditRun>(new EditRun(ws, repo, owners, hooks, std::move(params), std::move(opt)));
 }
 
-EditRun::EditRun(const editproto::Workspace& ws, editgit::Repository& repo, Owners& owners, EditParams params,
-                 editproto::Options opt)
-    : ws_(ws), repo_(repo), owners_(owners), params_(std::move(params)), limits_(opt.limits), session_(ws, opt),
+EditRun::EditRun(const editproto::Workspace& ws, editgit::Repository& repo, Owners& owners, const EditHooks& hooks,
+                 EditParams params, editproto::Options opt)
+    : ws_(ws), repo_(repo), owners_(owners), hooks_(hooks), params_(std::move(params)), limits_(opt.limits), session_(ws, opt),
       parser_(opt.limits) {
   report_.dry_run = params_.dry_run;
   report_.session = params_.session.empty() ? new_session_id() : params_.session;
@@ -63,6 +63,7 @@ void EditRun::claim(const std::string& raw_path) {
   if (!path) return;
   auto it = owners_.find(*path);
   if (it != owners_.end() && it->second != this) it->second->commit_pending();  // which lets go of the file
+  if (hooks_.before_write) hooks_.before_write(*path);
   owners_[*path] = this;
 }
 
@@ -73,9 +74,16 @@ std::vector<editproto::BlockResult> EditRun::apply(std::vector<editproto::Block>
     session_.submit(b);
     // Flushing per block writes its file now: a block is applied the moment
     // it is complete, whatever happens to the rest of the stream.
-    for (editproto::BlockResult& r : session_.flush()) out.push_back(std::move(r));
+    for (editproto::BlockResult& r : session_.flush()) {
+      report_.blocks.push_back(r);
+      const bool wrote = r.status == editproto::Status::applied && !params_.dry_run;
+      const std::string path = r.path;
+      out.push_back(std::move(r));
+      // The REPL may commit this block's change (it is in report_ already)
+      // before it answers a request the block appended.
+      if (wrote && hooks_.written) hooks_.written(path, params_.agent);
+    }
   }
-  report_.blocks.insert(report_.blocks.end(), out.begin(), out.end());
   return out;
 }
 

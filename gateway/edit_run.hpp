@@ -11,6 +11,9 @@
 
 #include <boost/json/object.hpp>
 
+#include <functional>
+#include <string>
+
 #include <map>
 #include <memory>
 #include <optional>
@@ -33,12 +36,20 @@ class EditRun;
 // path. One per engine (its thread only), shared by all its runs.
 using Owners = std::map<std::string, EditRun*>;
 
+// Where the REPL hears of agents' edits. Engine thread; both may be empty.
+struct EditHooks {
+  // Before a run writes `path` (a chat log's committer must catch up first).
+  std::function<void(const std::string& path)> before_write;
+  // After a block was applied to `path` (a request appended to a chat log runs).
+  std::function<void(const std::string& path, const std::string& agent)> written;
+};
+
 class EditRun {
  public:
   // Refuses, before anything is written, when git is in the middle of a
   // merge, rebase, revert, cherry-pick or am (Error::conflict).
   static Result<std::unique_ptr<EditRun>> start(const editproto::Workspace& ws, editgit::Repository& repo,
-                                                Owners& owners, EditParams params);
+                                                Owners& owners, const EditHooks& hooks, EditParams params);
   ~EditRun();
   EditRun(const EditRun&) = delete;
   EditRun& operator=(const EditRun&) = delete;
@@ -71,9 +82,13 @@ class EditRun {
   void log(std::string_view door, std::optional<Error> cut = std::nullopt) const;
   const std::vector<std::string>& files_auto_added() const { return session_.files_auto_added(); }
 
+  // Commits the blocks applied since the last commit, and lets go of their
+  // files (another run, or the REPL, is about to write one of them).
+  void release() { commit_pending(); }
+
  private:
-  EditRun(const editproto::Workspace& ws, editgit::Repository& repo, Owners& owners, EditParams params,
-          editproto::Options opt);
+  EditRun(const editproto::Workspace& ws, editgit::Repository& repo, Owners& owners, const EditHooks& hooks,
+          EditParams params, editproto::Options opt);
   std::vector<editproto::BlockResult> apply(std::vector<editproto::Block>& blocks);
   // Takes the block's file from the run that has uncommitted edits in it,
   // committing those first.
@@ -84,6 +99,7 @@ class EditRun {
   const editproto::Workspace& ws_;
   editgit::Repository& repo_;
   Owners& owners_;
+  const EditHooks& hooks_;
   EditParams params_;
   editproto::Limits limits_;
   std::size_t bytes_ = 0;

@@ -8,6 +8,8 @@ Result<std::unique_ptr<Engine>> Engine::open(const std::string& root) {
   auto repo = editgit::Repository::open(ws->root());
   if (!repo) return Failure{Error::io, repo.error().message};
   if (auto ex = repo->exclude(".editgate/"); !ex) return Failure{Error::io, ex.error().message};
+  // The registry of connected pages is a live view, not history.
+  if (auto ex = repo->exclude("/" + repo->prefix() + "debug.md"); !ex) return Failure{Error::io, ex.error().message};
   return std::unique_ptr<Engine>(new Engine(std::move(*ws), std::move(*repo)));
 }
 

@@ -34,6 +34,9 @@ class Engine {
   // Only on the engine's thread.
   editgit::Repository& repository() { return repo_; }
   Owners& owners() { return owners_; }
+  EditHooks& hooks() { return hooks_; }
+  // The engine thread's executor (the REPL's timers run on it).
+  boost::asio::io_context::executor_type executor() { return ctx_.get_executor(); }
 
   // Runs `work()` on the engine's thread, then `done(result)` on `ex`. `ex`
   // counts as busy until then, so its io_context does not run dry meanwhile.
@@ -63,6 +66,7 @@ class Engine {
   editproto::Workspace ws_;
   editgit::Repository repo_;
   Owners owners_;
+  EditHooks hooks_;
   boost::asio::io_context ctx_;
   boost::asio::executor_work_guard<boost::asio::io_context::executor_type> guard_;
   std::thread thread_;

@@ -16,6 +16,10 @@
 #include <string>
 #include <vector>
 
+namespace repl {
+class Repl;
+}
+
 namespace editgate {
 
 struct ServeLimits {
@@ -45,6 +49,9 @@ class Gateway {
   const Binding& binding() const { return binding_; }
   const std::string& cookie() const { return cookie_; }
   Engine& engine() { return engine_; }
+  // The live pages; null when the gateway runs none. Used on the engine's thread.
+  repl::Repl* repl() { return repl_; }
+  void set_repl(repl::Repl* r) { repl_ = r; }
   const ServeLimits& limits() const { return limits_; }
   const std::string& workspace_id() const { return workspace_id_; }
   // New at every start, so a client can tell a restarted gateway.
@@ -70,6 +77,7 @@ class Gateway {
   Binding binding_;
   std::string cookie_;
   Engine& engine_;
+  repl::Repl* repl_ = nullptr;
   ServeLimits limits_;
   std::string workspace_id_;
   std::string nonce_;

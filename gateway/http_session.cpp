@@ -11,6 +11,8 @@
 #include "gateway/report.hpp"
 #include "gateway/sessions.hpp"
 #include "gateway/websocket_session.hpp"
+#include "repl/assets.hpp"
+#include "repl/repl.hpp"
 
 #include <boost/json.hpp>
 
@@ -29,6 +31,7 @@ namespace {
 
 constexpr std::size_t body_piece = 64 * 1024;
 constexpr std::chrono::seconds write_timeout{30};
+constexpr std::size_t eval_body_limit = 16u << 20;
 
 // A piece of the NDJSON response: a chunk for HTTP/1.1; bare for HTTP/1.0,
 // whose clients know no chunks and read to the end of the connection.
@@ -146,14 +149,36 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
                            !has_body);
     auto target = parse_target(req.target());
     if (!target) return respond_error(target.error().code, target.error().message, !has_body);
+
+    const std::string& path = target->path;
+    // The page door and its script have an Origin rule of their own: pages
+    // come from wherever the developer serves them (loopback by default).
+    if (path == "/adapter.js") {
+      if (req.method() != http::verb::get) return respond_error(Error::method_not_allowed, "use GET", !has_body);
+      return respond_text("application/javascript; charset=utf-8", repl::adapter_js(), !has_body);
+    }
+    if (path == "/v1/page") {
+      if (!websocket::is_upgrade(req))
+        return respond_error(Error::bad_request, "/v1/page is a WebSocket for pages; include /adapter.js", !has_body);
+      auto origin = req[http::field::origin];
+      if (origin.empty())
+        return respond_error(Error::forbidden_origin, "a page connects from a browser, which sends Origin", false);
+      if (!page_origin_allowed(origin, gw_.binding()))
+        return respond_error(Error::forbidden_origin,
+                             "Origin '" + editproto::unicode::to_valid_utf8(origin) +
+                                 "' may not connect pages; start the gateway with --allow-origin " +
+                                 editproto::unicode::to_valid_utf8(origin),
+                             false);
+      if (gw_.stopping()) return respond_error(Error::shutting_down, "the gateway is stopping", false);
+      counted_ = false;
+      return start_page_session(std::move(stream_), parser_->release(), gw_, std::string(origin));
+    }
     // Browsers send Origin; a page from anywhere but an allowed origin
     // never gets past this, whatever else it knows.
     if (auto origin = req[http::field::origin]; !origin.empty() && !origin_allowed(origin, gw_.binding()))
       return respond_error(Error::forbidden_origin,
                            "Origin '" + editproto::unicode::to_valid_utf8(origin) + "' may not use this gateway",
                            !has_body);
-
-    const std::string& path = target->path;
     if (path == "/v1/health") {
       if (req.method() != http::verb::get) return respond_error(Error::method_not_allowed, "use GET", !has_body);
       auto up = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - gw_.started());
@@ -172,9 +197,10 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
       counted_ = false;
       return start_websocket_session(std::move(stream_), parser_->release(), gw_);
     }
-    if (path != "/v1/edits" && path != "/v1/history")
+    if (path != "/v1/edits" && path != "/v1/history" && path != "/v1/eval" && path != "/v1/pages")
       return respond_error(Error::not_found, "no route " + path + "; see GET /v1/health, POST /v1/edits, "
-                                                                  "GET /v1/history, /v1/ws",
+                                                                  "POST /v1/eval, GET /v1/pages, GET /v1/history, "
+                                                                  "/v1/ws, /v1/page, /adapter.js",
                            !has_body);
     auto token = bearer_token(req[http::field::authorization]);
     if (!token || !constant_time_equal(*token, gw_.cookie()))
@@ -184,6 +210,20 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
     if (path == "/v1/history") {
       if (req.method() != http::verb::get) return respond_error(Error::method_not_allowed, "use GET", !has_body);
       return history(*target);
+    }
+    if (path == "/v1/pages") {
+      if (req.method() != http::verb::get) return respond_error(Error::method_not_allowed, "use GET", !has_body);
+      return pages();
+    }
+    if (path == "/v1/eval") {
+      if (req.method() != http::verb::post) return respond_error(Error::method_not_allowed, "use POST", !has_body);
+      if (parser_->content_length() && *parser_->content_length() > eval_body_limit)
+        return respond_error(Error::payload_too_large, "the body is over " + std::to_string(eval_body_limit) + " bytes",
+                             false);
+      if (gw_.stopping()) return respond_error(Error::shutting_down, "the gateway is stopping", false);
+      if (parser_->get()[http::field::expect] == "100-continue") queue("HTTP/1.1 100 Continue\r\n\r\n");
+      eval_body_.clear();
+      return read_eval();
     }
     if (req.method() != http::verb::post) return respond_error(Error::method_not_allowed, "use POST", !has_body);
     auto params = edit_params(*target);
@@ -206,7 +246,7 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
         stream_.get_executor(),
         [self, params = std::move(params)]() mutable -> Result<bool> {
           Engine& e = self->gw_.engine();
-          auto run = EditRun::start(e.workspace(), e.repository(), e.owners(), std::move(params));
+          auto run = EditRun::start(e.workspace(), e.repository(), e.owners(), e.hooks(), std::move(params));
           if (!run) return run.error();
           self->run_ = std::move(*run);
           return true;
@@ -312,6 +352,88 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
         });
   }
 
+  // ---- /v1/eval and /v1/pages ---------------------------------------------------
+
+  void read_eval() {
+    if (parser_->is_done()) return start_eval();
+    parser_->get().body().data = body_.get();
+    parser_->get().body().size = body_piece;
+    arm(gw_.limits().body_timeout);
+    http::async_read_some(stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      self->deadline_.cancel();
+      if (ec == http::error::need_buffer) ec = {};
+      if (ec) {
+        if (self->timed_out_) return self->respond_error(Error::timeout, "the body stopped arriving", false);
+        return self->close();
+      }
+      self->eval_body_.append(self->body_.get(), body_piece - self->parser_->get().body().size);
+      if (self->eval_body_.size() > eval_body_limit)
+        return self->respond_error(Error::payload_too_large,
+                                   "the body is over " + std::to_string(eval_body_limit) + " bytes", false);
+      self->read_eval();
+    });
+  }
+
+  // {"page","code"[,"timeout","agent","silent"]} -> the eval's final reply,
+  // with what the page printed meanwhile in "out".
+  void start_eval() {
+    boost::system::error_code ec;
+    json::value v = json::parse(eval_body_, ec);
+    eval_body_.clear();
+    if (ec || !v.is_object())
+      return respond_error(Error::bad_json, "the body must be a JSON object {\"page\":...,\"code\":...}", true);
+    json::object& o = v.get_object();
+    repl::EvalRequest req;
+    for (auto& kv : o) {
+      const std::string k(kv.key());
+      const json::value& x = kv.value();
+      if (k == "page" && x.is_string()) req.page = x.get_string();
+      else if (k == "code" && x.is_string()) req.code = x.get_string();
+      else if (k == "agent" && x.is_string() && valid_name(x.get_string())) req.agent = x.get_string();
+      else if (k == "silent" && x.is_bool()) req.silent = x.get_bool();
+      else if (k == "timeout" && x.is_int64() && x.get_int64() >= 1 && x.get_int64() <= 3'600'000)
+        req.timeout = std::chrono::milliseconds(x.get_int64());
+      else
+        return respond_error(Error::bad_request,
+                             "\"" + k + "\" is unknown or mistyped; /v1/eval takes page and code (strings), timeout "
+                                         "(ms), agent (a name), silent (true/false)",
+                             true);
+    }
+    if (req.page.empty() || !o.contains("code"))
+      return respond_error(Error::missing_param, "/v1/eval needs \"page\" and \"code\"", true);
+    repl::Repl* repl = gw_.repl();
+    if (!repl) return respond_error(Error::not_found, "this gateway runs no pages", true);
+    auto out = std::make_shared<json::array>();
+    auto self = shared_from_this();
+    auto ex = stream_.get_executor();
+    repl::Listener listener;
+    listener.out = [out](json::object m) { out->push_back(std::move(m)); };  // the engine's thread only
+    listener.done = [self, ex, out](json::object m) {
+      m["out"] = std::move(*out);
+      net::post(ex, [self, m = std::move(m)]() mutable {
+        const bool error = m.contains("error");
+        const std::string reason = error && m.contains("reason") ? std::string(m.at("reason").as_string()) : "";
+        // A page's own exception is a result, not an HTTP failure.
+        http::status status = !error || reason == "page_error" ? http::status::ok
+                              : reason == "not_found"          ? http::status::not_found
+                              : reason == "timeout"            ? http::status::gateway_timeout
+                                                               : http::status::service_unavailable;
+        self->respond(status, m, true);
+      });
+    };
+    gw_.engine().post([repl, req = std::move(req), listener = std::move(listener)]() mutable {
+      repl->eval(std::move(req), std::move(listener));
+    });
+  }
+
+  void pages() {
+    repl::Repl* repl = gw_.repl();
+    if (!repl) return respond(http::status::ok, json::object{{"pages", json::array{}}}, true);
+    auto self = shared_from_this();
+    gw_.engine().run(stream_.get_executor(), [repl] { return repl->pages(); },
+                     [self](json::array pages) { self->respond(http::status::ok, json::object{{"pages", std::move(pages)}}, true); });
+  }
+
   // ---- /v1/history ---------------------------------------------------------
 
   void history(const Target& target) {
@@ -352,12 +474,20 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
   // ---- writing -------------------------------------------------------------
 
   void respond(http::status status, const json::object& body, bool keep_alive) {
+    send_response(status, "application/json", json::serialize(body) + "\n", keep_alive);
+  }
+
+  void respond_text(std::string_view type, std::string body, bool keep_alive) {
+    send_response(http::status::ok, type, std::move(body), keep_alive);
+  }
+
+  void send_response(http::status status, std::string_view type, std::string body, bool keep_alive) {
     http::response<http::string_body> res{status, 11};
     res.set(http::field::server, "editgate");
-    res.set(http::field::content_type, "application/json");
+    res.set(http::field::content_type, type);
     res.set(http::field::cache_control, "no-store");
     res.set("X-Content-Type-Options", "nosniff");
-    res.body() = json::serialize(body) + "\n";
+    res.body() = std::move(body);
     keep_alive = keep_alive && keep_alive_ && !stopping_;
     res.keep_alive(keep_alive);
     res.prepare_payload();
@@ -436,6 +566,7 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
   std::optional<http::request_parser<http::buffer_body>> parser_;
   std::unique_ptr<char[]> body_;
   std::unique_ptr<EditRun> run_;  // the engine's thread only: made, used and destroyed there
+  std::string eval_body_;
   std::deque<std::string> writes_;
   Then then_ = Then::wait;
   bool counted_ = false;

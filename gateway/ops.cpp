@@ -5,7 +5,9 @@
 #include "gateway/history.hpp"
 #include "gateway/query.hpp"
 #include "gateway/report.hpp"
+#include "repl/repl.hpp"
 
+#include <boost/asio/post.hpp>
 #include <boost/json.hpp>
 
 #include <algorithm>
@@ -44,14 +46,15 @@ namespace {
 constexpr std::string_view protocol_version = "1.0";
 
 // The type every parameter must have, whatever op it is given to.
-enum class Kind { string, name, boolean, strings, count, fuzz };
+enum class Kind { string, name, boolean, strings, count, fuzz, millis };
 
 Kind kind_of(std::string_view param) {
   static const std::map<std::string_view, Kind> kinds = {
       {"text", Kind::string},    {"cookie", Kind::string},  {"action", Kind::string},
       {"agent", Kind::name},     {"of_session", Kind::name}, {"dry_run", Kind::boolean},
       {"context", Kind::strings}, {"files", Kind::strings}, {"limit", Kind::count},
-      {"fuzz", Kind::fuzz},      {"id", Kind::string}};
+      {"fuzz", Kind::fuzz},      {"id", Kind::string},      {"silent", Kind::boolean},
+      {"timeout", Kind::millis}};
   auto it = kinds.find(param);
   return it == kinds.end() ? Kind::string : it->second;
 }
@@ -78,6 +81,10 @@ std::optional<std::string> check_kind(std::string_view param, const json::value&
       break;
     case Kind::fuzz:
       if (!v.is_string() || v.get_string() != "whitespace") return p + " accepts only \"whitespace\"";
+      break;
+    case Kind::millis:
+      if (!v.is_int64() || v.get_int64() < 1 || v.get_int64() > 3'600'000)
+        return p + " must be a whole number of milliseconds, 1 to 3600000";
       break;
   }
   return std::nullopt;
@@ -129,6 +136,13 @@ const std::vector<OpSession::Op>& OpSession::ops() {
        "add, remove, clear or list the files this session has seen (not_in_context)"},
       {"history", {}, {"limit", "agent", "of_session"}, &OpSession::op_history,
        "editgate's commits, newest first, as `editgate log --format json`"},
+      {"eval", {"page", "code"}, {"timeout", "agent", "silent"}, &OpSession::op_eval,
+       "run code in a page: out messages while it runs, then its value or error; logged and committed unless silent"},
+      {"pages", {}, {}, &OpSession::op_pages, "the pages with their state and log"},
+      {"interrupt", {"page"}, {}, &OpSession::op_interrupt,
+       "stop the page's running job: result interrupted, idle or not-interruptible"},
+      {"complete", {"page", "code"}, {}, &OpSession::op_complete, "property names that complete code, from the page"},
+      {"stdin", {"page", "text"}, {}, &OpSession::op_stdin, "answer a page's need-input (prompt)"},
       {"shutdown", {"cookie"}, {}, &OpSession::op_shutdown, "stop the gateway cleanly"},
   };
   return table;
@@ -253,7 +267,7 @@ void OpSession::op_edit(Request& r) {
       [self, params = std::move(params), text = std::move(text)]() mutable {
         Step step;
         Engine& e = self->gw_.engine();
-        auto run = EditRun::start(e.workspace(), e.repository(), e.owners(), std::move(params));
+        auto run = EditRun::start(e.workspace(), e.repository(), e.owners(), e.hooks(), std::move(params));
         if (!run) {
           step.failure = run.error();
           return step;
@@ -298,7 +312,7 @@ void OpSession::op_edit_begin(Request& r) {
                                                                " streamed edits open; end one first"};
         } else {
           Engine& e = self->gw_.engine();
-          auto run = EditRun::start(e.workspace(), e.repository(), e.owners(), std::move(params));
+          auto run = EditRun::start(e.workspace(), e.repository(), e.owners(), e.hooks(), std::move(params));
           if (run) self->streams_.emplace(key, Stream{std::move(*run), echo});
           else step.failure = run.error();
         }
@@ -394,6 +408,94 @@ void OpSession::op_history(Request& r) {
       [self, echo = std::move(r.echo)](Result<json::array> commits) {
         if (!commits) return self->fail(echo, commits.error().code, commits.error().message);
         self->reply(echo, {{"commits", std::move(*commits)}, {"status", json::array{"done"}}});
+      });
+}
+
+// ---- the REPL ops: the REPL lives on the engine's thread, and answers there ----
+
+namespace {
+
+std::function<void(json::object)> on_strand(std::shared_ptr<OpSession> self, boost::asio::any_io_executor ex,
+                                            json::object echo,
+                                            void (*deliver)(OpSession&, const json::object&, json::object)) {
+  return [self = std::move(self), ex = std::move(ex), echo = std::move(echo), deliver](json::object body) {
+    boost::asio::post(ex, [self, echo, deliver, body = std::move(body)]() mutable { deliver(*self, echo, std::move(body)); });
+  };
+}
+
+}  // namespace
+
+void OpSession::answer(const json::object& echo, json::object body, bool final) {
+  if (final && !body.contains("status")) {
+    const bool error = body.contains("error");
+    body["status"] = error ? json::array{"done", "error"} : json::array{"done"};
+  }
+  reply(echo, std::move(body));
+}
+
+void OpSession::op_eval(Request& r) {
+  repl::EvalRequest req;
+  req.page = r.msg.at("page").get_string();
+  req.code = r.msg.at("code").get_string();
+  if (const json::value* v = r.msg.if_contains("timeout")) req.timeout = std::chrono::milliseconds(v->get_int64());
+  if (const json::value* v = r.msg.if_contains("agent")) req.agent = v->get_string();
+  if (const json::value* v = r.msg.if_contains("silent")) req.silent = v->get_bool();
+  repl::Listener listener;
+  listener.out = on_strand(shared_from_this(), ex_, r.echo,
+                           [](OpSession& s, const json::object& e, json::object b) { s.answer(e, std::move(b), false); });
+  listener.done = on_strand(shared_from_this(), ex_, r.echo,
+                            [](OpSession& s, const json::object& e, json::object b) { s.answer(e, std::move(b), true); });
+  repl::Repl* repl = gw_.repl();
+  if (!repl) return fail(r.echo, Error::not_found, "this gateway runs no pages");
+  gw_.engine().post([repl, req = std::move(req), listener = std::move(listener)]() mutable {
+    repl->eval(std::move(req), std::move(listener));
+  });
+}
+
+void OpSession::op_pages(Request& r) {
+  repl::Repl* repl = gw_.repl();
+  if (!repl) return reply(r.echo, {{"pages", json::array{}}, {"status", json::array{"done"}}});
+  auto self = shared_from_this();
+  gw_.engine().run(
+      ex_, [repl] { return repl->pages(); },
+      [self, echo = std::move(r.echo)](json::array pages) {
+        self->reply(echo, {{"pages", std::move(pages)}, {"status", json::array{"done"}}});
+      });
+}
+
+void OpSession::op_interrupt(Request& r) {
+  repl::Repl* repl = gw_.repl();
+  if (!repl) return fail(r.echo, Error::not_found, "this gateway runs no pages");
+  auto done = on_strand(shared_from_this(), ex_, r.echo,
+                        [](OpSession& s, const json::object& e, json::object b) { s.answer(e, std::move(b), true); });
+  gw_.engine().post([repl, page = std::string(r.msg.at("page").get_string()), done = std::move(done)]() mutable {
+    repl->interrupt(page, std::move(done));
+  });
+}
+
+void OpSession::op_complete(Request& r) {
+  repl::Repl* repl = gw_.repl();
+  if (!repl) return fail(r.echo, Error::not_found, "this gateway runs no pages");
+  auto done = on_strand(shared_from_this(), ex_, r.echo,
+                        [](OpSession& s, const json::object& e, json::object b) { s.answer(e, std::move(b), true); });
+  gw_.engine().post([repl, page = std::string(r.msg.at("page").get_string()),
+                     code = std::string(r.msg.at("code").get_string()), done = std::move(done)]() mutable {
+    repl->complete(page, std::move(code), std::move(done));
+  });
+}
+
+void OpSession::op_stdin(Request& r) {
+  repl::Repl* repl = gw_.repl();
+  if (!repl) return fail(r.echo, Error::not_found, "this gateway runs no pages");
+  auto self = shared_from_this();
+  gw_.engine().run(
+      ex_,
+      [repl, page = std::string(r.msg.at("page").get_string()), text = std::string(r.msg.at("text").get_string())] {
+        return repl->input(page, text);
+      },
+      [self, echo = std::move(r.echo)](repl::Result<void> sent) {
+        if (!sent) return self->fail(echo, Error::not_found, sent.error().message);
+        self->reply(echo, {{"status", json::array{"done"}}});
       });
 }
 

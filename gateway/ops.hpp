@@ -74,6 +74,17 @@ class OpSession : public std::enable_shared_from_this<OpSession> {
   void op_context(Request& r);
   void op_history(Request& r);
   void op_shutdown(Request& r);
+  void op_eval(Request& r);
+  void op_pages(Request& r);
+  void op_interrupt(Request& r);
+  void op_complete(Request& r);
+  void op_stdin(Request& r);
+
+ public:
+  // A REPL answer: `final` ones get status done (or done/error with "error").
+  void answer(const boost::json::object& echo, boost::json::object body, bool final);
+
+ private:
 
   Gateway& gw_;
   boost::asio::any_io_executor ex_;

@@ -106,6 +106,21 @@ bool origin_allowed(std::string_view origin, const Binding& b) {
   return loopback_name(hp->first) || hp->first == lower(bracketed(b.address));
 }
 
+bool page_origin_allowed(std::string_view origin, const Binding& b) {
+  auto o = normalize_origin(origin);
+  if (!o) return false;
+  for (const std::string& allowed : b.allowed_origins)
+    if (*o == allowed) return true;
+  for (std::string_view scheme : {"http://", "https://"}) {
+    if (o->compare(0, scheme.size(), scheme) != 0) continue;
+    std::string_view rest = std::string_view(*o).substr(scheme.size());
+    // Any port: the pages a developer serves locally (a dev server on :3000).
+    auto hp = split_host(rest);
+    return hp && loopback_name(hp->first);
+  }
+  return false;
+}
+
 std::string random_hex(std::size_t n) {
   std::string bytes(n, '\0');
   std::size_t got = 0;

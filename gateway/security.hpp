@@ -33,6 +33,10 @@ bool host_allowed(std::string_view host, const Binding& b);
 // or one allowed with --allow-origin.
 bool origin_allowed(std::string_view origin, const Binding& b);
 
+// The page door's allow-list: any loopback origin (http or https, any
+// port), or one allowed with --allow-origin. A missing Origin fails.
+bool page_origin_allowed(std::string_view origin, const Binding& b);
+
 // An --allow-origin value as it will be compared: scheme://host[:port],
 // lower case. nullopt when it is not of that shape.
 std::optional<std::string> normalize_origin(std::string_view origin);

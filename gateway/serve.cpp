@@ -2,7 +2,10 @@
 
 #include "gateway/engine.hpp"
 #include "gateway/gateway.hpp"
+#include "gateway/node_page.hpp"
 #include "gateway/sessions.hpp"
+#include "repl/committer.hpp"
+#include "repl/repl.hpp"
 #include "gateway/state_dir.hpp"
 
 #include <boost/asio/ip/tcp.hpp>
@@ -149,11 +152,34 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   limits.auth_timeout = std::chrono::milliseconds(args.auth_timeout_ms);
   Gateway gw(binding, state->cookie(), **engine, limits, workspace_id(root));
 
+  // The live pages: their logs are written on the engine's thread and
+  // committed by a committer of their own.
+  auto committer = repl::Committer::start(root);
+  if (!committer) {
+    err << "editgate serve: " << committer.error().message << '\n';
+    return 2;
+  }
+  repl::Options repl_options;
+  repl_options.timeout = std::chrono::milliseconds(args.job_timeout_ms);
+  Engine& eng = **engine;
+  repl::Repl pages(eng.workspace(), **committer, eng.executor(), repl_options);
+  pages.before_write = [&eng](const std::string& path) {
+    // An agent's run with uncommitted edits in this log commits them first.
+    if (auto it = eng.owners().find(path); it != eng.owners().end()) it->second->release();
+  };
+  eng.hooks().before_write = [&pages, &committer](const std::string& path) {
+    // And the REPL's own changes to a log are committed before an agent's run writes it.
+    if (pages.is_log(path)) (*committer)->wait_idle();
+  };
+  eng.hooks().written = [&pages](const std::string& path, const std::string& agent) { pages.written(path, agent); };
+  gw.set_repl(&pages);
+
   net::signal_set signals(ioc, SIGINT, SIGTERM);
   signals.async_wait([&gw](boost::system::error_code e, int) {
     if (!e) gw.request_stop();
   });
   Watchdog watchdog;
+  std::shared_ptr<NodePage> node_page;
   gw.on_stop([&] {
     net::post(ioc, [&] {
       err << "editgate: stopping\n";
@@ -161,6 +187,8 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
       acceptor.close(ignored);
       signals.cancel(ignored);
       gw.stop_sessions();
+      gw.engine().post([&pages] { pages.shutdown(); });
+      if (node_page) stop_node_page(*node_page);
       watchdog.start(ioc, gw.limits().shutdown_grace);
     });
   });
@@ -171,6 +199,15 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
       << state->path() << "/cookie\n";
   if (!address.is_loopback())
     out << "  warning: --bind " << args.bind << " is not loopback: other machines can reach this gateway\n";
+  if (args.node) {
+    const std::string node = find_node();
+    if (node.empty())
+      err << "editgate: no Node.js on PATH (node or nodejs): the built-in Node page is off; install nodejs, "
+             "or pass --no-node to say so\n";
+    else
+      node_page = start_node_page(ioc, eng, pages, root, state->path(), node);
+  }
+  out << "  pages: include <script src=\"" << url << "adapter.js\"></script>; logs in debug/\n";
   out.flush();
   // The port file last: a client that finds it finds a gateway that listens.
   if (auto p = state->publish(binding.port, url); !p) {
@@ -179,7 +216,12 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   }
 
   ioc.run();
+  if (node_page) stop_node_page(*node_page);
+  // Jobs end (shutting_down) before the engine's thread does, and the
+  // committer writes what they left before it stops.
+  gw.engine().post([&pages] { pages.shutdown(); });
   (*engine)->join();
+  (*committer)->stop();
   err << "editgate: stopped\n";
   return 0;
 }

@@ -15,6 +15,8 @@ struct ServeArgs {
   unsigned header_timeout_ms = 10'000;
   unsigned body_timeout_ms = 60'000;
   unsigned auth_timeout_ms = 10'000;
+  unsigned job_timeout_ms = 60'000;  // a page's job, unless the request says otherwise
+  bool node = true;                  // start the built-in Node page
 };
 
 // Serves until SIGINT, SIGTERM or the shutdown op. Exit code 0 after a

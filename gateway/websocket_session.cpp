@@ -6,6 +6,7 @@
 
 #include "gateway/history.hpp"
 #include "gateway/ops.hpp"
+#include "repl/repl.hpp"
 
 #include <boost/json.hpp>
 
@@ -179,6 +180,180 @@ class websocket_session : public Stoppable, public std::enable_shared_from_this<
 
 void start_websocket_session(beast::tcp_stream stream, http::request<http::buffer_body> request, Gateway& gateway) {
   std::make_shared<websocket_session>(std::move(stream), gateway)->run(std::move(request));
+}
+
+}  // namespace editgate
+
+// ---- the page door ------------------------------------------------------------
+
+namespace editgate {
+
+namespace {
+
+constexpr std::size_t page_message_bytes = 16u << 20;  // a page's result, bounded by its serializer
+
+class page_session : public Stoppable, public std::enable_shared_from_this<page_session> {
+ public:
+  page_session(beast::tcp_stream&& stream, Gateway& gateway, std::string origin)
+      : ws_(std::move(stream)), gw_(gateway), origin_(std::move(origin)), hello_timer_(ws_.get_executor()) {}
+
+  ~page_session() override { gw_.leave(); }
+
+  void run(http::request<http::buffer_body> req) {
+    gw_.join(weak_from_this());
+    beast::get_lowest_layer(ws_).expires_never();
+    websocket::stream_base::timeout t{};
+    t.handshake_timeout = std::chrono::seconds(10);
+    t.idle_timeout = gw_.limits().ws_idle_timeout;
+    t.keep_alive_pings = true;
+    ws_.set_option(t);
+    ws_.set_option(websocket::stream_base::decorator(
+        [](websocket::response_type& res) { res.set(http::field::server, "editgate"); }));
+    ws_.read_message_max(page_message_bytes);
+    ws_.async_accept(req, beast::bind_front_handler(&page_session::on_accept, shared_from_this()));
+  }
+
+  void stop() override {
+    net::post(ws_.get_executor(), [self = shared_from_this()] { self->close(websocket::close_code::going_away); });
+  }
+
+  // Called from the engine's thread.
+  void send(std::string msg) {
+    net::post(ws_.get_executor(), [self = shared_from_this(), msg = std::move(msg)]() mutable {
+      if (self->closed_) return;
+      self->queue_.push_back(std::move(msg));
+      if (self->queue_.size() == 1) self->do_write();
+    });
+  }
+  void close(websocket::close_code code = websocket::close_code::policy_error) {
+    net::post(ws_.get_executor(), [self = shared_from_this(), code] {
+      if (self->closing_) return;
+      self->closing_ = true;
+      self->close_code_ = code;
+      if (self->queue_.empty()) self->do_close();
+    });
+  }
+
+ private:
+  // What the REPL holds: it must not keep the session alive.
+  struct Link : repl::PageLink {
+    std::weak_ptr<page_session> session;
+    void send(std::string message) override {
+      if (auto s = session.lock()) s->send(std::move(message));
+    }
+    void close() override {
+      if (auto s = session.lock()) s->close();
+    }
+  };
+
+  void on_accept(beast::error_code ec) {
+    if (ec) return;
+    hello_timer_.expires_after(gw_.limits().auth_timeout);
+    hello_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
+      if (ec || self->hello_sent_) return;
+      self->refuse("timeout", "no hello within " + std::to_string(self->gw_.limits().auth_timeout.count()) + " ms");
+    });
+    do_read();
+  }
+
+  void do_read() { ws_.async_read(buffer_, beast::bind_front_handler(&page_session::on_read, shared_from_this())); }
+
+  void on_read(beast::error_code ec, std::size_t) {
+    if (ec) {
+      hello_timer_.cancel();
+      closed_ = true;
+      if (hello_sent_) {
+        repl::Repl* r = gw_.repl();
+        gw_.engine().post([r, id = id_, link = link_] {
+          if (!id->empty()) r->disconnect(*id, link.get());
+        });
+      }
+      return;
+    }
+    std::string text = beast::buffers_to_string(buffer_.data());
+    buffer_.consume(buffer_.size());
+    if (!hello_sent_) {
+      hello(text);
+    } else {
+      repl::Repl* r = gw_.repl();
+      gw_.engine().post([r, id = id_, text = std::move(text)] {
+        if (!id->empty()) r->from_page(*id, text);
+      });
+    }
+    do_read();
+  }
+
+  void hello(const std::string& text) {
+    boost::system::error_code ec;
+    boost::json::value v = boost::json::parse(text, ec);
+    if (ec || !v.is_object() || !v.get_object().contains("type") || v.get_object().at("type") != "hello")
+      return refuse("bad_request", "the first message must be {\"type\":\"hello\",...}");
+    if (!gw_.repl()) return refuse("not_found", "this gateway runs no pages");
+    const boost::json::object& o = v.get_object();
+    auto field = [&](std::string_view k) {
+      const boost::json::value* f = o.if_contains(k);
+      return f && f->is_string() ? std::string(f->get_string()) : std::string();
+    };
+    repl::Hello h{field("id"), field("name"), field("url"), field("title"), field("kind"), origin_};
+    if (h.kind == "node") h.kind = "browser";  // only the gateway starts Node pages
+    hello_sent_ = true;
+    hello_timer_.cancel();
+    auto link = std::make_shared<Link>();
+    link->session = weak_from_this();
+    link_ = link;
+    repl::Repl* r = gw_.repl();
+    gw_.engine().post([r, h = std::move(h), link, id = id_] {
+      if (auto got = r->connect(h, link)) *id = *got;
+    });
+  }
+
+  void refuse(std::string_view code, const std::string& message) {
+    send(boost::json::serialize(boost::json::object{{"type", "refused"}, {"error", code}, {"message", message}}));
+    close();
+  }
+
+  void do_write() {
+    ws_.text(true);
+    ws_.async_write(net::buffer(queue_.front()), beast::bind_front_handler(&page_session::on_write, shared_from_this()));
+  }
+
+  void on_write(beast::error_code ec, std::size_t) {
+    if (ec) {
+      queue_.clear();
+      closed_ = true;
+      return;
+    }
+    queue_.pop_front();
+    if (!queue_.empty()) return do_write();
+    if (closing_) do_close();
+  }
+
+  void do_close() {
+    if (closed_) return;
+    closed_ = true;
+    ws_.async_close(websocket::close_reason(close_code_), [self = shared_from_this()](beast::error_code) {});
+  }
+
+  websocket::stream<beast::tcp_stream> ws_;
+  Gateway& gw_;
+  std::string origin_;
+  net::steady_timer hello_timer_;
+  beast::flat_buffer buffer_;
+  bool hello_sent_ = false;
+  // Set on the engine's thread when connect() accepts; read only there.
+  std::shared_ptr<std::string> id_ = std::make_shared<std::string>();
+  std::shared_ptr<Link> link_;
+  std::deque<std::string> queue_;
+  bool closing_ = false;
+  bool closed_ = false;
+  websocket::close_code close_code_ = websocket::close_code::normal;
+};
+
+}  // namespace
+
+void start_page_session(beast::tcp_stream stream, http::request<http::buffer_body> request, Gateway& gateway,
+                        std::string origin) {
+  std::make_shared<page_session>(std::move(stream), gateway, std::move(origin))->run(std::move(request));
 }
 
 }  // namespace editgate

@@ -11,4 +11,9 @@ namespace editgate {
 // Origin checks, and answers the handshake.
 void start_websocket_session(beast::tcp_stream stream, http::request<http::buffer_body> request, Gateway& gateway);
 
+// The page door, /v1/page: a page's hello, then its results and events.
+// The request passed the Host check and carries an allowed Origin.
+void start_page_session(beast::tcp_stream stream, http::request<http::buffer_body> request, Gateway& gateway,
+                        std::string origin);
+
 }  // namespace editgate

@@ -67,7 +67,7 @@ std::string host_of(unsigned short port, const std::map<std::string, std::string
 
 // ---- the gateway process ----------------------------------------------------
 
-Gateway::Gateway(const std::string& root, std::vector<std::string> extra) : root_(root) {
+Gateway::Gateway(const std::string& root, std::vector<std::string> extra, bool node) : root_(root) {
   char tmpl[] = "/tmp/editgate-gw-XXXXXX";
   int fd = ::mkstemp(tmpl);
   if (fd < 0) throw std::runtime_error("mkstemp");
@@ -75,6 +75,7 @@ Gateway::Gateway(const std::string& root, std::vector<std::string> extra) : root
   log_ = tmpl;
   std::vector<std::string> args = {EDITGATE_BIN, "serve", "--port", "0", "--root", root};
   args.insert(args.end(), extra.begin(), extra.end());
+  if (!node) args.push_back("--no-node");
   pid_ = ::fork();
   if (pid_ < 0) throw std::runtime_error("fork");
   if (pid_ == 0) {
@@ -348,7 +349,8 @@ struct Ws::Impl {
 namespace {
 
 beast::error_code ws_connect(net::io_context& ioc, websocket::stream<beast::tcp_stream>& ws, unsigned short port,
-                             const std::map<std::string, std::string>& headers, websocket::response_type* res) {
+                             const std::map<std::string, std::string>& headers, websocket::response_type* res,
+                             const std::string& target) {
   ws.set_option(websocket::stream_base::decorator([headers](websocket::request_type& req) {
     for (const auto& [k, v] : headers)
       if (k != "Host") req.set(k, v);
@@ -360,7 +362,7 @@ beast::error_code ws_connect(net::io_context& ioc, websocket::stream<beast::tcp_
     beast::get_lowest_layer(ws).async_connect(local(port), [&](beast::error_code ec) {
       if (ec) return void(result = ec);
       beast::get_lowest_layer(ws).socket().set_option(tcp::no_delay(true));
-      ws.async_handshake(res ? *res : ignored, host_of(port, headers), "/v1/ws",
+      ws.async_handshake(res ? *res : ignored, host_of(port, headers), target,
                          [&](beast::error_code ec) { result = ec; });
     });
   });
@@ -369,8 +371,9 @@ beast::error_code ws_connect(net::io_context& ioc, websocket::stream<beast::tcp_
 
 }  // namespace
 
-Ws::Ws(unsigned short port, const std::map<std::string, std::string>& headers) : impl_(new Impl) {
-  check(ws_connect(impl_->ioc, impl_->ws, port, headers, nullptr), "WebSocket handshake");
+Ws::Ws(unsigned short port, const std::map<std::string, std::string>& headers, const std::string& target)
+    : impl_(new Impl) {
+  check(ws_connect(impl_->ioc, impl_->ws, port, headers, nullptr, target), "WebSocket handshake");
 }
 
 Ws::~Ws() = default;
@@ -428,11 +431,12 @@ void Ws::close() {
   drive(impl_->ioc, [&] { impl_->ws.async_close(websocket::close_code::normal, [&](beast::error_code ec) { result = ec; }); });
 }
 
-unsigned ws_refused_status(unsigned short port, const std::map<std::string, std::string>& headers) {
+unsigned ws_refused_status(unsigned short port, const std::map<std::string, std::string>& headers,
+                           const std::string& target) {
   net::io_context ioc;
   websocket::stream<beast::tcp_stream> ws(ioc);
   websocket::response_type res;
-  auto ec = ws_connect(ioc, ws, port, headers, &res);
+  auto ec = ws_connect(ioc, ws, port, headers, &res, target);
   if (!ec) return 101;
   return res.result_int();
 }

@@ -19,10 +19,11 @@ namespace client {
 using namespace std::chrono_literals;
 
 // `editgate serve --port 0 --root ROOT [extra...]`, started and waited for
-// (its .editgate/port); stopped with SIGTERM when destroyed.
+// (its .editgate/port); stopped with SIGTERM when destroyed. Without
+// `node`, with --no-node: tests of the edit doors see no page's commits.
 class Gateway {
  public:
-  explicit Gateway(const std::string& root, std::vector<std::string> extra = {});
+  explicit Gateway(const std::string& root, std::vector<std::string> extra = {}, bool node = false);
   ~Gateway();
   Gateway(const Gateway&) = delete;
   Gateway& operator=(const Gateway&) = delete;
@@ -89,10 +90,11 @@ class EditStream {
   std::unique_ptr<Impl> impl_;
 };
 
-// A WebSocket on /v1/ws.
+// A WebSocket on /v1/ws (or on `target`: /v1/page, as a page).
 class Ws {
  public:
-  explicit Ws(unsigned short port, const std::map<std::string, std::string>& headers = {});
+  explicit Ws(unsigned short port, const std::map<std::string, std::string>& headers = {},
+              const std::string& target = "/v1/ws");
   ~Ws();
   // The handshake as a client must do it: auth-required, auth, auth_ok,
   // session-started. Returns the session id.
@@ -110,6 +112,7 @@ class Ws {
 };
 
 // The upgrade's answer when the server refuses the handshake: its status.
-unsigned ws_refused_status(unsigned short port, const std::map<std::string, std::string>& headers);
+unsigned ws_refused_status(unsigned short port, const std::map<std::string, std::string>& headers,
+                           const std::string& target = "/v1/ws");
 
 }  // namespace client

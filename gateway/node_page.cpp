@@ -1,0 +1,274 @@
+#include "gateway/node_page.hpp"
+
+#include "repl/assets.hpp"
+#include "repl/repl.hpp"
+
+#include <boost/asio/local/stream_protocol.hpp>
+#include <boost/asio/read_until.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/streambuf.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/json.hpp>
+
+#include <csignal>
+#include <cstdlib>
+#include <deque>
+#include <fcntl.h>
+#include <fstream>
+#include <iostream>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace editgate {
+
+namespace net = boost::asio;
+using local = net::local::stream_protocol;
+
+std::string find_node() {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  for (const char* name : {"node", "nodejs"}) {
+    std::size_t start = 0;
+    while (start <= dirs.size()) {
+      std::size_t end = dirs.find(':', start);
+      if (end == std::string::npos) end = dirs.size();
+      std::string candidate = dirs.substr(start, end - start) + "/" + name;
+      if (end > start && ::access(candidate.c_str(), X_OK) == 0) return candidate;
+      start = end + 1;
+    }
+  }
+  return "";
+}
+
+class NodePage : public std::enable_shared_from_this<NodePage> {
+ public:
+  NodePage(net::io_context& ioc, Engine& engine, repl::Repl& repl, std::string root, std::string program,
+           std::string node)
+      : ioc_(ioc), engine_(engine), repl_(repl), root_(std::move(root)), program_(std::move(program)),
+        node_(std::move(node)), restart_(ioc) {}
+
+  void start() {
+    int fds[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+      std::cerr << "editgate: the Node page cannot start: socketpair failed\n";
+      return;
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&actions, 2, 1);  // code that writes to stdout reaches the terminal's stderr
+    posix_spawn_file_actions_adddup2(&actions, fds[1], 3);
+    posix_spawn_file_actions_addchdir_np(&actions, root_.c_str());
+    std::vector<std::string> env_strings;
+    for (char** e = environ; *e; ++e)
+      if (std::string_view(*e).substr(0, 9) != "EDITGATE_") env_strings.emplace_back(*e);
+    env_strings.push_back("EDITGATE_PAGE_NAME=node");
+    if (!id_.empty()) env_strings.push_back("EDITGATE_PAGE_ID=" + id_);
+    std::vector<char*> env;
+    for (auto& s : env_strings) env.push_back(s.data());
+    env.push_back(nullptr);
+    std::string arg0 = node_, arg1 = program_;
+    char* argv[] = {arg0.data(), arg1.data(), nullptr};
+    pid_t pid = 0;
+    const int rc = ::posix_spawn(&pid, node_.c_str(), &actions, nullptr, argv, env.data());
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(fds[1]);
+    if (rc != 0) {
+      ::close(fds[0]);
+      std::cerr << "editgate: the Node page cannot start: " << node_ << ": " << std::strerror(rc) << "\n";
+      return;
+    }
+    pid_ = pid;
+    socket_ = std::make_unique<local::socket>(ioc_);
+    socket_->assign(local(), fds[0]);
+    buffer_ = std::make_unique<net::streambuf>(16u << 20);
+    generation_++;
+    auto link = std::make_shared<Link>();
+    link->page = weak_from_this();
+    link->generation = generation_;
+    link_ = link;
+    do_read();
+  }
+
+  void stop() {
+    stopping_ = true;
+    restart_.cancel();
+    boost::system::error_code ignored;
+    if (socket_) socket_->close(ignored);
+    reap(true);
+  }
+
+ private:
+  // What the REPL holds; stale once the child it spoke for is gone.
+  struct Link : repl::PageLink {
+    std::weak_ptr<NodePage> page;
+    unsigned generation = 0;
+    void send(std::string message) override {
+      if (auto p = page.lock())
+        net::post(p->ioc_, [p, g = generation, m = std::move(message)]() mutable { p->send(g, std::move(m)); });
+    }
+    void close() override {
+      if (auto p = page.lock()) net::post(p->ioc_, [p, g = generation] {
+          if (g == p->generation_ && p->socket_) p->socket_->close();
+        });
+    }
+    bool interrupt_hard() override {
+      auto p = page.lock();
+      if (!p || p->pid_ <= 0) return false;
+      return ::kill(p->pid_, SIGINT) == 0;
+    }
+  };
+
+  void send(unsigned generation, std::string message) {
+    if (generation != generation_ || !socket_ || !socket_->is_open()) return;
+    writes_.push_back(std::move(message) + "\n");
+    if (writes_.size() == 1) do_write();
+  }
+
+  void do_write() {
+    net::async_write(*socket_, net::buffer(writes_.front()),
+                     [self = shared_from_this(), g = generation_](boost::system::error_code ec, std::size_t) {
+                       if (g != self->generation_) return;
+                       if (ec) {
+                         self->writes_.clear();
+                         return;
+                       }
+                       self->writes_.pop_front();
+                       if (!self->writes_.empty()) self->do_write();
+                     });
+  }
+
+  void do_read() {
+    net::async_read_until(*socket_, *buffer_, '\n',
+                          [self = shared_from_this(), g = generation_](boost::system::error_code ec, std::size_t n) {
+                            if (g == self->generation_) self->on_line(ec, n);
+                          });
+  }
+
+  void on_line(boost::system::error_code ec, std::size_t n) {
+    if (ec) return gone();
+    std::string line(net::buffers_begin(buffer_->data()), net::buffers_begin(buffer_->data()) + static_cast<std::ptrdiff_t>(n));
+    buffer_->consume(n);
+    if (!line.empty() && line.back() == '\n') line.pop_back();
+    if (!hello_) {
+      hello_ = true;
+      boost::system::error_code jec;
+      boost::json::value v = boost::json::parse(line, jec);
+      repl::Hello h;
+      if (!jec && v.is_object()) {
+        auto& o = v.get_object();
+        auto field = [&](std::string_view k) {
+          const boost::json::value* f = o.if_contains(k);
+          return f && f->is_string() ? std::string(f->get_string()) : std::string();
+        };
+        h = repl::Hello{field("id"), field("name"), field("url"), field("title"), "node", "editgate"};
+      }
+      h.kind = "node";
+      if (!id_.empty()) h.id = id_;
+      engine_.post([self = shared_from_this(), h = std::move(h), link = link_, id = id_shared_] {
+        if (auto got = self->repl_.connect(h, link)) *id = *got;
+      });
+    } else {
+      engine_.post([self = shared_from_this(), line = std::move(line), id = id_shared_] {
+        if (!id->empty()) self->repl_.from_page(*id, line);
+      });
+    }
+    do_read();
+  }
+
+  // The child closed its end: it exited or crashed.
+  void gone() {
+    boost::system::error_code ignored;
+    if (socket_) socket_->close(ignored);
+    engine_.post([self = shared_from_this(), link = link_, id = id_shared_] {
+      if (!id->empty()) self->repl_.disconnect(*id, link.get());
+    });
+    // The instance id comes back with the next child, and with it the log.
+    engine_.post([self = shared_from_this(), id = id_shared_] {
+      net::post(self->ioc_, [self, copy = *id] {
+        if (!copy.empty()) self->id_ = copy;
+      });
+    });
+    reap(false);
+    hello_ = false;
+    if (stopping_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - window_start_ > std::chrono::minutes(1)) {
+      window_start_ = now;
+      restarts_ = 0;
+    }
+    if (++restarts_ > 5) {
+      std::cerr << "editgate: the Node page died 5 times within a minute; it is not restarted again\n";
+      return;
+    }
+    restart_.expires_after(std::chrono::seconds(1));
+    restart_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
+      if (ec || self->stopping_) return;
+      self->id_shared_ = std::make_shared<std::string>();
+      self->start();
+    });
+  }
+
+  void reap(bool stop) {
+    if (pid_ <= 0) return;
+    int status = 0;
+    if (stop) {
+      ::kill(pid_, SIGTERM);
+      for (int i = 0; i < 100 && ::waitpid(pid_, &status, WNOHANG) == 0; ++i) ::usleep(10'000);
+      if (::waitpid(pid_, &status, WNOHANG) == 0) {
+        ::kill(pid_, SIGKILL);
+        ::waitpid(pid_, &status, 0);
+      }
+    } else if (::waitpid(pid_, &status, WNOHANG) == 0) {
+      // Its end of the socket is gone, so it is on its way out.
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, &status, 0);
+    }
+    pid_ = -1;
+  }
+
+  net::io_context& ioc_;
+  Engine& engine_;
+  repl::Repl& repl_;
+  std::string root_, program_, node_;
+  std::string id_;  // the instance id, once welcomed (this thread's copy)
+  std::shared_ptr<std::string> id_shared_ = std::make_shared<std::string>();  // the engine thread's
+  std::unique_ptr<local::socket> socket_;
+  std::unique_ptr<net::streambuf> buffer_;
+  std::shared_ptr<Link> link_;
+  std::deque<std::string> writes_;
+  unsigned generation_ = 0;
+  pid_t pid_ = -1;
+  bool hello_ = false;
+  bool stopping_ = false;
+  net::steady_timer restart_;
+  std::chrono::steady_clock::time_point window_start_ = std::chrono::steady_clock::now();
+  int restarts_ = 0;
+};
+
+std::shared_ptr<NodePage> start_node_page(net::io_context& ioc, Engine& engine, repl::Repl& repl,
+                                          const std::string& root, const std::string& state_dir,
+                                          const std::string& node) {
+  const std::string program = state_dir + "/node-page.cjs";
+  {
+    std::ofstream out(program, std::ios::binary | std::ios::trunc);
+    out << repl::node_page_js();
+    if (!out) {
+      std::cerr << "editgate: cannot write " << program << "; the Node page is off\n";
+      return nullptr;
+    }
+  }
+  ::chmod(program.c_str(), 0600);
+  auto page = std::make_shared<NodePage>(ioc, engine, repl, root, program, node);
+  page->start();
+  return page;
+}
+
+void stop_node_page(NodePage& page) { page.stop(); }
+
+}  // namespace editgate

@@ -1,0 +1,15 @@
+// The JavaScript the gateway hands out, built into the binary from js/:
+// nothing is read from disk at run time, so the served code is the code
+// that was tested.
+#pragma once
+
+#include <string>
+
+namespace repl {
+
+// GET /adapter.js: the serializer and the browser adapter in one closure.
+std::string adapter_js();
+// The program of the built-in Node page.
+std::string node_page_js();
+
+}  // namespace repl

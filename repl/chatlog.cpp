@@ -1,0 +1,78 @@
+#include "repl/chatlog.hpp"
+
+#include "editproto/block.hpp"
+#include "editproto/session.hpp"
+
+#include <algorithm>
+
+namespace repl {
+
+namespace {
+
+constexpr std::size_t max_log_bytes = 64u << 20;
+
+std::size_t occurrences(const Lines& lines, std::size_t from) {
+  const std::size_t k = lines.size() - from;
+  std::size_t n = 0;
+  for (std::size_t i = 0; i + k <= lines.size(); ++i)
+    if (std::equal(lines.begin() + static_cast<std::ptrdiff_t>(from), lines.end(),
+                   lines.begin() + static_cast<std::ptrdiff_t>(i)))
+      ++n;
+  return n;
+}
+
+}  // namespace
+
+Result<std::optional<std::string>> ChatLog::read() const {
+  auto content = ws_.read(path_, max_log_bytes);
+  if (!content) return Failure{Error::io, path_ + ": " + content.error().detail};
+  if (!content->stamp.exists) return std::optional<std::string>();
+  return std::optional<std::string>(std::move(content->bytes));
+}
+
+Result<FileChange> ChatLog::create(const Lines& lines) { return apply({}, lines); }
+
+Result<FileChange> ChatLog::replace(const Lines& old_lines, const Lines& new_lines) {
+  if (old_lines.empty()) return Failure{Error::log_conflict, "nothing to anchor the edit of " + path_ + " on"};
+  return apply(old_lines, new_lines);
+}
+
+Result<FileChange> ChatLog::append(const Lines& lines) {
+  auto now = read();
+  if (!now) return now.error();
+  if (!*now) return Failure{Error::log_conflict, path_ + " is gone"};
+  Lines current = split_lines(**now);
+  for (std::string& l : current)
+    if (!l.empty() && l.back() == '\r') l.pop_back();  // the engine compares lines without their ends
+  if (current.empty()) return Failure{Error::log_conflict, path_ + " is empty: there is nothing to append to"};
+  // The shortest run of last lines that occurs once is the anchor.
+  std::size_t from = current.size() - 1;
+  while (from > 0 && occurrences(current, from) != 1) --from;
+  Lines anchor(current.begin() + static_cast<std::ptrdiff_t>(from), current.end());
+  Lines replacement = anchor;
+  replacement.insert(replacement.end(), lines.begin(), lines.end());
+  return apply(anchor, replacement);
+}
+
+Result<FileChange> ChatLog::apply(const Lines& old_lines, const Lines& new_lines) {
+  editproto::Options opt;
+  opt.dry_run = false;
+  opt.check_placeholders = false;  // page output may hold a lone "..."
+  editproto::Session session(ws_, opt);
+  session.submit(editproto::make_block(path_, old_lines, new_lines));
+  std::vector<editproto::BlockResult> results = session.flush();
+  if (results.empty() || results.front().status != editproto::Status::applied) {
+    std::string why = results.empty() ? "no result" : results.front().diagnostic;
+    return Failure{Error::log_conflict, path_ + ": " + why};
+  }
+  std::vector<editproto::FileChange> changes = session.take_changes();
+  if (changes.empty()) return Failure{Error::io, path_ + ": the edit wrote nothing"};
+  FileChange out;
+  out.path = changes.front().path;
+  if (changes.front().before) out.before = *changes.front().before;
+  for (std::string_view piece : changes.front().after) out.after += piece;
+  known_ = out.after;
+  return out;
+}
+
+}  // namespace repl

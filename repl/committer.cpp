@@ -1,0 +1,117 @@
+#include "repl/committer.hpp"
+
+#include <iostream>
+#include <map>
+
+namespace repl {
+
+Result<std::unique_ptr<Committer>> Committer::start(const std::string& root) {
+  auto repo = editgit::Repository::open(root, {}, false);
+  if (!repo) return Failure{Error::io, repo.error().message};
+  return std::unique_ptr<Committer>(new Committer(std::move(*repo)));
+}
+
+Committer::Committer(editgit::Repository repo) : repo_(std::move(repo)), thread_([this] { loop(); }) {}
+
+Committer::~Committer() { stop(); }
+
+void Committer::submit(CommitItem item) {
+  {
+    std::lock_guard lock(mutex_);
+    queue_.push_back(std::move(item));
+  }
+  wake_.notify_one();
+}
+
+void Committer::wait_idle() {
+  std::unique_lock lock(mutex_);
+  idle_.wait(lock, [this] { return queue_.empty() && !busy_; });
+}
+
+void Committer::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_ && !thread_.joinable()) return;
+    stopping_ = true;
+  }
+  wake_.notify_one();
+  if (thread_.joinable()) thread_.join();
+}
+
+std::uint64_t Committer::commits() const {
+  std::lock_guard lock(mutex_);
+  return commits_;
+}
+
+void Committer::loop() {
+  for (;;) {
+    std::vector<CommitItem> batch;
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;
+      batch.assign(std::make_move_iterator(queue_.begin()), std::make_move_iterator(queue_.end()));
+      queue_.clear();
+      busy_ = true;
+    }
+    commit(std::move(batch));
+    {
+      std::lock_guard lock(mutex_);
+      busy_ = false;
+    }
+    idle_.notify_all();
+  }
+}
+
+void Committer::commit(std::vector<CommitItem> batch) {
+  // One change per path: the first item's before, the last one's after.
+  std::map<std::string, FileChange> files;
+  std::vector<std::string> order;
+  for (CommitItem& item : batch)
+    for (FileChange& f : item.files) {
+      auto [it, fresh] = files.try_emplace(f.path, f);
+      if (fresh)
+        order.push_back(f.path);
+      else
+        it->second.after = std::move(f.after);
+    }
+  editgit::CommitRequest req;
+  for (const std::string& path : order) {
+    const FileChange& f = files.at(path);
+    editgit::Change c;
+    c.path = f.path;
+    if (f.before) c.before = std::string_view(*f.before);
+    c.after = {std::string_view(f.after)};
+    req.changes.push_back(std::move(c));
+  }
+  std::string message;
+  if (batch.size() == 1) {
+    req.author = batch.front().author;
+    message = batch.front().summary + "\n\n";
+    for (const auto& [k, v] : batch.front().trailers) message += k + ": " + v + "\n";
+  } else {
+    // Grouped under load: every exchange keeps its line and its trailers.
+    req.author = {"editgate", "editgate@editgate.invalid"};
+    message = "repl: " + std::to_string(batch.size()) + " exchanges\n\n";
+    for (const CommitItem& item : batch) message += "- " + item.summary + "\n";
+    message += "\nEditgate-Kind: repl\n";
+    for (const CommitItem& item : batch)
+      for (const auto& [k, v] : item.trailers)
+        if (k != "Editgate-Kind") message += k + ": " + v + "\n";
+  }
+  req.message = std::move(message);
+  req.earlier_message = [](const std::vector<std::string>& paths) {
+    std::string m = "earlier state of";
+    for (const auto& p : paths) m += " " + p;
+    return m + "\n\nEditgate-Kind: earlier-state\n";
+  };
+  auto done = repo_.commit(req);
+  if (!done) {
+    std::cerr << "editgate: the REPL commit of " + order.front() + " failed: " + done.error().message + "\n";
+    return;
+  }
+  std::lock_guard lock(mutex_);
+  ++commits_;
+}
+
+}  // namespace repl

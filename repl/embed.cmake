@@ -1,0 +1,15 @@
+# Writes OUT, a C++ file with one char array per JavaScript file in INPUTS
+# (name: js_<file stem>), so the gateway carries its page code inside.
+string(REPLACE "|" ";" INPUTS "${INPUTS}")
+set(text "// Generated from repl/js by embed.cmake; do not edit.\nnamespace repl {\n")
+foreach(input IN LISTS INPUTS)
+  get_filename_component(stem "${input}" NAME_WE)
+  file(READ "${input}" hex HEX)
+  string(LENGTH "${hex}" hex_length)
+  math(EXPR size "${hex_length} / 2")
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "'\\\\x\\1'," bytes "${hex}")
+  string(APPEND text "extern const char js_${stem}[] = {${bytes} 0};\n")
+  string(APPEND text "extern const unsigned long js_${stem}_size = ${size};\n")
+endforeach()
+string(APPEND text "}  // namespace repl\n")
+file(WRITE "${OUT}" "${text}")

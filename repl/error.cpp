@@ -1,0 +1,27 @@
+#include "repl/error.hpp"
+
+#include <stdexcept>
+
+namespace repl {
+
+std::string_view to_string(Error e) {
+  switch (e) {
+    case Error::not_found: return "not_found";
+    case Error::in_use: return "in_use";
+    case Error::bad_request: return "bad_request";
+    case Error::timeout: return "timeout";
+    case Error::context_destroyed: return "context_destroyed";
+    case Error::interrupted: return "interrupted";
+    case Error::log_conflict: return "log_conflict";
+    case Error::queue_full: return "queue_full";
+    case Error::shutting_down: return "shutting_down";
+    case Error::io: return "io";
+  }
+  return "io";
+}
+
+void throw_exception_from_error(const Failure& f, const boost::source_location&) {
+  throw std::runtime_error(std::string(to_string(f.code)) + ": " + f.message);
+}
+
+}  // namespace repl

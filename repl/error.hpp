@@ -1,0 +1,37 @@
+// Named errors of the REPL: why a job or a page message was refused or
+// ended without a value. The gateway passes the code on to agents.
+#pragma once
+
+#include <boost/system/result.hpp>
+
+#include <string>
+#include <string_view>
+
+namespace repl {
+
+enum class Error {
+  not_found = 1,       // no such page (or job)
+  in_use,              // another live socket holds this page instance
+  bad_request,         // a malformed message or parameter
+  timeout,             // the page did not answer in time
+  context_destroyed,   // the page went away (reload, navigation, closed) during the job
+  interrupted,         // stopped by an interrupt
+  log_conflict,        // the chat log was edited so that the gateway's text could not be placed
+  queue_full,          // too many jobs waiting for one page
+  shutting_down,
+  io,
+};
+
+std::string_view to_string(Error e);
+
+struct Failure {
+  Error code = Error::io;
+  std::string message;
+};
+
+[[noreturn]] void throw_exception_from_error(const Failure& f, const boost::source_location& loc);
+
+template <class T>
+using Result = boost::system::result<T, Failure>;
+
+}  // namespace repl

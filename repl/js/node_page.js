@@ -1,0 +1,246 @@
+// The built-in Node page. `editgate serve` writes "'use strict';" + serialize.js + this file to a
+// file and runs it with node, the workspace as cwd, and a socket on fd 3 that carries the page
+// protocol of repl/README.md, one JSON message per line. Nothing is written to stdout; stderr is
+// for fatal problems only.
+
+const net = require('net');
+const vm = require('vm');
+const { createRequire } = require('module');
+
+const FILENAME = 'editgate-eval';  // how evaluated code appears in stacks
+const ABANDONED = 'abandoned the await; async work the code started may still run';
+
+const channel = new net.Socket({ fd: 3, readable: true, writable: true });
+const jobs = new Map();  // job id -> {abandon} while it runs; abandon is set while it awaits
+let current = null;  // the job whose code runs now, for console attribution
+let brokenBySigint = null;  // the job SIGINT stopped, until the gateway's interrupt for it arrives
+const prompts = [];  // {job, resolve} waiting for stdin
+const rejections = new WeakMap();  // promise -> reason, for 'rejectionHandled', which gets no reason
+let capturing = false;  // a console call made while formatting one is not captured again
+
+function send(msg) {
+  channel.write(JSON.stringify(msg) + '\n');
+}
+
+// --- globals for evaluated code -------------------------------------------------------------------
+
+function prompt(text) {
+  const job = current;
+  if (job === null) return Promise.reject(new Error('prompt: no job is running, so nobody can answer'));
+  return new Promise((resolve) => {
+    prompts.push({ job, resolve });
+    send({ type: 'need-input', job, prompt: text === undefined ? '' : String(text) });
+  });
+}
+
+globalThis.require = createRequire(process.cwd() + '/');
+globalThis.prompt = prompt;
+globalThis.editgate = { prompt, version: '1' };
+
+function emit(source, lang, text) {
+  send({ type: 'event', job: current, source, lang, text, ts: Date.now() });
+}
+
+for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
+  console[level] = (...args) => {
+    if (capturing) return;
+    capturing = true;
+    try {
+      const f = editgateFormatConsole(args);
+      emit('console.' + level, f.lang, f.text);
+    } finally {
+      capturing = false;
+    }
+  };
+}
+// console.dir writes to stdout itself; the other methods (table, trace, assert, time...) go
+// through the ones above.
+console.dir = (value) => console.log(value);
+
+function errorText(e) {
+  return editgateFormatConsole([e]).text;
+}
+
+// Node prints warnings (deprecations, MaxListenersExceeded...) to stderr; they are the code's output.
+process.removeAllListeners('warning');
+process.on('warning', (w) => emit('console.warn', 'Text', String(w.name) + ': ' + String(w.message)));
+process.on('SIGINT', () => {});  // the gateway's interrupt; breakOnSigint acts on it during a run
+process.on('uncaughtException', (e) => emit('uncaughtException', 'Error', errorText(e)));
+process.on('unhandledRejection', (reason, promise) => {
+  rejections.set(promise, reason);
+  emit('unhandledrejection', 'Error', errorText(reason));
+});
+process.on('rejectionHandled', (promise) => emit('rejectionhandled', 'Error', errorText(rejections.get(promise))));
+
+// --- jobs ------------------------------------------------------------------------------------------
+
+function parses(source) {
+  try {
+    new vm.Script(source, { filename: FILENAME });  // compiles, never runs
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// An async arrow keeps `this` the global object, as at the top level.
+const asyncWrapper = (body) => '(async () => {' + body + '\n})()';
+
+function runOptions(timeoutMs) {
+  const options = { breakOnSigint: true, displayErrors: false };
+  if (Number.isFinite(timeoutMs) && timeoutMs > 0) options.timeout = Math.ceil(timeoutMs);
+  return options;
+}
+
+// runInThisContext, so a top-level let/const persists into later evals as in the Node REPL.
+function evaluate(code, timeoutMs) {
+  const plan = editgatePlan(code, parses, (body) => parses(asyncWrapper(body)));
+  const source = plan.async ? asyncWrapper(plan.body) : plan.source;
+  return new vm.Script(source, { filename: FILENAME }).runInThisContext(runOptions(timeoutMs));
+}
+
+// The stack up to the evaluated code: this file's frames and node:vm's below it are noise.
+function trimStack(stack) {
+  const lines = stack.split('\n');
+  let end = lines.findIndex((line) => line.includes(__filename));
+  if (end < 0) return stack;
+  while (end > 0 && /\(node:(?:internal\/)?vm[:)]/.test(lines[end - 1])) end--;
+  return lines.slice(0, end).join('\n');
+}
+
+// vm marks its errors for the timeout and for SIGINT with a code.
+function vmErrorCode(e) {
+  try {
+    return e instanceof Error ? e.code : undefined;
+  } catch {
+    return undefined;  // a getter or Proxy trap threw
+  }
+}
+
+function failure(e, job, timeoutMs) {
+  const code = vmErrorCode(e);
+  if (code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') {
+    return { name: 'Timeout', message: 'script ran longer than ' + timeoutMs + ' ms', stack: '' };
+  }
+  if (code === 'ERR_SCRIPT_EXECUTION_INTERRUPTED') {
+    brokenBySigint = job;
+    return { name: 'Interrupted', message: 'SIGINT stopped the running code', stack: '' };
+  }
+  const error = editgateErrorOf(e);
+  error.stack = trimStack(error.stack);
+  return error;
+}
+
+function thenOf(v) {
+  if (v === null || (typeof v !== 'object' && typeof v !== 'function')) return null;
+  const then = v.then;
+  return typeof then === 'function' ? then : null;
+}
+
+function run(msg) {
+  const job = msg.job;
+  const started = performance.now();
+  const entry = { abandon: null };
+  jobs.set(job, entry);
+  current = job;
+
+  const finish = (fields) => {
+    if (jobs.get(job) !== entry) return;  // already abandoned
+    jobs.delete(job);
+    if (current === job) current = null;
+    for (let i = prompts.length - 1; i >= 0; i--) if (prompts[i].job === job) prompts.splice(i, 1);
+    send({ type: 'result', job, ...fields, duration_ms: performance.now() - started });
+  };
+  const succeed = (v) => finish({ ok: true, value: editgateSerialize(v) });
+  const fail = (e) => finish({ ok: false, error: failure(e, job, msg.timeout_ms) });
+
+  let value;
+  let then;
+  try {
+    value = evaluate(typeof msg.code === 'string' ? msg.code : '', msg.timeout_ms);
+    then = thenOf(value);
+  } catch (e) {
+    fail(e);
+    return;
+  }
+  if (!then) {
+    succeed(value);
+    return;
+  }
+  // Only the synchronous part had the timeout; an await that never settles is the gateway's to end.
+  entry.abandon = () => finish({ ok: false, error: { name: 'Interrupted', message: ABANDONED, stack: '' } });
+  try {
+    then.call(value, succeed, fail);
+  } catch (e) {
+    fail(e);
+  }
+}
+
+// The gateway sends SIGINT just before this message: breakOnSigint ends a synchronous run (its
+// result is sent already), and outside one the signal is ignored.
+function interrupt(job) {
+  const entry = jobs.get(job);
+  if (entry && entry.abandon) {
+    entry.abandon();
+    send({ type: 'interrupted', job, status: 'interrupted', message: ABANDONED });
+  } else if (job === brokenBySigint) {
+    brokenBySigint = null;
+    send({ type: 'interrupted', job, status: 'interrupted', message: 'SIGINT stopped the running code' });
+  } else {
+    send({ type: 'interrupted', job, status: 'idle', message: 'job ' + job + ' is not running' });
+  }
+}
+
+function answer(msg) {
+  const i = prompts.findIndex((p) => p.job === msg.job);
+  if (i >= 0) prompts.splice(i, 1)[0].resolve(typeof msg.text === 'string' ? msg.text : '');
+}
+
+function lookupGlobal(name) {
+  return vm.runInThisContext('(' + name + ')');  // sees top-level let/const, unlike globalThis
+}
+
+function receive(line) {
+  try {
+    const msg = JSON.parse(line);
+    if (!msg || typeof msg !== 'object') return;
+    switch (msg.type) {
+      case 'refused':
+        process.stderr.write('editgate node page: refused (' + msg.error + '): ' + msg.message + '\n');
+        break;
+      case 'eval': run(msg); break;
+      case 'interrupt': interrupt(msg.job); break;
+      case 'complete':
+        send({ type: 'completions', job: msg.job, items: editgateCompletions(typeof msg.code === 'string' ? msg.code : '', lookupGlobal) });
+        break;
+      case 'stdin': answer(msg); break;
+    }
+  } catch (e) {
+    process.stderr.write('editgate node page: failed to handle a gateway message: ' + e + '\n');
+  }
+}
+
+// --- the channel -----------------------------------------------------------------------------------
+
+let pending = '';
+channel.setEncoding('utf8');
+channel.on('data', (chunk) => {
+  pending += chunk;
+  let nl;
+  while ((nl = pending.indexOf('\n')) >= 0) {
+    const line = pending.slice(0, nl);
+    pending = pending.slice(nl + 1);
+    if (line.trim() !== '') receive(line);
+  }
+});
+channel.on('end', () => process.exit(0));
+channel.on('close', () => process.exit(0));
+channel.on('error', (e) => {
+  process.stderr.write('editgate node page: fd 3: ' + e.message + '\n');
+  process.exit(1);
+});
+
+send({
+  type: 'hello', id: process.env.EDITGATE_PAGE_ID || null, name: process.env.EDITGATE_PAGE_NAME || 'node', url: 'node:' + process.cwd(),
+  title: 'Node ' + process.version, kind: 'node', user_agent: 'node/' + process.version
+});

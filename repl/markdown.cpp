@@ -1,0 +1,129 @@
+#include "repl/markdown.hpp"
+
+#include "repl/format.hpp"
+
+#include <cmark-gfm.h>
+
+#include <algorithm>
+#include <cctype>
+#include <memory>
+
+namespace repl {
+
+namespace {
+
+bool is_clock(std::string_view s) {
+  return s.size() == 8 && std::isdigit(static_cast<unsigned char>(s[0])) &&
+         std::isdigit(static_cast<unsigned char>(s[1])) && s[2] == ':' &&
+         std::isdigit(static_cast<unsigned char>(s[3])) && std::isdigit(static_cast<unsigned char>(s[4])) &&
+         s[5] == ':' && std::isdigit(static_cast<unsigned char>(s[6])) &&
+         std::isdigit(static_cast<unsigned char>(s[7]));
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+// Whether `line` closes a fence opened with `n` of `c`.
+bool closes(std::string_view line, char c, std::size_t n) {
+  line = trim(line);
+  return line.size() >= n && std::all_of(line.begin(), line.end(), [c](char x) { return x == c; });
+}
+
+}  // namespace
+
+std::optional<Header> parse_header(std::string_view line) {
+  line = trim(line);
+  if (line.substr(0, 1) == ">") line = trim(line.substr(1));
+  if (line.substr(0, 2) != "**") return std::nullopt;
+  const std::size_t close = line.find("**", 2);
+  if (close == std::string_view::npos || close == 2) return std::nullopt;
+  Header h;
+  h.from = std::string(line.substr(2, close - 2));
+  std::string_view rest = line.substr(close + 2);
+  if (rest.substr(0, 4) != " to ") return std::nullopt;
+  rest.remove_prefix(4);
+  const std::size_t at = rest.find(" at ");
+  if (at == std::string_view::npos || at == 0) return std::nullopt;
+  h.to = std::string(rest.substr(0, at));
+  rest.remove_prefix(at + 4);
+  if (rest.size() < 8 || !is_clock(rest.substr(0, 8))) return std::nullopt;
+  h.clock = std::string(rest.substr(0, 8));
+  rest = trim(rest.substr(8));
+  if (!rest.empty()) {
+    if (!(rest.front() == '(' && rest.back() == ')')) return std::nullopt;
+    h.suffix = std::string(rest.substr(1, rest.size() - 2));
+  }
+  if (h.to.find(' ') != std::string::npos) return std::nullopt;
+  return h;
+}
+
+bool runnable(std::string_view lang) {
+  std::string l;
+  for (char c : lang) l += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return l.empty() || l == "js" || l == "javascript";
+}
+
+Scan scan_requests(std::string_view text) {
+  const Lines lines = split_lines(text);
+  Scan scan;
+  // The fenced blocks, and which lines they cover.
+  std::vector<CodeBlock> blocks;
+  std::vector<bool> in_fence(lines.size(), false);
+  std::unique_ptr<cmark_node, void (*)(cmark_node*)> doc(
+      cmark_parse_document(text.data(), text.size(), CMARK_OPT_DEFAULT), cmark_node_free);
+  std::unique_ptr<cmark_iter, void (*)(cmark_iter*)> it(cmark_iter_new(doc.get()), cmark_iter_free);
+  for (cmark_event_type ev; (ev = cmark_iter_next(it.get())) != CMARK_EVENT_DONE;) {
+    cmark_node* node = cmark_iter_get_node(it.get());
+    if (ev != CMARK_EVENT_ENTER || cmark_node_get_type(node) != CMARK_NODE_CODE_BLOCK) continue;
+    int fence_length = 0, fence_offset = 0;
+    char fence_char = 0;
+    if (!cmark_node_get_fenced(node, &fence_length, &fence_offset, &fence_char)) continue;  // indented code
+    const int start = cmark_node_get_start_line(node), end = cmark_node_get_end_line(node);
+    if (start < 1 || end < start) continue;
+    const std::size_t first = static_cast<std::size_t>(start - 1), last = static_cast<std::size_t>(end - 1);
+    for (std::size_t i = first; i <= last && i < lines.size(); ++i) in_fence[i] = true;
+    // An unclosed fence runs to the end of the text: a draft.
+    if (last == first || last >= lines.size() ||
+        !closes(lines[last], fence_char, static_cast<std::size_t>(fence_length))) {
+      scan.draft = true;
+      continue;
+    }
+    std::string_view info = trim(cmark_node_get_fence_info(node) ? cmark_node_get_fence_info(node) : "");
+    CodeBlock b;
+    b.first = first;
+    b.last = last;
+    b.lang = std::string(info.substr(0, info.find_first_of(" \t")));
+    b.code = cmark_node_get_literal(node) ? cmark_node_get_literal(node) : "";
+    if (runnable(b.lang)) blocks.push_back(std::move(b));
+  }
+  if (scan.draft) return scan;
+
+  // Requests: each header outside a fence starts one; text before the
+  // first header is a request without one.
+  Request current;
+  auto close_request = [&](std::size_t end) {
+    current.end = end;
+    if (!current.blocks.empty()) scan.requests.push_back(std::move(current));
+    current = Request{};
+  };
+  std::size_t next_block = 0;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (!in_fence[i]) {
+      if (auto h = parse_header(lines[i])) {
+        close_request(i);
+        current.first = i;
+        current.header_line = i;
+        current.header = std::move(h);
+        continue;
+      }
+    }
+    if (next_block < blocks.size() && blocks[next_block].first == i) current.blocks.push_back(blocks[next_block++]);
+  }
+  close_request(lines.size());
+  return scan;
+}
+
+}  // namespace repl

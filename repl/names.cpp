@@ -1,0 +1,45 @@
+#include "repl/names.hpp"
+
+#include <random>
+
+namespace repl {
+
+std::string sanitize_name(std::string_view name) {
+  std::string out;
+  bool gap = false;
+  for (char ch : name) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    const bool alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    if (c >= 'A' && c <= 'Z') {
+      if (gap && !out.empty()) out += '-';
+      gap = false;
+      out += static_cast<char>(c - 'A' + 'a');
+    } else if (alnum) {
+      if (gap && !out.empty()) out += '-';
+      gap = false;
+      out += static_cast<char>(c);
+    } else {
+      gap = true;  // separators, punctuation and non-ASCII all become one hyphen
+    }
+    if (out.size() >= 40) break;
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out.empty() ? "page" : out;
+}
+
+std::string random_hex(std::size_t digits) {
+  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  for (std::size_t i = 0; i < digits; ++i) out += hex[rng() & 15];
+  return out;
+}
+
+bool valid_id(std::string_view id) {
+  if (id.size() < 4 || id.size() > 16) return false;
+  for (char c : id)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  return true;
+}
+
+}  // namespace repl

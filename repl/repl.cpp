@@ -1,0 +1,935 @@
+#include "repl/repl.hpp"
+
+#include "editproto/unicode.hpp"
+#include "repl/markdown.hpp"
+#include "repl/names.hpp"
+
+#include <boost/asio/steady_timer.hpp>
+#include <boost/json.hpp>
+
+#include <algorithm>
+#include <deque>
+#include <dirent.h>
+#include <iostream>
+
+namespace repl {
+
+namespace json = boost::json;
+using clock = std::chrono::steady_clock;
+using wall = std::chrono::system_clock;
+
+namespace {
+
+constexpr auto late_grace = std::chrono::milliseconds(500);  // the page's own timeout answers first
+constexpr auto answer_within = std::chrono::seconds(2);      // interrupt and complete
+
+double ms_since(clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(clock::now() - t).count();
+}
+
+std::string str(const json::object& o, std::string_view key) {
+  if (auto it = o.find(key); it != o.end() && it->value().is_string()) return std::string(it->value().get_string());
+  return {};
+}
+
+std::optional<std::uint64_t> job_of(const json::object& o) {
+  auto it = o.find("job");
+  if (it == o.end()) return std::nullopt;
+  if (it->value().is_uint64()) return it->value().get_uint64();
+  if (it->value().is_int64() && it->value().get_int64() >= 0) return static_cast<std::uint64_t>(it->value().get_int64());
+  return std::nullopt;
+}
+
+// A word of the page's choosing that lands in a fence info string.
+std::string token(std::string_view s, std::string_view fallback) {
+  std::string out;
+  for (char c : s)
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' ||
+        c == '_')
+      out += c;
+  return out.empty() || out.size() > 40 ? std::string(fallback) : out;
+}
+
+// Whether the last line that is not blank is the footer.
+bool ends_with_footer(const std::string& text) {
+  Lines lines = split_lines(text);
+  while (!lines.empty() && lines.back().empty()) lines.pop_back();
+  return !lines.empty() && lines.back() == footer;
+}
+
+editgit::Identity page_identity(std::string_view stem) {
+  return {std::string(stem), std::string(stem) + "@page.editgate.invalid"};
+}
+
+editgit::Identity agent_identity(std::string_view agent) {
+  std::string local;
+  for (char c : agent)
+    local += (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' ||
+                     c == '_'
+                 ? c
+                 : '-';
+  return {header_name(agent), (local.empty() ? "agent" : local) + "@editgate.invalid"};
+}
+
+}  // namespace
+
+struct Repl::Job {
+  std::uint64_t id = 0;
+  std::string agent;
+  std::vector<std::string> codes;  // the blocks, run in order
+  std::size_t index = 0;           // the block running
+  bool from_log = false;           // the request is an agent's text in the log
+  bool silent = false;
+  Listener listener;
+  clock::time_point submitted, started;
+  std::string clock_text;          // of the running block's announcement
+  std::chrono::milliseconds timeout{0};
+  std::unique_ptr<boost::asio::steady_timer> deadline;
+  std::vector<Event> events;
+  std::size_t events_dropped = 0;
+  // from_log: segments[0] is the request from its header through its first
+  // block; segments[k] the lines after block k-1 through block k.
+  std::vector<Lines> segments;
+};
+
+struct Repl::Page {
+  std::string id, stem, url, title, kind, origin;
+  std::unique_ptr<ChatLog> log;
+  std::string events_path;
+  std::shared_ptr<PageLink> link;
+  std::deque<std::shared_ptr<Job>> queue;
+  std::shared_ptr<Job> running;
+  Lines active;                        // the announcement, background text and placeholder in the log
+  std::vector<FileChange> uncommitted;  // placeholder updates, committed with the reply
+  std::vector<Event> background;       // events outside jobs, not flushed yet
+  std::unique_ptr<boost::asio::steady_timer> ticker, background_timer;
+  wall::time_point last_seen;
+  struct Late {
+    std::string agent;
+    clock::time_point started;
+  };
+  std::map<std::uint64_t, Late> late;  // timed out: a reply may still come
+  std::map<std::uint64_t, std::function<void(json::object)>> waiting;  // interrupt and complete answers
+  std::optional<std::uint64_t> input_job;  // a job waiting on stdin
+};
+
+Repl::Repl(const editproto::Workspace& ws, Committer& committer, boost::asio::any_io_executor ex, Options options)
+    : ws_(ws), committer_(committer), ex_(std::move(ex)), opt_(options) {}
+
+Repl::~Repl() = default;
+
+// ---- pages -------------------------------------------------------------------
+
+Repl::Page* Repl::find(const std::string& name) {
+  if (auto it = pages_.find(name); it != pages_.end()) return it->second.get();
+  for (auto& [id, p] : pages_)
+    if (p->stem == name) return p.get();
+  // A bare name ("node") names the one live page of that name.
+  Page* only = nullptr;
+  for (auto& [id, p] : pages_)
+    if (p->link && p->stem.substr(0, p->stem.rfind('-')) == name) {
+      if (only) return nullptr;
+      only = p.get();
+    }
+  return only;
+}
+
+Repl::Page* Repl::by_log(const std::string& path) {
+  for (auto& [id, p] : pages_)
+    if (p->log->path() == path) return p.get();
+  return nullptr;
+}
+
+bool Repl::is_log(const std::string& path) const {
+  for (const auto& [id, p] : pages_)
+    if (p->log->path() == path) return true;
+  return false;
+}
+
+Result<std::string> Repl::connect(const Hello& hello, std::shared_ptr<PageLink> link) {
+  auto refuse = [&](Error code, const std::string& message) -> Result<std::string> {
+    link->send(json::serialize(json::object{{"type", "refused"}, {"error", to_string(code)}, {"message", message}}));
+    link->close();
+    return Failure{code, message};
+  };
+  if (stopping_) return refuse(Error::shutting_down, "the gateway is stopping");
+  Page* p = nullptr;
+  bool returning = false;
+  if (!hello.id.empty() && valid_id(hello.id)) {
+    if (auto it = pages_.find(hello.id); it != pages_.end()) {
+      p = it->second.get();
+      if (p->link)
+        return refuse(Error::in_use, "page instance " + hello.id + " is connected on another socket (" + p->url +
+                                         "); a second socket may not take it over");
+      returning = true;
+    } else if (DIR* dir = ::opendir((ws_.root() + "/debug").c_str())) {
+      // The gateway restarted: the page comes back to its log.
+      const std::string suffix = "-" + hello.id + ".md";
+      while (dirent* e = ::readdir(dir)) {
+        std::string file = e->d_name;
+        if (file.size() > suffix.size() && file.compare(file.size() - suffix.size(), suffix.size(), suffix) == 0) {
+          auto page = std::make_unique<Page>();
+          page->id = hello.id;
+          page->stem = file.substr(0, file.size() - 3);
+          pages_[hello.id] = std::move(page);
+          p = pages_[hello.id].get();
+          returning = true;
+          break;
+        }
+      }
+      ::closedir(dir);
+    }
+  }
+  const std::string url = editproto::unicode::to_valid_utf8(hello.url.substr(0, 2000));
+  if (!p) {
+    std::string id;
+    const std::string name = sanitize_name(hello.name.empty() ? hello.title : hello.name);
+    for (int tries = 0; tries < 100; ++tries) {
+      id = random_hex(tries < 50 ? 4 : 8);
+      auto st = ws_.stat("debug/" + name + "-" + id + ".md");
+      if (!pages_.count(id) && st && !st->exists) break;
+    }
+    auto page = std::make_unique<Page>();
+    page->id = id;
+    page->stem = name + "-" + id;
+    p = page.get();
+    pages_[id] = std::move(page);
+  }
+  p->link = std::move(link);
+  p->url = url;
+  p->title = editproto::unicode::to_valid_utf8(hello.title.substr(0, 500));
+  p->kind = hello.kind == "node" ? "node" : "browser";
+  p->origin = hello.origin;
+  p->last_seen = wall::now();
+  if (!p->log) {
+    p->log = std::make_unique<ChatLog>(ws_, "debug/" + p->stem + ".md");
+    p->events_path = "debug/" + p->stem + ".events.log";
+    p->ticker = std::make_unique<boost::asio::steady_timer>(ex_);
+    p->background_timer = std::make_unique<boost::asio::steady_timer>(ex_);
+  }
+
+  auto existing = p->log->read();
+  if (existing && *existing) {
+    p->log->set_known(**existing);
+    if (returning)
+      note(*p, {"> _" + p->stem + " reconnected at " + clock_text(wall::now()) + " (" + clean_page_text(url) +
+                "): a reload, a navigation or a lost connection_"});
+    place_footer(*p);
+  } else {
+    if (before_write) before_write(p->log->path());
+    auto made = p->log->create(new_log(p->stem, url, p->stem + ".events.log"));
+    if (!made) {
+      std::cerr << "editgate: cannot create " + p->log->path() + ": " + made.error().message + "\n";
+    } else {
+      commit(*p, {std::move(*made)}, p->stem, "page " + p->stem + " connected (" + url + ")", {{"Editgate-Kind", "page"}});
+    }
+  }
+  p->link->send(json::serialize(json::object{{"type", "welcome"}, {"id", p->id}, {"name", p->stem}, {"log", p->log->path()}}));
+  std::cerr << "editgate: page " + p->stem + " connected (" + p->kind + ", " + url + ")\n";
+  write_registry();
+  pump(*p);
+  return p->id;
+}
+
+void Repl::disconnect(const std::string& id, const PageLink* link) {
+  auto it = pages_.find(id);
+  if (it == pages_.end() || it->second->link.get() != link) return;
+  Page& p = *it->second;
+  p.link.reset();
+  p.last_seen = wall::now();
+  for (auto& [req, answer] : p.waiting) answer({{"error", "context_destroyed: the page went away"}});
+  p.waiting.clear();
+  if (p.running)
+    fail(p, *p.running, Error::context_destroyed,
+         "the page went away (a reload, a navigation or a closed tab) while the job ran");
+  std::cerr << "editgate: page " + p.stem + " disconnected\n";
+  write_registry();
+}
+
+void Repl::write_registry() {
+  std::string text =
+      "# Connected pages:\n\n> Master registry of connected pages and states. Do not edit it: the gateway rewrites it. "
+      "Open a page's log under debug/ to run code in that page.\n\n";
+  for (const auto& [id, p] : pages_) {
+    const std::string state = !p->link ? "disconnected" : p->running ? "executing" : "idle";
+    text += "* " + p->stem + " (" + clean_page_text(p->url) + ") last " + clock_text(p->last_seen) + " state: " + state +
+            " [log](" + p->log->path() + ")\n";
+  }
+  const std::string_view bytes = text;
+  if (auto w = ws_.write_atomic("debug.md", std::span<const std::string_view>(&bytes, 1)); !w)
+    std::cerr << "editgate: cannot write debug.md: " + w.error().detail + "\n";
+}
+
+boost::json::array Repl::pages() const {
+  json::array out;
+  for (const auto& [id, p] : pages_) {
+    out.push_back(json::object{
+        {"page", p->stem},
+        {"id", p->id},
+        {"kind", p->kind},
+        {"url", p->url},
+        {"title", p->title},
+        {"state", !p->link ? "disconnected" : p->running ? "executing" : "idle"},
+        {"log", p->log->path()},
+        {"queued", p->queue.size()},
+        {"last_seen", clock_text(p->last_seen)},
+    });
+  }
+  return out;
+}
+
+// ---- the log -----------------------------------------------------------------
+
+void Repl::commit(Page& p, std::vector<FileChange> files, const std::string& author, const std::string& summary,
+                  std::vector<std::pair<std::string, std::string>> trailers) {
+  CommitItem item;
+  item.files = std::move(p.uncommitted);
+  p.uncommitted.clear();
+  for (FileChange& f : files) item.files.push_back(std::move(f));
+  if (item.files.empty()) return;
+  item.author = author == p.stem ? page_identity(p.stem) : agent_identity(author);
+  item.summary = summary;
+  trailers.emplace_back("Editgate-Page", p.stem);
+  item.trailers = std::move(trailers);
+  committer_.submit(std::move(item));
+}
+
+// Text of the gateway's own above the footer (a reconnect, background
+// events, a late reply), or at the end while a job runs.
+void Repl::note(Page& p, const Lines& lines) {
+  if (before_write) before_write(p.log->path());
+  Result<FileChange> done = Failure{};
+  if (ends_with_footer(p.log->known())) {
+    Lines with = lines;
+    with.push_back("");
+    with.emplace_back(footer);
+    done = p.log->replace({std::string(footer)}, with);
+  }
+  if (!done) {
+    Lines with = lines;
+    with.insert(with.begin(), "");
+    done = p.log->append(with);
+  }
+  if (done) p.uncommitted.push_back(std::move(*done));
+}
+
+void Repl::place_footer(Page& p) {
+  if (p.running || ends_with_footer(p.log->known())) return;
+  if (before_write) before_write(p.log->path());
+  if (auto done = p.log->append({"", std::string(footer)})) p.uncommitted.push_back(std::move(*done));
+}
+
+std::vector<FileChange> Repl::log_events(Page& p, const std::vector<Event>& events) {
+  if (events.empty()) return {};
+  auto now = ws_.read(p.events_path, 64u << 20);
+  if (!now) return {};
+  std::string before = now->bytes;
+  std::string after = before;
+  for (const Event& e : events) {
+    after += clock_text(wall::time_point(std::chrono::milliseconds(e.ts))) + " " + e.source + ": ";
+    Lines lines = split_lines(clean_page_text(e.text));
+    for (std::size_t i = 0; i < lines.size(); ++i) after += (i ? "    " : "") + lines[i] + "\n";
+    if (lines.empty()) after += "\n";
+  }
+  const std::string_view bytes = after;
+  if (!ws_.write_atomic(p.events_path, std::span<const std::string_view>(&bytes, 1))) return {};
+  FileChange c{p.events_path, now->stamp.exists ? std::optional<std::string>(std::move(before)) : std::nullopt, after};
+  return {std::move(c)};
+}
+
+// ---- jobs --------------------------------------------------------------------
+
+void Repl::eval(EvalRequest request, Listener listener) {
+  auto answer_error = [&](Error code, const std::string& message) {
+    listener.done({{"error", std::string(to_string(code)) + ": " + message}, {"reason", to_string(code)}});
+  };
+  if (stopping_) return answer_error(Error::shutting_down, "the gateway is stopping");
+  Page* p = find(request.page);
+  if (!p) {
+    std::string names;
+    for (const auto& [id, page] : pages_) names += (names.empty() ? "" : ", ") + page->stem;
+    return answer_error(Error::not_found, "no page '" + request.page + "'" +
+                                              (names.empty() ? "; no page is connected" : "; the pages are " + names));
+  }
+  auto job = std::make_shared<Job>();
+  job->agent = request.agent.empty() ? "agent" : request.agent;
+  job->codes = {std::move(request.code)};
+  job->silent = request.silent;
+  job->timeout = request.timeout.count() > 0 ? request.timeout : opt_.timeout;
+  job->listener = std::move(listener);
+  submit(*p, std::move(job));
+}
+
+void Repl::submit(Page& p, std::shared_ptr<Job> job) {
+  job->id = next_job_++;
+  job->submitted = clock::now();
+  if (p.queue.size() >= opt_.max_queued) {
+    if (job->listener.done)
+      job->listener.done({{"error", "queue_full: " + std::to_string(p.queue.size()) + " jobs wait for " + p.stem},
+                          {"reason", "queue_full"}});
+    return;
+  }
+  job->deadline = std::make_unique<boost::asio::steady_timer>(ex_);
+  job->deadline->expires_after(job->timeout + late_grace);
+  job->deadline->async_wait([this, id = p.id, weak = std::weak_ptr<Job>(job)](boost::system::error_code ec) {
+    auto j = weak.lock();
+    if (ec || !j) return;
+    auto it = pages_.find(id);
+    if (it == pages_.end()) return;
+    fail(*it->second, *j, Error::timeout,
+         "no reply within " + std::to_string(j->timeout.count()) +
+             " ms; a reply that comes later is written below as a late reply");
+  });
+  p.queue.push_back(std::move(job));
+  pump(p);
+}
+
+void Repl::pump(Page& p) {
+  if (p.running || stopping_) return;
+  if (!p.link || p.queue.empty()) {
+    place_footer(p);
+    if (!p.uncommitted.empty()) commit(p, {}, p.stem, "footer of " + p.stem, {{"Editgate-Kind", "page"}});
+    return;
+  }
+  std::shared_ptr<Job> job = p.queue.front();
+  p.queue.pop_front();
+  p.running = job;
+  start(p, *job);
+}
+
+void Repl::start(Page& p, Job& job) {
+  job.started = clock::now();
+  job.clock_text = clock_text(wall::now());
+  const std::string ann = reply_header(p.stem, job.agent, job.clock_text, "");
+  if (!job.silent) {
+    if (before_write) before_write(p.log->path());
+    Result<FileChange> done = Failure{};
+    std::string summary;
+    if (!job.from_log) {
+      Lines lines{request_header(job.agent, p.stem, job.clock_text)};
+      for (std::string& l : fenced("JS", job.codes.front())) lines.push_back(std::move(l));
+      lines.insert(lines.end(), {"", ann, placeholder(0)});
+      if (ends_with_footer(p.log->known())) done = p.log->replace({std::string(footer)}, lines);
+      if (!done) {
+        lines.insert(lines.begin(), "");
+        done = p.log->append(lines);
+      }
+      summary = "request: " + header_name(job.agent) + " to " + p.stem + ", job " + std::to_string(job.id);
+    } else {
+      Lines with = job.segments.front();
+      with.insert(with.end(), {"", ann, placeholder(0)});
+      done = p.log->replace(job.segments.front(), with);
+    }
+    if (!done) {
+      p.running.reset();
+      return fail(p, job, Error::log_conflict, "the request could not be placed in the log: " + done.error().message);
+    }
+    p.active = {ann, placeholder(0)};
+    if (job.from_log) {
+      // The request itself was committed when it was accepted; its
+      // announcement goes with the reply.
+      p.uncommitted.push_back(std::move(*done));
+    } else {
+      // The request is committed as it is dispatched, so history shows it before its reply.
+      commit(p, {std::move(*done)}, job.agent, summary,
+             {{"Editgate-Kind", "request"}, {"Editgate-Agent", header_name(job.agent)},
+              {"Editgate-Job", std::to_string(job.id)}});
+    }
+  }
+  p.link->send(json::serialize(json::object{{"type", "eval"},
+                                            {"job", job.id},
+                                            {"code", job.codes[job.index]},
+                                            {"timeout_ms", job.timeout.count()}}));
+  p.last_seen = wall::now();
+  write_registry();
+  p.ticker->expires_after(opt_.placeholder_every);
+  p.ticker->async_wait([this, id = p.id](boost::system::error_code ec) {
+    if (ec) return;
+    if (auto it = pages_.find(id); it != pages_.end()) tick(*it->second);
+  });
+}
+
+void Repl::tick(Page& p) {
+  if (!p.running) return;
+  Job& job = *p.running;
+  if (!job.silent && !p.active.empty()) {
+    Lines now{p.active.front()};
+    for (std::string& l : render_events(job.events)) now.push_back(std::move(l));
+    now.push_back(placeholder(static_cast<long>(ms_since(job.started) / 1000)));
+    if (before_write) before_write(p.log->path());
+    if (auto done = p.log->replace(p.active, now)) {
+      p.active = std::move(now);
+      p.uncommitted.push_back(std::move(*done));
+    }
+  }
+  p.ticker->expires_after(opt_.placeholder_every);
+  p.ticker->async_wait([this, id = p.id](boost::system::error_code ec) {
+    if (ec) return;
+    if (auto it = pages_.find(id); it != pages_.end()) tick(*it->second);
+  });
+}
+
+Lines Repl::render_result(Page& p, Job& job, const json::object& msg, std::vector<FileChange>& extra) {
+  Lines out;
+  auto it = msg.find("ok");
+  const bool ok = it != msg.end() && it->value().is_bool() && it->value().get_bool();
+  if (ok) {
+    const json::value* v = msg.if_contains("value");
+    const std::string text = pretty_json(v ? *v : json::value(json::object{{"$undefined", true}}));
+    if (text.size() <= opt_.inline_result_bytes) return fenced("JSON", text);
+    // Too long for a log an LLM reads whole: the value goes to a side file.
+    const std::string file = "debug-archive/" + p.stem + "-job" + std::to_string(job.id) + "-" + random_hex(4) + ".json";
+    ChatLog archive(ws_, file);
+    if (auto made = archive.create(split_lines(text + "\n"))) extra.push_back(std::move(*made));
+    std::string head = text.substr(0, 1000);
+    while (!head.empty() && (static_cast<unsigned char>(head.back()) & 0xC0) == 0x80) head.pop_back();
+    if (!head.empty() && static_cast<unsigned char>(head.back()) >= 0xC0) head.pop_back();
+    out.push_back("The result is " + std::to_string(text.size()) + " bytes of JSON, in [" + file + "](../" + file +
+                  "); it begins:");
+    for (std::string& l : fenced("Text", clean_page_text(head + "\n…"))) out.push_back(std::move(l));
+    return out;
+  }
+  const json::object* err = msg.if_contains("error") && msg.at("error").is_object() ? &msg.at("error").get_object() : nullptr;
+  std::string name = err ? str(*err, "name") : "", message = err ? str(*err, "message") : "",
+              stack = err ? str(*err, "stack") : "";
+  std::string text = !stack.empty() ? stack : (name.empty() ? "Error" : name) + ": " + message;
+  if (!stack.empty() && stack.find(message) == std::string::npos) text = name + ": " + message + "\n" + stack;
+  return fenced("Error", clean_page_text(text));
+}
+
+void Repl::on_result(Page& p, const json::object& msg) {
+  auto id = job_of(msg);
+  if (!id) return;
+  auto d = msg.find("duration_ms");
+  const double duration = d != msg.end() && d->value().is_number() ? d->value().to_number<double>() : 0.0;
+  auto ok_it = msg.find("ok");
+  const bool ok = ok_it != msg.end() && ok_it->value().is_bool() && ok_it->value().get_bool();
+
+  if (!p.running || p.running->id != *id) {
+    auto late = p.late.find(*id);
+    if (late == p.late.end()) return;
+    const std::string agent = late->second.agent;
+    const double after = ms_since(late->second.started);
+    p.late.erase(late);
+    // The page gave up on our interrupt after the timeout: that says nothing new.
+    if (!ok && msg.if_contains("error") && msg.at("error").is_object() &&
+        str(msg.at("error").get_object(), "name") == "Interrupted")
+      return;
+    Job stub;
+    stub.id = *id;
+    std::vector<FileChange> extra;
+    Lines lines{reply_header(p.stem, agent, clock_text(wall::now()),
+                             std::string(ok ? "" : "**ERROR** ") + "late, " + duration_text(after) + " after the request")};
+    for (std::string& l : render_result(p, stub, msg, extra)) lines.push_back(std::move(l));
+    note(p, lines);
+    commit(p, std::move(extra), p.stem, "late reply: " + p.stem + " to " + header_name(agent) + ", job " + std::to_string(*id),
+           {{"Editgate-Kind", "reply"}, {"Editgate-Agent", header_name(agent)}, {"Editgate-Job", std::to_string(*id)},
+            {"Editgate-Status", "late"}});
+    return;
+  }
+  Job& job = *p.running;
+  std::vector<FileChange> extra;
+  Lines reply{reply_header(p.stem, job.agent, job.clock_text,
+                           ok ? duration_text(duration) : "**ERROR** after " + duration_text(duration))};
+  for (std::string& l : render_result(p, job, msg, extra)) reply.push_back(std::move(l));
+  for (std::string& l : render_events(job.events)) reply.push_back(std::move(l));
+  if (job.events_dropped)
+    reply.push_back("(" + std::to_string(job.events_dropped) + " more events are only in " + p.events_path + ")");
+  for (FileChange& c : log_events(p, job.events)) extra.push_back(std::move(c));
+
+  json::object done{{"page", p.stem}, {"job", job.id}, {"duration_ms", duration}, {"log", p.log->path()}};
+  if (ok) {
+    const json::value* v = msg.if_contains("value");
+    done["value"] = v ? *v : json::value(json::object{{"$undefined", true}});
+  } else {
+    json::object exception = msg.if_contains("error") && msg.at("error").is_object() ? msg.at("error").get_object()
+                                                                                      : json::object{};
+    done["error"] = str(exception, "name") + ": " + str(exception, "message");
+    done["reason"] = "page_error";
+    done["exception"] = std::move(exception);
+  }
+  for (FileChange& c : extra) p.uncommitted.push_back(std::move(c));
+  finish(p, job, std::move(reply), std::move(done), !ok);
+}
+
+void Repl::finish(Page& p, Job& job, Lines reply, json::object done, bool error) {
+  p.ticker->cancel();
+  p.input_job.reset();
+  const double took = ms_since(job.started);
+  const bool more = job.from_log && job.index + 1 < job.codes.size() && p.link;
+  if (!job.silent && !p.active.empty()) {
+    if (before_write) before_write(p.log->path());
+    Result<FileChange> written = Failure{};
+    if (more) {
+      // The next block starts in the same edit: its announcement goes under it.
+      const Lines& next = job.segments[job.index + 1];
+      Lines old = p.active, now = reply;
+      old.insert(old.end(), next.begin(), next.end());
+      now.insert(now.end(), next.begin(), next.end());
+      job.clock_text = clock_text(wall::now());
+      const std::string ann = reply_header(p.stem, job.agent, job.clock_text, "");
+      now.insert(now.end(), {"", ann, placeholder(0)});
+      written = p.log->replace(old, now);
+      if (written) p.active = {ann, placeholder(0)};
+    } else {
+      // Nothing more to run: the footer comes back in the same edit.
+      Lines now = reply;
+      if (!job.from_log && p.queue.empty()) now.insert(now.end(), {"", std::string(footer)});
+      written = p.log->replace(p.active, now);
+      p.active.clear();
+    }
+    if (!written) {
+      std::cerr << "editgate: the reply to job " + std::to_string(job.id) + " could not be written: " +
+                       written.error().message + "\n";
+      note(p, {"> _the reply to job " + std::to_string(job.id) +
+               " could not be placed under its request (the log was edited meanwhile); it follows here_"});
+      note(p, reply);
+      p.active.clear();
+    } else {
+      p.uncommitted.push_back(std::move(*written));
+    }
+    if (!done.contains("log")) done["log"] = p.log->path();
+  }
+  const std::string status = done.contains("reason") ? std::string(done.at("reason").as_string()) : "ok";
+  done["status"] = error ? json::array{"done", "error"} : json::array{"done"};
+  // The agent hears as soon as the reply is in the file; git comes after.
+  if (job.listener.done) job.listener.done(std::move(done));
+  job.listener = {};
+  std::shared_ptr<Job> keep = p.running;  // the job outlives this function's use of it
+  if (!more) {
+    p.running.reset();
+    if (p.queue.empty()) place_footer(p);  // committed with the reply
+  }
+  if (!job.silent)
+    commit(p, {}, p.stem,
+           "reply: " + p.stem + " to " + header_name(job.agent) + ", job " + std::to_string(job.id) + " (" +
+               (error ? "ERROR after " : "") + duration_text(took) + ")",
+           {{"Editgate-Kind", "reply"},
+            {"Editgate-Agent", header_name(job.agent)},
+            {"Editgate-Job", std::to_string(job.id)},
+            {"Editgate-Duration", std::to_string(static_cast<long long>(took)) + "ms"},
+            {"Editgate-Status", status}});
+  if (more && p.link) {
+    ++job.index;
+    job.started = clock::now();
+    job.events.clear();
+    p.link->send(json::serialize(json::object{{"type", "eval"},
+                                              {"job", job.id},
+                                              {"code", job.codes[job.index]},
+                                              {"timeout_ms", job.timeout.count()}}));
+    p.ticker->expires_after(opt_.placeholder_every);
+    p.ticker->async_wait([this, id = p.id](boost::system::error_code ec) {
+      if (ec) return;
+      if (auto it = pages_.find(id); it != pages_.end()) tick(*it->second);
+    });
+    return;
+  }
+  if (job.deadline) job.deadline->cancel();
+  write_registry();
+  pump(p);
+}
+
+void Repl::fail(Page& p, Job& job, Error code, const std::string& message) {
+  json::object done{{"page", p.stem},
+                    {"job", job.id},
+                    {"error", std::string(to_string(code)) + ": " + message},
+                    {"reason", to_string(code)}};
+  if (p.running.get() == &job) {
+    if (code == Error::timeout) {
+      p.late[job.id] = {job.agent, job.started};
+      // Async work the page may still await is abandoned; a late reply is still written.
+      if (p.link) p.link->send(json::serialize(json::object{{"type", "interrupt"}, {"job", job.id}}));
+    }
+    job.from_log = false;  // later blocks of the request do not run
+    Lines reply{reply_header(p.stem, job.agent, job.clock_text,
+                             "**ERROR** " + std::string(to_string(code)) + " after " + duration_text(ms_since(job.started)))};
+    for (std::string& l : fenced("Error", std::string(to_string(code)) + ": " + message)) reply.push_back(std::move(l));
+    for (std::string& l : render_events(job.events)) reply.push_back(std::move(l));
+    for (FileChange& c : log_events(p, job.events)) p.uncommitted.push_back(std::move(c));
+    done["duration_ms"] = ms_since(job.started);
+    return finish(p, job, std::move(reply), std::move(done), true);
+  }
+  // Still queued: it never ran.
+  auto it = std::find_if(p.queue.begin(), p.queue.end(), [&](const auto& j) { return j.get() == &job; });
+  if (it == p.queue.end()) return;
+  std::shared_ptr<Job> keep = *it;
+  p.queue.erase(it);
+  if (job.deadline) job.deadline->cancel();
+  if (job.from_log && !job.segments.empty()) {
+    if (before_write) before_write(p.log->path());
+    Lines now = job.segments.front();
+    now.push_back("");
+    now.push_back(reply_header(p.stem, job.agent, clock_text(wall::now()), "**ERROR** " + std::string(to_string(code)) +
+                                                                               ", never started"));
+    for (std::string& l : fenced("Error", std::string(to_string(code)) + ": " + message)) now.push_back(std::move(l));
+    if (auto written = p.log->replace(job.segments.front(), now)) p.uncommitted.push_back(std::move(*written));
+    commit(p, {}, p.stem, "reply: " + p.stem + " never ran job " + std::to_string(job.id),
+           {{"Editgate-Kind", "reply"}, {"Editgate-Job", std::to_string(job.id)}, {"Editgate-Status", std::string(to_string(code))}});
+  }
+  done["status"] = json::array{"done", "error"};
+  if (job.listener.done) job.listener.done(std::move(done));
+  job.listener = {};
+}
+
+// ---- page messages -----------------------------------------------------------
+
+void Repl::from_page(const std::string& id, std::string_view text) {
+  auto it = pages_.find(id);
+  if (it == pages_.end()) return;
+  Page& p = *it->second;
+  boost::system::error_code ec;
+  json::value v = json::parse(text, ec);
+  if (ec || !v.is_object()) return;  // a page's garbage is its own problem
+  const json::object& msg = v.get_object();
+  const std::string type = str(msg, "type");
+  if (type == "result") return on_result(p, msg);
+  if (type == "event") return on_event(p, msg);
+  if (type == "interrupted" || type == "completions") {
+    auto job = job_of(msg);
+    if (!job) return;
+    auto w = p.waiting.find(*job);
+    if (w == p.waiting.end()) return;
+    auto answer = std::move(w->second);
+    p.waiting.erase(w);
+    json::object out;
+    if (type == "interrupted") {
+      out["result"] = str(msg, "status").empty() ? "interrupted" : str(msg, "status");
+      out["message"] = str(msg, "message");
+    } else {
+      json::array items;
+      if (auto* list = msg.if_contains("items"); list && list->is_array())
+        for (const auto& item : list->get_array())
+          if (item.is_string() && items.size() < 1000) items.push_back(item);
+      out["items"] = std::move(items);
+    }
+    return answer(std::move(out));
+  }
+  if (type == "need-input") {
+    auto job = job_of(msg);
+    if (!job || !p.running || p.running->id != *job) return;
+    p.input_job = *job;
+    if (p.running->listener.out)
+      p.running->listener.out({{"need-input", editproto::unicode::to_valid_utf8(str(msg, "prompt"))}, {"page", p.stem}});
+  }
+}
+
+void Repl::on_event(Page& p, const json::object& msg) {
+  Event e;
+  e.source = token(str(msg, "source"), "console.log");
+  const std::string lang = str(msg, "lang");
+  e.lang = lang == "JSON" || lang == "Error" ? lang : "Text";
+  e.text = editproto::unicode::to_valid_utf8(str(msg, "text").substr(0, 64 * 1024));
+  auto ts = msg.find("ts");
+  e.ts = ts != msg.end() && ts->value().is_number()
+             ? static_cast<std::int64_t>(ts->value().to_number<double>())
+             : std::chrono::duration_cast<std::chrono::milliseconds>(wall::now().time_since_epoch()).count();
+  if (p.running) {
+    Job& job = *p.running;
+    if (job.listener.out) job.listener.out({{"out", e.text}, {"source", e.source}, {"page", p.stem}});
+    if (job.events.size() < opt_.max_events_kept)
+      job.events.push_back(std::move(e));
+    else
+      ++job.events_dropped;
+    return;
+  }
+  // Outside a job: gathered for a second, then written on their own.
+  if (p.background.size() < opt_.max_events_kept) p.background.push_back(std::move(e));
+  if (p.background.size() == 1) {
+    p.background_timer->expires_after(std::chrono::seconds(1));
+    p.background_timer->async_wait([this, id = p.id](boost::system::error_code ec) {
+      if (ec) return;
+      if (auto it = pages_.find(id); it != pages_.end()) flush_background(*it->second);
+    });
+  }
+}
+
+void Repl::flush_background(Page& p) {
+  if (p.background.empty()) return;
+  std::vector<Event> events = std::move(p.background);
+  p.background.clear();
+  if (p.running) {
+    // A job started meanwhile: they belong to it now.
+    for (Event& e : events) p.running->events.push_back(std::move(e));
+    return;
+  }
+  Lines lines{"> **" + p.stem + "** background at " + clock_text(wall::now())};
+  for (std::string& l : render_events(events)) lines.push_back(std::move(l));
+  note(p, lines);
+  commit(p, log_events(p, events), p.stem, "background: " + std::to_string(events.size()) + " events of " + p.stem,
+         {{"Editgate-Kind", "background"}});
+}
+
+// ---- interrupt, complete, stdin ------------------------------------------------
+
+// The page's answer to `req` goes to `done`; `otherwise` does, if none comes in time.
+void Repl::await_answer(Page& p, std::uint64_t req, std::function<void(json::object)> done, json::object otherwise) {
+  p.waiting[req] = std::move(done);
+  auto timer = std::make_shared<boost::asio::steady_timer>(ex_, answer_within);
+  timer->async_wait([this, id = p.id, req, timer, otherwise = std::move(otherwise)](boost::system::error_code) mutable {
+    auto it = pages_.find(id);
+    if (it == pages_.end()) return;
+    auto w = it->second->waiting.find(req);
+    if (w == it->second->waiting.end()) return;
+    auto answer = std::move(w->second);
+    it->second->waiting.erase(w);
+    answer(std::move(otherwise));
+  });
+}
+
+void Repl::interrupt(const std::string& page, std::function<void(json::object)> done) {
+  Page* p = find(page);
+  if (!p) return done({{"error", "not_found: no page '" + page + "'"}, {"reason", "not_found"}});
+  if (!p->running || !p->link) return done({{"result", "idle"}, {"message", "no job is running in " + page}});
+  const std::uint64_t job = p->running->id;
+  // SIGINT stops synchronous Node code; the message ends an await.
+  p->link->interrupt_hard();
+  p->link->send(json::serialize(json::object{{"type", "interrupt"}, {"job", job}}));
+  await_answer(*p, job, std::move(done),
+               {{"result", "not-interruptible"},
+                {"message", "the page did not answer within 2 s: it is running synchronous code, which a browser "
+                            "tab cannot stop; the job ends at its timeout"}});
+}
+
+void Repl::complete(const std::string& page, std::string code, std::function<void(json::object)> done) {
+  Page* p = find(page);
+  if (!p || !p->link) return done({{"error", "not_found: no connected page '" + page + "'"}, {"reason", "not_found"}});
+  const std::uint64_t req = next_job_++;
+  p->link->send(json::serialize(json::object{{"type", "complete"}, {"job", req}, {"code", std::move(code)}}));
+  await_answer(*p, req, std::move(done),
+               {{"error", "timeout: the page did not answer within 2 s (busy with synchronous code?)"},
+                {"reason", "timeout"}});
+}
+
+Result<void> Repl::input(const std::string& page, std::string text) {
+  Page* p = find(page);
+  if (!p || !p->link) return Failure{Error::not_found, "no connected page '" + page + "'"};
+  if (!p->input_job) return Failure{Error::not_found, p->stem + " is not waiting for input"};
+  p->link->send(json::serialize(json::object{{"type", "stdin"}, {"job", *p->input_job}, {"text", std::move(text)}}));
+  p->input_job.reset();
+  return {};
+}
+
+// ---- the edit path -------------------------------------------------------------
+
+void Repl::written(const std::string& path, const std::string& agent) {
+  Page* p = by_log(path);
+  if (!p) return;
+  auto now = p->log->read();
+  if (!now || !*now) return;
+  const Lines known = split_lines(p->log->known()), fresh = split_lines(**now);
+  std::size_t common = 0;
+  while (common < known.size() && common < fresh.size() && known[common] == fresh[common]) ++common;
+  Lines known_rest(known.begin() + static_cast<std::ptrdiff_t>(common), known.end());
+  Lines tail(fresh.begin() + static_cast<std::ptrdiff_t>(common), fresh.end());
+  while (!known_rest.empty() && known_rest.back().empty()) known_rest.pop_back();
+  // Only text added at the end counts: where the footer was, or after it.
+  const bool footer_gone = known_rest.size() == 1 && known_rest.front() == footer;
+  if (!known_rest.empty() && !footer_gone) {
+    std::cerr << "editgate: " + path + " was edited above its end; nothing there is run\n";
+    p->log->set_known(**now);
+    return;
+  }
+  // Where the accepting edit starts: the footer above the new text (it
+  // goes), or a few lines of context, so the edit's anchor is unique.
+  std::size_t context = common >= 3 ? common - 3 : 0;
+  bool drop_footer = false;
+  if (!footer_gone) {
+    std::size_t f = common;
+    while (f > 0 && fresh[f - 1].empty()) --f;
+    if (f > 0 && fresh[f - 1] == footer) {
+      context = f - 1;
+      drop_footer = true;
+    }
+  }
+  bool footer_after = false;
+  {
+    Lines t = tail;
+    while (!t.empty() && t.back().empty()) t.pop_back();
+    if (!t.empty() && t.back() == footer) {
+      footer_after = true;
+      tail.resize(t.size() - 1);
+    }
+  }
+  std::string tail_text;
+  for (const std::string& l : tail) tail_text += l + "\n";
+  Scan scan = scan_requests(tail_text);
+  if (scan.draft) return;  // a fence is still open: it runs once closed
+  std::vector<std::shared_ptr<Job>> jobs;
+  Lines normal;  // the tail with the headers the agent left out
+  std::size_t at = 0;
+  for (const Request& r : scan.requests) {
+    if (r.header && (!r.header->suffix.empty())) continue;  // reply-looking text is not a request
+    normal.insert(normal.end(), tail.begin() + static_cast<std::ptrdiff_t>(at),
+                  tail.begin() + static_cast<std::ptrdiff_t>(r.first));
+    auto job = std::make_shared<Job>();
+    job->agent = r.header ? r.header->from : (agent.empty() ? "agent" : agent);
+    job->from_log = true;
+    job->timeout = opt_.timeout;
+    Lines head;
+    if (!r.header_line) head.push_back(request_header(job->agent, p->stem, clock_text(wall::now())));
+    std::size_t from = r.first;
+    for (const CodeBlock& b : r.blocks) {
+      Lines seg = head;
+      head.clear();
+      seg.insert(seg.end(), tail.begin() + static_cast<std::ptrdiff_t>(from),
+                 tail.begin() + static_cast<std::ptrdiff_t>(b.last + 1));
+      job->segments.push_back(std::move(seg));
+      job->codes.push_back(b.code);
+      from = b.last + 1;
+    }
+    for (const Lines& seg : job->segments) normal.insert(normal.end(), seg.begin(), seg.end());
+    at = from;
+    jobs.push_back(std::move(job));
+  }
+  if (jobs.empty()) {
+    p->log->set_known(**now);
+    return;
+  }
+  normal.insert(normal.end(), tail.begin() + static_cast<std::ptrdiff_t>(at), tail.end());
+  // Accepted: the footer goes (it comes back under the last reply), and
+  // missing headers are written in, in one edit of the agent's text.
+  Lines before(fresh.begin() + static_cast<std::ptrdiff_t>(context), fresh.begin() + static_cast<std::ptrdiff_t>(common));
+  Lines old = before;
+  old.insert(old.end(), tail.begin(), tail.end());
+  if (footer_after) old.emplace_back(footer);
+  if (drop_footer) {
+    before.erase(before.begin());
+    while (!before.empty() && before.front().empty()) before.erase(before.begin());
+  }
+  normal.insert(normal.begin(), before.begin(), before.end());
+  while (!old.empty() && old.back().empty()) old.pop_back();
+  while (!normal.empty() && normal.back().empty()) normal.pop_back();
+  if (old != normal) {
+    if (before_write) before_write(p->log->path());
+    Result<FileChange> done = old.empty() ? Result<FileChange>(Failure{Error::log_conflict, "nothing appended"})
+                                          : p->log->replace(old, normal);
+    if (!done) {
+      std::cerr << "editgate: the request in " + path + " could not be accepted: " + done.error().message + "\n";
+      p->log->set_known(**now);
+      return;
+    }
+    commit(*p, {std::move(*done)}, jobs.front()->agent,
+           "request: " + header_name(jobs.front()->agent) + " to " + p->stem + " (" + std::to_string(jobs.size()) +
+               (jobs.size() == 1 ? " request" : " requests") + ")",
+           {{"Editgate-Kind", "request"}, {"Editgate-Agent", header_name(jobs.front()->agent)}});
+  } else {
+    p->log->set_known(**now);
+  }
+  for (auto& job : jobs) submit(*p, std::move(job));
+}
+
+void Repl::shutdown() {
+  stopping_ = true;
+  for (auto& [id, p] : pages_) {
+    std::vector<std::shared_ptr<Job>> jobs(p->queue.begin(), p->queue.end());
+    for (auto& j : jobs) fail(*p, *j, Error::shutting_down, "the gateway stopped before the job ran");
+    if (p->running) fail(*p, *p->running, Error::shutting_down, "the gateway stopped while the job ran");
+    p->ticker->cancel();
+    p->background_timer->cancel();
+    if (p->link) p->link->close();
+    p->link.reset();
+  }
+  write_registry();
+}
+
+}  // namespace repl

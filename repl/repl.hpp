@@ -1,0 +1,139 @@
+// The live pages and their jobs. Pages connect (a browser tab through the
+// page door, the built-in Node page through a pipe) and get a chat log;
+// agents send code by the eval op or by an edit that appends a request to
+// a log. Either way the job is the same: the request written into the log,
+// run in the page, one job at a time per page, the reply written under it
+// and both committed by the background committer.
+//
+// Everything here runs on one thread (the engine's): the transports post
+// page messages to it, and Listener callbacks are called on it.
+#pragma once
+
+#include "editproto/workspace.hpp"
+#include "repl/chatlog.hpp"
+#include "repl/committer.hpp"
+#include "repl/error.hpp"
+#include "repl/format.hpp"
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace repl {
+
+// A page's connection, as the REPL sees it. May be called from the REPL's
+// thread only; implementations post to their own strand.
+class PageLink {
+ public:
+  virtual ~PageLink() = default;
+  virtual void send(std::string message) = 0;
+  virtual void close() = 0;
+  // Stops synchronous code the hard way, where the page can (Node: SIGINT).
+  virtual bool interrupt_hard() { return false; }
+};
+
+struct Hello {
+  std::string id;    // the instance id the page kept; "" for a new page
+  std::string name;
+  std::string url;
+  std::string title;
+  std::string kind;  // browser, node
+  std::string origin;
+};
+
+// How an agent hears about its eval: `out` while it runs (console output,
+// need-input), `done` once, with the final reply.
+struct Listener {
+  std::function<void(boost::json::object)> out;
+  std::function<void(boost::json::object)> done;
+};
+
+struct EvalRequest {
+  std::string page;   // the log's page name ("node-1a2b") or its instance id
+  std::string agent = "agent";
+  std::string code;
+  std::chrono::milliseconds timeout{0};  // 0: the default
+  bool silent = false;                   // tooling: not written to the log
+};
+
+struct Options {
+  std::chrono::milliseconds timeout{60'000};
+  std::chrono::milliseconds placeholder_every{5'000};
+  std::size_t inline_result_bytes = 4096;  // larger results go to debug-archive/
+  std::size_t max_queued = 1000;           // jobs waiting for one page
+  std::size_t max_events_kept = 1000;      // per job, beyond that only counted
+};
+
+class Repl {
+ public:
+  Repl(const editproto::Workspace& ws, Committer& committer, boost::asio::any_io_executor ex, Options options);
+  ~Repl();
+  Repl(const Repl&) = delete;
+  Repl& operator=(const Repl&) = delete;
+
+  // The page door. connect() answers the hello (welcome or refused) through
+  // the link itself; the instance id it returns names the page afterwards.
+  Result<std::string> connect(const Hello& hello, std::shared_ptr<PageLink> link);
+  void disconnect(const std::string& id, const PageLink* link);
+  void from_page(const std::string& id, std::string_view message);
+
+  // The agents' side.
+  void eval(EvalRequest request, Listener listener);
+  boost::json::array pages() const;
+  void interrupt(const std::string& page, std::function<void(boost::json::object)> done);
+  void complete(const std::string& page, std::string code, std::function<void(boost::json::object)> done);
+  Result<void> input(const std::string& page, std::string text);
+
+  // The edit path: an agent's edit wrote `path`. When it is a chat log, the
+  // requests it appended below the footer are dispatched.
+  bool is_log(const std::string& path) const;
+  void written(const std::string& path, const std::string& agent);
+  // Called before the REPL writes a log, so another writer with uncommitted
+  // changes in it commits them first (the gateway's edit runs).
+  std::function<void(const std::string& path)> before_write;
+
+  // Fails what is running and queued (shutting_down) and closes the links.
+  void shutdown();
+
+  struct Page;
+  struct Job;
+
+ private:
+  Page* find(const std::string& name_or_id);
+  Page* by_log(const std::string& path);
+  void write_registry();
+  void submit(Page& p, std::shared_ptr<Job> job);
+  void pump(Page& p);
+  void start(Page& p, Job& job);
+  void on_result(Page& p, const boost::json::object& msg);
+  void on_event(Page& p, const boost::json::object& msg);
+  void finish(Page& p, Job& job, Lines reply, boost::json::object done, bool error);
+  void fail(Page& p, Job& job, Error code, const std::string& message);
+  void tick(Page& p);
+  void flush_background(Page& p);
+  void place_footer(Page& p);
+  void note(Page& p, const Lines& lines);
+  void await_answer(Page& p, std::uint64_t req, std::function<void(boost::json::object)> done,
+                    boost::json::object otherwise);
+  void commit(Page& p, std::vector<FileChange> files, const std::string& author, const std::string& summary,
+              std::vector<std::pair<std::string, std::string>> trailers);
+  std::vector<FileChange> log_events(Page& p, const std::vector<Event>& events);
+  Lines render_result(Page& p, Job& job, const boost::json::object& msg, std::vector<FileChange>& extra);
+
+  const editproto::Workspace& ws_;
+  Committer& committer_;
+  boost::asio::any_io_executor ex_;
+  Options opt_;
+  std::map<std::string, std::unique_ptr<Page>> pages_;  // by instance id
+  std::uint64_t next_job_ = 1;
+  bool stopping_ = false;
+};
+
+}  // namespace repl
