@@ -3,6 +3,7 @@
 #include "editproto/parser.hpp"
 #include "editproto/session.hpp"
 #include "editproto/workspace.hpp"
+#include "gateway/eval_client.hpp"
 #include "gateway/history.hpp"
 #include "gateway/record.hpp"
 #include "gateway/report.hpp"
@@ -244,6 +245,21 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
   undo->add_option("--format", undo_args.format, "Output: text (default) or json")
       ->check(CLI::IsMember({"text", "json"}));
 
+  EvalArgs eval_args;
+  CLI::App* evalc = app.add_subcommand("eval", "Run code in a page of the running gateway, as the eval op does: "
+                                               "logged in debug/ and committed; exit 1 when the code throws");
+  evalc->add_option("page", eval_args.page, "The page: its name (node-1a2b), or a bare name with one live page (node)")
+      ->required();
+  evalc->add_option("code", eval_args.code, "JavaScript: an expression or statements, top-level await allowed")
+      ->required();
+  evalc->add_option("--root", eval_args.root, "Workspace root (default: the current folder)")
+      ->check(CLI::ExistingDirectory);
+  evalc->add_option("--agent", eval_args.agent, "Who asks, in the log and the commit (default: cli)");
+  evalc->add_option("--timeout", eval_args.timeout_ms, "Milliseconds before the log says timeout");
+  evalc->add_flag("--silent", eval_args.silent, "Do not write the exchange into the log");
+  evalc->add_option("--format", eval_args.format, "Output: text (default) or json")
+      ->check(CLI::IsMember({"text", "json"}));
+
   ServeArgs serve_args;
   CLI::App* serve = app.add_subcommand("serve", "Run the gateway: edits over HTTP and WebSocket, until SIGINT, "
                                                 "SIGTERM or the shutdown op");
@@ -275,6 +291,7 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
   }
   if (check->parsed()) return run_edits(check_args, true, in, out, err);
   if (serve->parsed()) return run_serve(serve_args, out, err);
+  if (evalc->parsed()) return run_eval(eval_args, out, err);
   if (log->parsed()) return run_log(log_args, out, err);
   if (undo->parsed()) return run_undo(undo_args, out, err);
   return run_edits(apply_args, false, in, out, err);

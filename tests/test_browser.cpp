@@ -1,0 +1,183 @@
+// A real browser page: Debian's headless Chromium opens a page served on
+// localhost (by a small Node static server) that includes /adapter.js, and
+// an agent runs code in it through the gateway.
+#include "client.hpp"
+#include "support.hpp"
+
+#include <boost/json.hpp>
+#include <catch2/catch.hpp>
+
+#include <arpa/inet.h>
+#include <csignal>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+namespace json = boost::json;
+using namespace std::chrono_literals;
+
+namespace {
+
+// A background process, killed (with its group) when the test ends.
+struct Child {
+  pid_t pid = -1;
+  explicit Child(std::vector<std::string> args, const std::string& log) {
+    pid = ::fork();
+    if (pid == 0) {
+      ::setpgid(0, 0);
+      std::FILE* f = std::fopen(log.c_str(), "w");
+      if (f) {
+        ::dup2(fileno(f), 1);
+        ::dup2(fileno(f), 2);
+      }
+      std::vector<char*> argv;
+      for (auto& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      ::execvp(argv[0], argv.data());
+      ::_exit(127);
+    }
+  }
+  ~Child() {
+    if (pid <= 0) return;
+    ::kill(-pid, SIGKILL);
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+  }
+};
+
+std::string chromium() {
+  for (const char* name : {"/usr/bin/chromium", "/usr/bin/chromium-browser"})
+    if (::access(name, X_OK) == 0) return name;
+  return "";
+}
+
+// A free port on 127.0.0.1, from the kernel.
+unsigned short free_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+json::object obj(const std::string& text) { return json::parse(text).as_object(); }
+
+json::array pages(client::Ws& ws) {
+  ws.send(R"({"op":"pages"})");
+  const json::object reply = obj(ws.until_done().back());
+  return reply.at("pages").as_array();
+}
+
+std::string wait_browser_page(client::Ws& ws) {
+  for (int i = 0; i < 300; ++i) {
+    for (const auto& p : pages(ws))
+      if (p.at("kind") == "browser" && p.at("state") != "disconnected") return std::string(p.at("page").as_string());
+    std::this_thread::sleep_for(100ms);
+  }
+  return "";
+}
+
+json::object eval(client::Ws& ws, const std::string& page, const std::string& code) {
+  ws.send(json::serialize(json::object{{"op", "eval"}, {"id", "b"}, {"page", page}, {"code", code}}));
+  return obj(ws.until_done(30s).back());
+}
+
+}  // namespace
+
+TEST_CASE("a headless Chromium page with /adapter.js runs code for an agent; a reload keeps its log", "[browser]") {
+  const std::string browser = chromium();
+  if (browser.empty()) FAIL("chromium is not installed (scripts/deps.sh installs it)");
+  test::TempDir dir, site, profile;
+  client::Gateway gw(dir.str());
+  const unsigned short web = free_port();
+  test::write_file(site / "index.html",
+                   "<!doctype html><title>Test Page</title><body><div id=app class=\"x y\"><p>a</p><p>b</p></div>"
+                   "<script src=\"http://127.0.0.1:" + std::to_string(gw.port()) + "/adapter.js\"></script></body>");
+  const std::string server =
+      "const http=require('http'),fs=require('fs');http.createServer((q,r)=>{console.log('GET '+q.url);r.setHeader('content-type','text/html');"
+      "r.end(fs.readFileSync(process.argv[1]+'/index.html'))}).listen(+process.argv[2],'127.0.0.1')";
+  Child web_server({"node", "-e", server, site.str(), std::to_string(web)}, (site / "server.log").string());
+  std::this_thread::sleep_for(300ms);
+  Child chrome({browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--user-data-dir=" + profile.str(), "http://127.0.0.1:" + std::to_string(web) + "/"},
+               (site / "chromium.log").string());
+
+  client::Ws ws(gw.port());
+  ws.login(gw.cookie());
+  const std::string page = wait_browser_page(ws);
+  REQUIRE(page.rfind("test-page-", 0) == 0);
+
+  CHECK(eval(ws, page, "document.title").at("value") == "Test Page");
+  CHECK(eval(ws, page, "document.getElementById('app')").at("value") ==
+        json::parse(R"x({"$node":"<div id=app class=\"x y\"> (2 children)"})x"));
+  CHECK(eval(ws, page, "await new Promise(r => setTimeout(() => r(6 * 7), 10))").at("value") == 42);
+  json::object thrown = eval(ws, page, "undefinedFunction()");
+  CHECK(thrown.at("reason") == "page_error");
+  CHECK(std::string(thrown.at("error").as_string()).rfind("ReferenceError", 0) == 0);
+  json::object tagged = eval(ws, page, "[undefined, NaN, 5n, new Set([1]), () => 1]");
+  CHECK(tagged.at("value").as_array()[2] == json::parse(R"({"$bigint":"5"})"));
+
+  ws.send(json::serialize(json::object{{"op", "eval"}, {"id", "c"}, {"page", page}, {"code", "console.warn('careful'); 1"}}));
+  auto msgs = ws.until_done(30s);
+  CHECK(obj(msgs.front()).at("out") == "careful");
+  CHECK(obj(msgs.front()).at("source") == "console.warn");
+
+  const test::fs::path log = dir / ("debug/" + page + ".md");
+  std::string text = test::read_file(log);
+  CHECK(text.find("```JSON\n\"Test Page\"\n```") != std::string::npos);
+  CHECK(text.find("```Text console.warn\ncareful\n```") != std::string::npos);
+
+  // A reload: the page comes back to the same log (sessionStorage keeps its id).
+  eval(ws, page, "setTimeout(() => location.reload(), 50); 'reloading'");
+  bool back = false;
+  for (int i = 0; i < 200 && !back; ++i) {
+    std::this_thread::sleep_for(50ms);
+    back = test::read_file(log).find("reconnected at") != std::string::npos;
+  }
+  CHECK(back);
+  CHECK(eval(ws, page, "1 + 1").at("value") == 2);
+  int browser_pages = 0;
+  for (const auto& p : pages(ws)) browser_pages += p.at("kind") == "browser" ? 1 : 0;
+  CHECK(browser_pages == 1);
+}
+
+TEST_CASE("a page from a foreign origin cannot connect", "[browser]") {
+  const std::string browser = chromium();
+  if (browser.empty()) FAIL("chromium is not installed (scripts/deps.sh installs it)");
+  test::TempDir dir, site, profile;
+  client::Gateway gw(dir.str());
+  const unsigned short web = free_port();
+  test::write_file(site / "index.html", "<!doctype html><title>Evil</title><script src=\"http://127.0.0.1:" +
+                                            std::to_string(gw.port()) + "/adapter.js\"></script>");
+  const std::string server =
+      "const http=require('http'),fs=require('fs');http.createServer((q,r)=>{console.log('GET '+q.url);r.setHeader('content-type','text/html');"
+      "r.end(fs.readFileSync(process.argv[1]+'/index.html'))}).listen(+process.argv[2],'127.0.0.1')";
+  Child web_server({"node", "-e", server, site.str(), std::to_string(web)}, (site / "server.log").string());
+  std::this_thread::sleep_for(300ms);
+  // evil.test resolves to 127.0.0.1 inside this browser only.
+  Child chrome({browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--host-resolver-rules=MAP evil.test 127.0.0.1", "--user-data-dir=" + profile.str(),
+                "http://evil.test:" + std::to_string(web) + "/"},
+               (site / "chromium.log").string());
+  client::Ws ws(gw.port());
+  ws.login(gw.cookie());
+  // The browser did load the page (and the adapter, which holds no
+  // secret); the page door refuses its socket, however often it retries.
+  bool loaded = false;
+  for (int i = 0; i < 200 && !loaded; ++i) {
+    std::this_thread::sleep_for(50ms);
+    loaded = test::read_file(site / "server.log").find("GET /") != std::string::npos;
+  }
+  REQUIRE(loaded);
+  std::this_thread::sleep_for(3s);
+  CHECK(pages(ws).empty());
+  CHECK_FALSE(test::fs::exists(dir / "debug"));
+}
