@@ -469,7 +469,7 @@ void Repl::tick(Page& p) {
   });
 }
 
-Lines Repl::render_result(Page& p, Job& job, const json::object& msg, std::vector<FileChange>& extra) {
+Lines Repl::render_result(Page& p, std::uint64_t job, const json::object& msg, std::vector<FileChange>& extra) {
   Lines out;
   auto it = msg.find("ok");
   const bool ok = it != msg.end() && it->value().is_bool() && it->value().get_bool();
@@ -478,7 +478,7 @@ Lines Repl::render_result(Page& p, Job& job, const json::object& msg, std::vecto
     const std::string text = pretty_json(v ? *v : json::value(json::object{{"$undefined", true}}));
     if (text.size() <= opt_.inline_result_bytes) return fenced("JSON", text);
     // Too long for a log an LLM reads whole: the value goes to a side file.
-    const std::string file = "debug-archive/" + p.stem + "-job" + std::to_string(job.id) + "-" + random_hex(4) + ".json";
+    const std::string file = "debug-archive/" + p.stem + "-job" + std::to_string(job) + "-" + random_hex(4) + ".json";
     ChatLog archive(ws_, file);
     if (auto made = archive.create(split_lines(text + "\n"))) extra.push_back(std::move(*made));
     std::string head = text.substr(0, 1000);
@@ -515,12 +515,10 @@ void Repl::on_result(Page& p, const json::object& msg) {
     if (!ok && msg.if_contains("error") && msg.at("error").is_object() &&
         str(msg.at("error").get_object(), "name") == "Interrupted")
       return;
-    Job stub;
-    stub.id = *id;
     std::vector<FileChange> extra;
     Lines lines{reply_header(p.stem, agent, clock_text(wall::now()),
                              std::string(ok ? "" : "**ERROR** ") + "late, " + duration_text(after) + " after the request")};
-    for (std::string& l : render_result(p, stub, msg, extra)) lines.push_back(std::move(l));
+    for (std::string& l : render_result(p, *id, msg, extra)) lines.push_back(std::move(l));
     note(p, lines);
     commit(p, std::move(extra), p.stem, "late reply: " + p.stem + " to " + header_name(agent) + ", job " + std::to_string(*id),
            {{"Editgate-Kind", "reply"}, {"Editgate-Agent", header_name(agent)}, {"Editgate-Job", std::to_string(*id)},
@@ -531,7 +529,7 @@ void Repl::on_result(Page& p, const json::object& msg) {
   std::vector<FileChange> extra;
   Lines reply{reply_header(p.stem, job.agent, job.clock_text,
                            ok ? duration_text(duration) : "**ERROR** after " + duration_text(duration))};
-  for (std::string& l : render_result(p, job, msg, extra)) reply.push_back(std::move(l));
+  for (std::string& l : render_result(p, job.id, msg, extra)) reply.push_back(std::move(l));
   for (std::string& l : render_events(job.events)) reply.push_back(std::move(l));
   if (job.events_dropped)
     reply.push_back("(" + std::to_string(job.events_dropped) + " more events are only in " + p.events_path + ")");

@@ -125,7 +125,7 @@ class Repl {
   void commit(Page& p, std::vector<FileChange> files, const std::string& author, const std::string& summary,
               std::vector<std::pair<std::string, std::string>> trailers);
   std::vector<FileChange> log_events(Page& p, const std::vector<Event>& events);
-  Lines render_result(Page& p, Job& job, const boost::json::object& msg, std::vector<FileChange>& extra);
+  Lines render_result(Page& p, std::uint64_t job, const boost::json::object& msg, std::vector<FileChange>& extra);
 
   const editproto::Workspace& ws_;
   Committer& committer_;

@@ -9,6 +9,7 @@
 
 #include <arpa/inet.h>
 #include <csignal>
+#include <memory>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -66,6 +67,28 @@ unsigned short free_port() {
   return ntohs(a.sin_port);
 }
 
+// Serves `site`/index.html on 127.0.0.1:`port` (logging each request) and opens
+// `url` in headless Chromium with the flags of the issue, both until scope exit.
+struct BrowsedSite {
+  std::unique_ptr<Child> server, browser;
+  BrowsedSite(const test::TempDir& site, const test::TempDir& profile, unsigned short port, const std::string& url,
+              std::vector<std::string> extra_flags = {}) {
+    const std::string program =
+        "const http=require('http'),fs=require('fs');http.createServer((q,r)=>{console.log('GET '+q.url);"
+        "r.setHeader('content-type','text/html');r.end(fs.readFileSync(process.argv[1]+'/index.html'))})"
+        ".listen(+process.argv[2],'127.0.0.1')";
+    server = std::make_unique<Child>(std::vector<std::string>{"node", "-e", program, site.str(), std::to_string(port)},
+                                     (site / "server.log").string());
+    std::this_thread::sleep_for(300ms);
+    std::vector<std::string> args{chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                                  "--no-first-run", "--disable-background-networking", "--disable-component-update",
+                                  "--disable-sync", "--user-data-dir=" + profile.str()};
+    args.insert(args.end(), extra_flags.begin(), extra_flags.end());
+    args.push_back(url);
+    browser = std::make_unique<Child>(args, (site / "chromium.log").string());
+  }
+};
+
 json::object obj(const std::string& text) { return json::parse(text).as_object(); }
 
 json::array pages(client::Ws& ws) {
@@ -99,15 +122,7 @@ TEST_CASE("a headless Chromium page with /adapter.js runs code for an agent; a r
   test::write_file(site / "index.html",
                    "<!doctype html><title>Test Page</title><body><div id=app class=\"x y\"><p>a</p><p>b</p></div>"
                    "<script src=\"http://127.0.0.1:" + std::to_string(gw.port()) + "/adapter.js\"></script></body>");
-  const std::string server =
-      "const http=require('http'),fs=require('fs');http.createServer((q,r)=>{console.log('GET '+q.url);r.setHeader('content-type','text/html');"
-      "r.end(fs.readFileSync(process.argv[1]+'/index.html'))}).listen(+process.argv[2],'127.0.0.1')";
-  Child web_server({"node", "-e", server, site.str(), std::to_string(web)}, (site / "server.log").string());
-  std::this_thread::sleep_for(300ms);
-  Child chrome({browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--user-data-dir=" + profile.str(), "http://127.0.0.1:" + std::to_string(web) + "/"},
-               (site / "chromium.log").string());
+  BrowsedSite browsing(site, profile, web, "http://127.0.0.1:" + std::to_string(web) + "/");
 
   client::Ws ws(gw.port());
   ws.login(gw.cookie());
@@ -156,17 +171,9 @@ TEST_CASE("a page from a foreign origin cannot connect", "[browser]") {
   const unsigned short web = free_port();
   test::write_file(site / "index.html", "<!doctype html><title>Evil</title><script src=\"http://127.0.0.1:" +
                                             std::to_string(gw.port()) + "/adapter.js\"></script>");
-  const std::string server =
-      "const http=require('http'),fs=require('fs');http.createServer((q,r)=>{console.log('GET '+q.url);r.setHeader('content-type','text/html');"
-      "r.end(fs.readFileSync(process.argv[1]+'/index.html'))}).listen(+process.argv[2],'127.0.0.1')";
-  Child web_server({"node", "-e", server, site.str(), std::to_string(web)}, (site / "server.log").string());
-  std::this_thread::sleep_for(300ms);
   // evil.test resolves to 127.0.0.1 inside this browser only.
-  Child chrome({browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--host-resolver-rules=MAP evil.test 127.0.0.1", "--user-data-dir=" + profile.str(),
-                "http://evil.test:" + std::to_string(web) + "/"},
-               (site / "chromium.log").string());
+  BrowsedSite browsing(site, profile, web, "http://evil.test:" + std::to_string(web) + "/",
+                       {"--host-resolver-rules=MAP evil.test 127.0.0.1"});
   client::Ws ws(gw.port());
   ws.login(gw.cookie());
   // The browser did load the page (and the adapter, which holds no
