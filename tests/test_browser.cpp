@@ -113,7 +113,7 @@ json::object eval(client::Ws& ws, const std::string& page, const std::string& co
 
 }  // namespace
 
-TEST_CASE("a headless Chromium page with /adapter.js runs code for an agent; a reload keeps its log", "[browser]") {
+TEST_CASE("a headless Chromium page with /adapter.js runs code for an agent, and a reload keeps its log", "[browser]") {
   const std::string browser = chromium();
   if (browser.empty()) FAIL("chromium is not installed (scripts/deps.sh installs it)");
   test::TempDir dir, site, profile;

@@ -126,7 +126,7 @@ struct FakePage {
 
 }  // namespace
 
-TEST_CASE("the Node page answers an eval; the log and git log show the request, then the reply", "[pages]") {
+TEST_CASE("the Node page answers an eval, and the log and git log show the request, then the reply", "[pages]") {
   test::TempDir dir;
   client::Gateway gw(dir.str(), {}, true);
   client::Ws ws(gw.port());
@@ -218,7 +218,7 @@ TEST_CASE("errors with their stack, console output, top-level await and tagged v
   CHECK(eval(ws, "node", "kept + 1").back().at("value") == 42);
 }
 
-TEST_CASE("jobs for one page queue in order; silent evals stay out of the log", "[pages]") {
+TEST_CASE("jobs for one page queue in order, and silent evals stay out of the log", "[pages]") {
   test::TempDir dir;
   client::Gateway gw(dir.str(), {}, true);
   client::Ws ws(gw.port());
@@ -245,7 +245,7 @@ TEST_CASE("jobs for one page queue in order; silent evals stay out of the log", 
   CHECK(test::read_file(log).find("quiet") == std::string::npos);
 }
 
-TEST_CASE("interrupt stops synchronous Node code; complete and stdin answer", "[pages]") {
+TEST_CASE("interrupt stops synchronous Node code, and complete and stdin answer", "[pages]") {
   test::TempDir dir;
   client::Gateway gw(dir.str(), {}, true);
   client::Ws ws(gw.port());
@@ -411,7 +411,7 @@ TEST_CASE("the page door: origins, one socket per instance, hostile text, late r
   CHECK(count(text, std::string(repl::footer)) == 1);
 }
 
-TEST_CASE("POST /v1/eval and GET /v1/pages over HTTP; /adapter.js is served", "[pages]") {
+TEST_CASE("POST /v1/eval and GET /v1/pages over HTTP, and /adapter.js is served", "[pages]") {
   test::TempDir dir;
   client::Gateway gw(dir.str(), {}, true);
   const std::map<std::string, std::string> auth{{"Authorization", "Bearer " + gw.cookie()}};

@@ -109,7 +109,7 @@ TEST_CASE("values are compact when short and indented when long", "[repl]") {
   CHECK(boost::json::parse(p) == boost::json::value(long_array));
 }
 
-TEST_CASE("requests are a header and closed fences; an open fence is a draft", "[repl]") {
+TEST_CASE("requests are a header and closed fences, and an open fence is a draft", "[repl]") {
   Scan s = scan_requests("> **claude** to node-1a2b at 12:00:00\n```js\n1 + 1\n```\nthen\n```JS\n2\n```\n");
   REQUIRE(s.requests.size() == 1);
   const Request& r = s.requests.front();
