@@ -118,17 +118,6 @@ std::string undo_message(const editgit::CommitInfo& undone, const std::string& a
   return out + std::string(trailer::undoes) + ": " + undone.id + "\n";
 }
 
-editgit::Identity agent_identity(const std::string& agent) {
-  std::string local;
-  for (char c : agent) {
-    const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-                      c == '-' || c == '_';
-    local += keep ? c : '-';
-  }
-  if (local.empty()) local = "agent";
-  return {one_line(agent), local + "@editgate.invalid"};
-}
-
 std::string new_session_id() {
   std::random_device rd;
   std::uint64_t v = (std::uint64_t{rd()} << 32) ^ rd();

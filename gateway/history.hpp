@@ -5,6 +5,7 @@
 
 #include "editproto/session.hpp"
 #include "git/repository.hpp"
+#include "repl/names.hpp"
 
 #include <boost/json/array.hpp>
 
@@ -30,8 +31,8 @@ std::string earlier_message(const std::vector<std::string>& paths, const std::st
                             const std::string& session);
 std::string undo_message(const editgit::CommitInfo& undone, const std::string& agent, const std::string& session);
 
-// An agent name as a commit author.
-editgit::Identity agent_identity(const std::string& agent);
+// An agent name as a commit author (shared with the REPL's commits).
+using repl::agent_identity;
 
 // A fresh session id: 12 hex digits.
 std::string new_session_id();

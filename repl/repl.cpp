@@ -61,16 +61,6 @@ editgit::Identity page_identity(std::string_view stem) {
   return {std::string(stem), std::string(stem) + "@page.editgate.invalid"};
 }
 
-editgit::Identity agent_identity(std::string_view agent) {
-  std::string local;
-  for (char c : agent)
-    local += (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' ||
-                     c == '_'
-                 ? c
-                 : '-';
-  return {header_name(agent), (local.empty() ? "agent" : local) + "@editgate.invalid"};
-}
-
 }  // namespace
 
 struct Repl::Job {
@@ -287,7 +277,7 @@ void Repl::commit(Page& p, std::vector<FileChange> files, const std::string& aut
   p.uncommitted.clear();
   for (FileChange& f : files) item.files.push_back(std::move(f));
   if (item.files.empty()) return;
-  item.author = author == p.stem ? page_identity(p.stem) : agent_identity(author);
+  item.author = author == p.stem ? page_identity(p.stem) : agent_identity(header_name(author));
   item.summary = summary;
   trailers.emplace_back("Editgate-Page", p.stem);
   item.trailers = std::move(trailers);
