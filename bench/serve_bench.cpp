@@ -10,6 +10,7 @@
 #include "editproto/parser.hpp"
 #include "editproto/session.hpp"
 #include "editproto/workspace.hpp"
+#include "percentiles.hpp"
 #include "process.hpp"
 #include "tests/client.hpp"
 
@@ -37,17 +38,7 @@ struct Args {
   int edits = 200;    // throughput edits per door
 };
 
-double ms(clock_type::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
-
-struct Stats {
-  double p50 = 0, p99 = 0;
-};
-
-Stats stats(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  auto at = [&](double q) { return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1))]; };
-  return {at(0.50), at(0.99)};
-}
+using bench::ms;
 
 std::string block(const std::string& path, const std::string& old_line, const std::string& new_line) {
   return path + "\n\xC2\xAB\xC2\xAB\xC2\xAB EDIT\n" + old_line + "\n\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90"
@@ -200,7 +191,7 @@ int main(int argc, char** argv) {
     return clock_type::now() - t0;
   });
 
-  Stats e = stats(engine_ms), h = stats(http_ms), w = stats(ws_ms);
+  bench::Percentiles e = bench::percentiles(engine_ms), h = bench::percentiles(http_ms), w = bench::percentiles(ws_ms);
   std::printf("Block latency, %d blocks each: from the END line sent to the block's result read (ms)\n\n", a.blocks);
   std::printf("| path | p50 | p99 | p50 / engine floor |\n|---|---|---|---|\n");
   std::printf("| edit engine in-process (floor) | %.3f | %.3f | 1.0 |\n", e.p50, e.p99);

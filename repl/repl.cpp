@@ -22,6 +22,7 @@ namespace {
 
 constexpr auto late_grace = std::chrono::milliseconds(500);  // the page's own timeout answers first
 constexpr auto answer_within = std::chrono::seconds(2);      // interrupt and complete
+constexpr auto registry_delay = std::chrono::milliseconds(100);  // debug.md follows job states within this
 
 double ms_since(clock::time_point t) {
   return std::chrono::duration<double, std::milli>(clock::now() - t).count();
@@ -51,10 +52,13 @@ std::string token(std::string_view s, std::string_view fallback) {
 }
 
 // Whether the last line that is not blank is the footer.
-bool ends_with_footer(const std::string& text) {
-  Lines lines = split_lines(text);
-  while (!lines.empty() && lines.back().empty()) lines.pop_back();
-  return !lines.empty() && lines.back() == footer;
+bool ends_with_footer(std::string_view text) {
+  std::size_t end = text.size();
+  while (end > 0 && text[end - 1] == '\n') --end;
+  if (end == 0) return false;
+  const std::size_t nl = text.rfind('\n', end - 1);
+  const std::size_t start = nl == std::string_view::npos ? 0 : nl + 1;
+  return text.substr(start, end - start) == footer;
 }
 
 editgit::Identity page_identity(std::string_view stem) {
@@ -80,6 +84,7 @@ struct Repl::Job {
   // from_log: segments[0] is the request from its header through its first
   // block; segments[k] the lines after block k-1 through block k.
   std::vector<Lines> segments;
+  std::string log_error;  // why the request is not in the log, when it could not be written
 };
 
 struct Repl::Page {
@@ -104,7 +109,11 @@ struct Repl::Page {
 };
 
 Repl::Repl(const editproto::Workspace& ws, Committer& committer, boost::asio::any_io_executor ex, Options options)
-    : ws_(ws), committer_(committer), ex_(std::move(ex)), opt_(options) {}
+    : ws_(ws),
+      committer_(committer),
+      ex_(std::move(ex)),
+      opt_(options),
+      registry_timer_(std::make_unique<boost::asio::steady_timer>(ex_)) {}
 
 Repl::~Repl() = default;
 
@@ -234,6 +243,19 @@ void Repl::disconnect(const std::string& id, const PageLink* link) {
          "the page went away (a reload, a navigation or a closed tab) while the job ran");
   std::cerr << "editgate: page " + p.stem + " disconnected\n";
   write_registry();
+}
+
+// A job's start and end change a page's state many times a second under
+// load: the registry follows within registry_delay, written once for all.
+void Repl::registry_changed() {
+  if (registry_pending_) return;
+  registry_pending_ = true;
+  registry_timer_->expires_after(registry_delay);
+  registry_timer_->async_wait([this](boost::system::error_code ec) {
+    if (ec) return;
+    registry_pending_ = false;
+    write_registry();
+  });
 }
 
 void Repl::write_registry() {
@@ -391,47 +413,60 @@ void Repl::start(Page& p, Job& job) {
   job.started = clock::now();
   job.clock_text = clock_text(wall::now());
   const std::string ann = reply_header(p.stem, job.agent, job.clock_text, "");
-  if (!job.silent) {
+  auto send_eval = [&] {
+    p.link->send(json::serialize(json::object{{"type", "eval"},
+                                              {"job", job.id},
+                                              {"code", job.codes[job.index]},
+                                              {"timeout_ms", job.timeout.count()}}));
+  };
+  if (job.silent) {
+    send_eval();
+  } else if (job.from_log) {
+    // The agent's request is in the log already: it runs only if it is
+    // still there as accepted, so the announcement goes in first.
     if (before_write) before_write(p.log->path());
-    Result<FileChange> done = Failure{};
-    std::string summary;
-    if (!job.from_log) {
-      Lines lines{request_header(job.agent, p.stem, job.clock_text)};
-      for (std::string& l : fenced("JS", job.codes.front())) lines.push_back(std::move(l));
-      lines.insert(lines.end(), {"", ann, placeholder(0)});
-      if (ends_with_footer(p.log->known())) done = p.log->replace({std::string(footer)}, lines);
-      if (!done) {
-        lines.insert(lines.begin(), "");
-        done = p.log->append(lines);
-      }
-      summary = "request: " + header_name(job.agent) + " to " + p.stem + ", job " + std::to_string(job.id);
-    } else {
-      Lines with = job.segments.front();
-      with.insert(with.end(), {"", ann, placeholder(0)});
-      done = p.log->replace(job.segments.front(), with);
-    }
+    Lines with = job.segments.front();
+    with.insert(with.end(), {"", ann, placeholder(0)});
+    Result<FileChange> done = p.log->replace(job.segments.front(), with);
     if (!done) {
       p.running.reset();
       return fail(p, job, Error::log_conflict, "the request could not be placed in the log: " + done.error().message);
     }
     p.active = {ann, placeholder(0)};
-    if (job.from_log) {
-      // The request itself was committed when it was accepted; its
-      // announcement goes with the reply.
-      p.uncommitted.push_back(std::move(*done));
+    // The request itself was committed when it was accepted; its
+    // announcement goes with the reply.
+    p.uncommitted.push_back(std::move(*done));
+    send_eval();
+  } else {
+    // The page starts at once and the request is written while it runs: the
+    // result is handled on this thread, so it always lands under a request
+    // that is already in the log.
+    send_eval();
+    if (before_write) before_write(p.log->path());
+    Lines lines{request_header(job.agent, p.stem, job.clock_text)};
+    for (std::string& l : fenced("JS", job.codes.front())) lines.push_back(std::move(l));
+    lines.insert(lines.end(), {"", ann, placeholder(0)});
+    Result<FileChange> done = Failure{};
+    if (ends_with_footer(p.log->known())) done = p.log->replace({std::string(footer)}, lines);
+    if (!done) {
+      lines.insert(lines.begin(), "");
+      done = p.log->append(lines);
+    }
+    if (!done) {
+      // Too late to hold the code back: the agent gets its result, told the log missed it.
+      job.log_error = "the request could not be placed in the log: " + done.error().message;
+      std::cerr << "editgate: job " + std::to_string(job.id) + ": " + job.log_error + "\n";
     } else {
+      p.active = {ann, placeholder(0)};
       // The request is committed as it is dispatched, so history shows it before its reply.
-      commit(p, {std::move(*done)}, job.agent, summary,
+      commit(p, {std::move(*done)}, job.agent,
+             "request: " + header_name(job.agent) + " to " + p.stem + ", job " + std::to_string(job.id),
              {{"Editgate-Kind", "request"}, {"Editgate-Agent", header_name(job.agent)},
               {"Editgate-Job", std::to_string(job.id)}});
     }
   }
-  p.link->send(json::serialize(json::object{{"type", "eval"},
-                                            {"job", job.id},
-                                            {"code", job.codes[job.index]},
-                                            {"timeout_ms", job.timeout.count()}}));
   p.last_seen = wall::now();
-  write_registry();
+  registry_changed();
   p.ticker->expires_after(opt_.placeholder_every);
   p.ticker->async_wait([this, id = p.id](boost::system::error_code ec) {
     if (ec) return;
@@ -578,6 +613,7 @@ void Repl::finish(Page& p, Job& job, Lines reply, json::object done, bool error)
     }
     if (!done.contains("log")) done["log"] = p.log->path();
   }
+  if (!job.log_error.empty()) done["log_error"] = job.log_error;
   const std::string status = done.contains("reason") ? std::string(done.at("reason").as_string()) : "ok";
   done["status"] = error ? json::array{"done", "error"} : json::array{"done"};
   // The agent hears as soon as the reply is in the file; git comes after.
@@ -613,7 +649,7 @@ void Repl::finish(Page& p, Job& job, Lines reply, json::object done, bool error)
     return;
   }
   if (job.deadline) job.deadline->cancel();
-  write_registry();
+  registry_changed();
   pump(p);
 }
 
@@ -908,6 +944,7 @@ void Repl::written(const std::string& path, const std::string& agent) {
 
 void Repl::shutdown() {
   stopping_ = true;
+  registry_timer_->cancel();
   for (auto& [id, p] : pages_) {
     std::vector<std::shared_ptr<Job>> jobs(p->queue.begin(), p->queue.end());
     for (auto& j : jobs) fail(*p, *j, Error::shutting_down, "the gateway stopped before the job ran");

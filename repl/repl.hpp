@@ -16,6 +16,7 @@
 #include "repl/format.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 
@@ -109,6 +110,7 @@ class Repl {
   Page* find(const std::string& name_or_id);
   Page* by_log(const std::string& path);
   void write_registry();
+  void registry_changed();
   void submit(Page& p, std::shared_ptr<Job> job);
   void pump(Page& p);
   void start(Page& p, Job& job);
@@ -133,6 +135,8 @@ class Repl {
   Options opt_;
   std::map<std::string, std::unique_ptr<Page>> pages_;  // by instance id
   std::uint64_t next_job_ = 1;
+  std::unique_ptr<boost::asio::steady_timer> registry_timer_;
+  bool registry_pending_ = false;
   bool stopping_ = false;
 };
 

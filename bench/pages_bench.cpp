@@ -1,0 +1,614 @@
+// The live pages' round trip, against the same page without the gateway and
+// against Playwright, in one run; and evals per second with 100 pages busy.
+//
+// Round trip: an agent's WebSocket `eval` op ("1 + 1") to the gateway, which
+// writes the request into the page's log, runs it in the page, writes the
+// reply under it and answers; timed at the agent from the op sent to the
+// reply read. Floors, the same page with no gateway in between:
+//  - Node: the page program the gateway runs (.editgate/node-page.cjs), driven
+//    straight over its fd 3 socket pair by this program;
+//  - Chromium: the same /adapter.js in a tab of the same browser, connected to
+//    a WebSocket server in this program that speaks the page protocol itself.
+// Playwright: page.evaluate("1 + 1") on a tab of the same browser, which
+// playwright-core launched (bench/pages_playwright.cjs).
+// The contenders take turns in rounds, so a slow moment of the machine
+// falls on all of them. After each gateway part the bench checks that every
+// exchange is in the log and committed (HEAD's log holds every reply and the
+// work tree is clean).
+#include "percentiles.hpp"
+#include "process.hpp"
+#include "repl/assets.hpp"
+#include "tests/client.hpp"
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/websocket.hpp>
+#include <boost/json.hpp>
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace websocket = beast::websocket;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+using clock_type = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Args {
+  std::string editgate, workdir, chromium = "/usr/bin/chromium", node = "node", script;
+  int samples = 300;   // per contender, in rounds
+  int rounds = 6;
+  int warmup = 30;
+  int pages = 100;     // busy pages
+  int busy_evals = 3000;
+  int agents = 4;      // agent connections driving the busy pages
+  std::string only;    // node, chromium or busy: that part alone
+};
+
+const std::string code = "1 + 1";
+
+using bench::ms;
+
+void expect(bool ok, const std::string& what) {
+  if (!ok) throw std::runtime_error("wrong result: " + what);
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A repository with one commit, for a gateway to serve.
+fs::path workspace(const Args& a, const std::string& name) {
+  fs::path dir = fs::path(a.workdir) / name;
+  fs::create_directories(dir);
+  std::ofstream(dir / "README.md") << "bench\n";
+  const std::string git = bench::find_program("git");
+  for (std::vector<std::string> args : {std::vector<std::string>{"init", "-q", "-b", "main"},
+                                        std::vector<std::string>{"add", "README.md"},
+                                        std::vector<std::string>{"-c", "user.name=bench", "-c",
+                                                                 "user.email=bench@example.invalid", "commit", "-q",
+                                                                 "-m", "start"}}) {
+    args.insert(args.begin(), {git, "-C", dir.string()});
+    if (bench::run_process(args) != 0) throw std::runtime_error("git failed: " + bench::shell_line(args));
+  }
+  return dir;
+}
+
+// git's answer, as text.
+std::string git_out(const fs::path& dir, std::vector<std::string> args) {
+  const fs::path out = dir.parent_path() / (dir.filename().string() + ".git-out");
+  args.insert(args.begin(), {bench::find_program("git"), "-C", dir.string()});
+  if (bench::run_process(args, out.string()) != 0) throw std::runtime_error("git failed: " + bench::shell_line(args));
+  return slurp(out);
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+  return n;
+}
+
+// Every exchange is in the log and committed: HEAD's copy of each page's log
+// holds `replies` replies in all, and nothing is left uncommitted.
+void check_committed(const fs::path& dir, const std::vector<std::string>& stems, std::size_t replies) {
+  std::size_t found = 0;
+  for (const std::string& stem : stems)
+    found += count(git_out(dir, {"show", "HEAD:debug/" + stem + ".md"}), "\n> **" + stem + "** to bench at ");
+  expect(found == replies, std::to_string(found) + " replies committed, " + std::to_string(replies) + " sent");
+  const std::string status = git_out(dir, {"status", "--porcelain"});
+  expect(status.empty(), "uncommitted after the run: " + status);
+}
+
+// ---- a child with pipes -------------------------------------------------------
+
+class Child {
+ public:
+  // argv[0] is looked up on PATH; `fd3` (if >= 0) becomes the child's fd 3.
+  Child(std::vector<std::string> argv, const std::string& log, const fs::path& cwd, int fd3 = -1) {
+    int in[2], out[2];
+    if (::pipe(in) != 0 || ::pipe(out) != 0) throw std::runtime_error("pipe");
+    pid_ = ::fork();
+    if (pid_ < 0) throw std::runtime_error("fork");
+    if (pid_ == 0) {
+      ::setpgid(0, 0);
+      ::dup2(in[0], 0);
+      ::dup2(out[1], 1);
+      FILE* f = std::fopen(log.c_str(), "w");
+      if (f) ::dup2(fileno(f), 2);
+      if (fd3 >= 0) ::dup2(fd3, 3);
+      if (::chdir(cwd.c_str()) != 0) ::_exit(126);
+      std::vector<char*> args;
+      for (std::string& s : argv) args.push_back(s.data());
+      args.push_back(nullptr);
+      ::execvp(args[0], args.data());
+      ::_exit(127);
+    }
+    ::close(in[0]);
+    ::close(out[1]);
+    to_ = in[1];
+    from_ = out[0];
+  }
+  ~Child() {
+    if (to_ >= 0) ::close(to_);
+    if (from_ >= 0) ::close(from_);
+    if (pid_ > 0) {
+      // stdin closed: a well-behaved child ends by itself.
+      for (int i = 0; i < 100; ++i) {
+        if (::waitpid(pid_, nullptr, WNOHANG) == pid_) return;
+        std::this_thread::sleep_for(50ms);
+      }
+      ::kill(-pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+
+  void send(const std::string& line) { write_all(to_, line + "\n"); }
+  std::string line() { return read_line(from_, buffer_); }
+
+  static void write_all(int fd, const std::string& s) {
+    for (std::size_t done = 0; done < s.size();) {
+      ssize_t n = ::write(fd, s.data() + done, s.size() - done);
+      if (n <= 0) throw std::runtime_error("write to a child failed");
+      done += static_cast<std::size_t>(n);
+    }
+  }
+  static std::string read_line(int fd, std::string& buffer) {
+    for (;;) {
+      if (auto nl = buffer.find('\n'); nl != std::string::npos) {
+        std::string l = buffer.substr(0, nl);
+        buffer.erase(0, nl + 1);
+        return l;
+      }
+      char piece[65536];
+      ssize_t n = ::read(fd, piece, sizeof piece);
+      if (n <= 0) throw std::runtime_error("a child closed its output");
+      buffer.append(piece, static_cast<std::size_t>(n));
+    }
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int to_ = -1, from_ = -1;
+  std::string buffer_;
+};
+
+// ---- the floors ---------------------------------------------------------------
+
+// The Node page program, driven over its socket pair as the gateway would.
+class NodeFloor {
+ public:
+  NodeFloor(const Args& a, const fs::path& root) {
+    int sv[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) throw std::runtime_error("socketpair");
+    child_ = std::make_unique<Child>(std::vector<std::string>{a.node, (root / ".editgate/node-page.cjs").string()},
+                                     (root.parent_path() / "node-floor.log").string(), root, sv[1]);
+    ::close(sv[1]);
+    fd_ = sv[0];
+    json::object hello = json::parse(Child::read_line(fd_, buffer_)).as_object();
+    expect(hello.at("type") == "hello", "the Node page's hello");
+    Child::write_all(fd_, R"({"type":"welcome","id":"floor","name":"node-floor","log":""})" "\n");
+  }
+  ~NodeFloor() { ::close(fd_); }
+
+  double eval(std::uint64_t job) {
+    const std::string msg =
+        json::serialize(json::object{{"type", "eval"}, {"job", job}, {"code", code}, {"timeout_ms", 60000}}) + "\n";
+    auto t0 = clock_type::now();
+    Child::write_all(fd_, msg);
+    for (;;) {
+      json::object m = json::parse(Child::read_line(fd_, buffer_)).as_object();
+      if (m.at("type") == "result" && m.at("job") == json::value(job)) {
+        double took = ms(clock_type::now() - t0);
+        expect(m.at("value") == json::value(2), "Node floor value");
+        return took;
+      }
+    }
+  }
+
+ private:
+  std::unique_ptr<Child> child_;
+  int fd_ = -1;
+  std::string buffer_;
+};
+
+// A WebSocket server speaking the page protocol itself, and the pages the
+// browser loads: /raw.html (adapter from here), /gw.html and /busy.html
+// (adapter from the gateway), /blank.html (for Playwright), /adapter.js.
+class RawPages {
+ public:
+  RawPages() : shared_(std::make_shared<Shared>()), acceptor_(ioc_, {net::ip::make_address("127.0.0.1"), 0}) {
+    shared_->adapter = repl::adapter_js();
+    port_ = acceptor_.local_endpoint().port();
+    thread_ = std::thread([this] { accept_loop(); });
+  }
+  ~RawPages() {
+    stop_ = true;
+    boost::system::error_code ec;
+    tcp::socket wake(ioc_);
+    wake.connect({net::ip::make_address("127.0.0.1"), port_}, ec);
+    thread_.join();
+    std::lock_guard lock(shared_->m);
+    shared_->page.reset();  // before the io_context it uses
+  }
+
+  unsigned short port() const { return port_; }
+  std::string url(const std::string& page) const { return "http://127.0.0.1:" + std::to_string(port_) + page; }
+  void set_gateway(unsigned short port) {
+    std::lock_guard lock(shared_->m);
+    shared_->gateway = port;
+  }
+
+  // The raw page's socket, once its hello is answered.
+  void wait_page() {
+    std::unique_lock lock(shared_->m);
+    if (!shared_->cv.wait_for(lock, 30s, [&] { return shared_->page != nullptr; }))
+      throw std::runtime_error("the raw page never connected");
+  }
+
+  double eval(std::uint64_t job) {
+    auto& ws = *shared_->page;
+    const std::string msg =
+        json::serialize(json::object{{"type", "eval"}, {"job", job}, {"code", code}, {"timeout_ms", 60000}});
+    beast::flat_buffer buffer;
+    auto t0 = clock_type::now();
+    ws.write(net::buffer(msg));
+    for (;;) {
+      buffer.clear();
+      ws.read(buffer);
+      json::object m = json::parse(beast::buffers_to_string(buffer.data())).as_object();
+      if (m.at("type") == "result" && m.at("job") == json::value(job)) {
+        double took = ms(clock_type::now() - t0);
+        expect(m.at("value") == json::value(2), "raw page value");
+        return took;
+      }
+    }
+  }
+
+ private:
+  struct Shared {
+    std::mutex m;
+    std::condition_variable cv;
+    std::string adapter;
+    unsigned short gateway = 0;
+    std::unique_ptr<websocket::stream<tcp::socket>> page;
+  };
+
+  void accept_loop() {
+    for (;;) {
+      tcp::socket s(ioc_);
+      boost::system::error_code ec;
+      acceptor_.accept(s, ec);
+      if (stop_) return;
+      if (ec) continue;
+      s.set_option(tcp::no_delay(true), ec);
+      // A thread per connection: it holds only the socket and the shared state.
+      std::thread([shared = shared_, s = std::move(s)]() mutable { serve(shared, std::move(s)); }).detach();
+    }
+  }
+
+  static void serve(std::shared_ptr<Shared> shared, tcp::socket s) {
+    try {
+      beast::flat_buffer buffer;
+      http::request<http::string_body> req;
+      http::read(s, buffer, req);
+      if (websocket::is_upgrade(req) && req.target() == "/v1/page") {
+        auto ws = std::make_unique<websocket::stream<tcp::socket>>(std::move(s));
+        ws->accept(req);
+        beast::flat_buffer hello;
+        ws->read(hello);
+        ws->text(true);
+        ws->write(net::buffer(std::string(R"({"type":"welcome","id":"raw","name":"raw","log":""})")));
+        std::lock_guard lock(shared->m);
+        if (!shared->page) {
+          shared->page = std::move(ws);
+          shared->cv.notify_all();
+        }
+        return;
+      }
+      http::response<http::string_body> res{http::status::ok, req.version()};
+      const std::string target(req.target());
+      std::string gateway;
+      {
+        std::lock_guard lock(shared->m);
+        gateway = "http://127.0.0.1:" + std::to_string(shared->gateway) + "/adapter.js";
+      }
+      auto page = [](const std::string& title, const std::string& adapter) {
+        return "<!doctype html><title>" + title + "</title>" +
+               (adapter.empty() ? "" : "<script src=\"" + adapter + "\"></script>");
+      };
+      res.set(http::field::content_type, "text/html");
+      if (target == "/raw.html") res.body() = page("raw", "/adapter.js");
+      else if (target == "/gw.html") res.body() = page("gw", gateway);
+      else if (target == "/busy.html") res.body() = page("busy", gateway);
+      else if (target == "/blank.html") res.body() = page("blank", "");
+      else if (target == "/adapter.js") {
+        res.set(http::field::content_type, "text/javascript");
+        res.body() = shared->adapter;
+      } else {
+        res.result(http::status::not_found);
+      }
+      res.keep_alive(false);
+      res.prepare_payload();
+      http::write(s, res);
+      s.shutdown(tcp::socket::shutdown_both);
+    } catch (const std::exception&) {
+      // A browser's speculative connection that closed: nothing to serve.
+    }
+  }
+
+  std::shared_ptr<Shared> shared_;
+  net::io_context ioc_;
+  tcp::acceptor acceptor_;
+  unsigned short port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+// `count` new tabs on `url`, in the browser Playwright launched.
+void open_tabs(Child& browser, const std::string& url, int count) {
+  browser.send(json::serialize(json::object{{"cmd", "open"}, {"url", url}, {"count", count}}));
+  const std::string answer = browser.line();
+  expect(json::parse(answer).as_object().contains("opened"), "Playwright's answer: " + answer);
+}
+
+// ---- the agent's side -------------------------------------------------------
+
+json::array pages(client::Ws& ws) {
+  ws.send(R"({"op":"pages"})");
+  return json::parse(ws.until_done().back()).as_object().at("pages").as_array();
+}
+
+// The connected pages' names once `n` of `kind` are there.
+std::vector<std::string> wait_pages(client::Ws& ws, const std::string& kind, std::size_t n) {
+  for (int i = 0; i < 1200; ++i) {
+    std::vector<std::string> names;
+    for (const auto& p : pages(ws))
+      if (p.at("kind") == json::string_view(kind) && p.at("state") != "disconnected") names.emplace_back(p.at("page").as_string());
+    if (names.size() >= n) return names;
+    std::this_thread::sleep_for(50ms);
+  }
+  throw std::runtime_error("fewer than " + std::to_string(n) + " " + kind + " pages connected to the gateway");
+}
+
+double gateway_eval(client::Ws& ws, const std::string& page) {
+  const std::string msg =
+      json::serialize(json::object{{"op", "eval"}, {"id", "e"}, {"agent", "bench"}, {"page", page}, {"code", code}});
+  auto t0 = clock_type::now();
+  ws.send(msg);
+  std::vector<std::string> replies = ws.until_done(30s);
+  double took = ms(clock_type::now() - t0);
+  json::object done = json::parse(replies.back()).as_object();
+  expect(done.contains("value") && done.at("value") == json::value(2), "gateway eval: " + replies.back());
+  return took;
+}
+
+void print_row(const char* name, const bench::Percentiles& s, const bench::Percentiles& floor,
+               const bench::Percentiles* pw) {
+  std::printf("| %s | %.3f | %.3f | %.2f |", name, s.p50, s.p99, s.p50 / floor.p50);
+  if (pw) std::printf(" %.2f |", s.p50 / pw->p50);
+  std::printf("\n");
+}
+
+}  // namespace
+
+int run(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    std::string k = argv[i];
+    auto value = [&] {
+      if (i + 1 >= argc) throw std::runtime_error(k + " needs a value");
+      return std::string(argv[++i]);
+    };
+    auto number = [&] { return std::stoi(value()); };
+    if (k == "--editgate") a.editgate = value();
+    else if (k == "--workdir") a.workdir = value();
+    else if (k == "--chromium") a.chromium = value();
+    else if (k == "--node") a.node = value();
+    else if (k == "--script") a.script = value();
+    else if (k == "--samples") a.samples = number();
+    else if (k == "--rounds") a.rounds = number();
+    else if (k == "--warmup") a.warmup = number();
+    else if (k == "--pages") a.pages = number();
+    else if (k == "--busy-evals") a.busy_evals = number();
+    else if (k == "--agents") a.agents = number();
+    else if (k == "--only") a.only = value();
+    else throw std::runtime_error("unknown option " + k);
+  }
+  if (a.editgate.empty() || a.workdir.empty() || a.script.empty())
+    throw std::runtime_error("--editgate, --workdir and --script are required");
+  bench::set_child_tmpdir(a.workdir);
+  const int per_round = std::max(1, a.samples / a.rounds);
+
+  // ---- Node: the built-in page through the gateway, and the same program alone ----
+  auto part = [&](const char* name) { return a.only.empty() || a.only == name; };
+  std::vector<double> node_gw, node_floor;
+  if (part("node")) {
+    fs::path dir = workspace(a, "node");
+    client::Gateway gw(dir.string(), {}, true);
+    client::Ws agent(gw.port());
+    agent.login(gw.cookie());
+    const std::string page = wait_pages(agent, "node", 1).front();
+    NodeFloor floor(a, dir);
+    std::uint64_t job = 1;
+    for (int i = 0; i < a.warmup; ++i) {
+      floor.eval(job++);
+      gateway_eval(agent, page);
+    }
+    for (int r = 0; r < a.rounds; ++r) {
+      for (int i = 0; i < per_round; ++i) node_floor.push_back(floor.eval(job++));
+      for (int i = 0; i < per_round; ++i) node_gw.push_back(gateway_eval(agent, page));
+    }
+    agent.close();
+    expect(gw.stop() == 0, "the gateway's exit");
+    check_committed(dir, {page}, static_cast<std::size_t>(a.warmup + per_round * a.rounds));
+  }
+
+  // ---- Chromium: a tab through the gateway, a tab on the raw server, Playwright ----
+  std::vector<double> chrome_gw, chrome_floor, playwright;
+  RawPages raw;
+  if (part("chromium")) {
+    fs::path dir = workspace(a, "chromium");
+    client::Gateway gw(dir.string());
+    raw.set_gateway(gw.port());
+    Child browser({a.node, a.script, a.chromium}, (fs::path(a.workdir) / "playwright.log").string(), a.workdir);
+    open_tabs(browser, raw.url("/raw.html"), 1);
+    open_tabs(browser, raw.url("/gw.html"), 1);
+    raw.wait_page();
+    client::Ws agent(gw.port());
+    agent.login(gw.cookie());
+    const std::string page = wait_pages(agent, "browser", 1).front();
+    std::uint64_t job = 1;
+    for (int i = 0; i < a.warmup; ++i) {
+      raw.eval(job++);
+      gateway_eval(agent, page);
+    }
+    for (int r = 0; r < a.rounds; ++r) {
+      for (int i = 0; i < per_round; ++i) chrome_floor.push_back(raw.eval(job++));
+      for (int i = 0; i < per_round; ++i) chrome_gw.push_back(gateway_eval(agent, page));
+      browser.send(json::serialize(json::object{{"cmd", "evaluate"},
+                                                {"url", raw.url("/blank.html")},
+                                                {"samples", per_round},
+                                                {"warmup", r == 0 ? a.warmup : 3},
+                                                {"code", code}}));
+      const std::string answer = browser.line();
+      const json::value parsed = json::parse(answer);
+      const json::value* got = parsed.as_object().if_contains("samples");
+      expect(got && got->is_array(), "Playwright's answer: " + answer);
+      for (const auto& v : got->as_array()) {
+        expect(v.is_number(), "Playwright's answer: " + answer);
+        playwright.push_back(v.to_number<double>());
+      }
+    }
+    agent.close();
+    expect(gw.stop() == 0, "the gateway's exit");
+    check_committed(dir, {page}, static_cast<std::size_t>(a.warmup + per_round * a.rounds));
+  }
+
+  // ---- 100 pages busy: every page has an eval in flight all the time ----
+  double busy_rate = 0;
+  if (part("busy")) {
+    fs::path dir = workspace(a, "busy");
+    client::Gateway gw(dir.string());
+    raw.set_gateway(gw.port());
+    Child browser({a.node, a.script, a.chromium}, (fs::path(a.workdir) / "playwright-busy.log").string(), a.workdir);
+    open_tabs(browser, raw.url("/busy.html"), a.pages);
+    std::vector<std::string> names;
+    {
+      client::Ws agent(gw.port());
+      agent.login(gw.cookie());
+      names = wait_pages(agent, "browser", static_cast<std::size_t>(a.pages));
+    }
+    // Agent k drives pages k, k + agents, ...; each page gets its share of
+    // the evals, one in flight at a time.
+    std::atomic<int> failures{0};
+    std::vector<std::thread> agents;
+    auto t0 = clock_type::now();
+    for (int k = 0; k < a.agents; ++k) {
+      agents.emplace_back([&, k] {
+        try {
+          client::Ws ws(gw.port());
+          ws.login(gw.cookie());
+          std::map<std::string, int> left;  // page -> evals still to send
+          auto send = [&](const std::string& p) {
+            ws.send(json::serialize(
+                json::object{{"op", "eval"}, {"id", p}, {"agent", "bench"}, {"page", p}, {"code", code}}));
+            --left[p];
+          };
+          int in_flight = 0;
+          for (std::size_t i = static_cast<std::size_t>(k); i < names.size(); i += static_cast<std::size_t>(a.agents)) {
+            left[names[i]] = a.busy_evals / a.pages;
+            send(names[i]);
+            ++in_flight;
+          }
+          while (in_flight > 0) {
+            auto m = ws.read(60s);
+            if (!m) throw std::runtime_error("the gateway closed an agent's connection");
+            json::object o = json::parse(*m).as_object();
+            if (!o.contains("status")) continue;
+            const std::string p(o.at("id").as_string());
+            if (!o.contains("value") || o.at("value") != json::value(2)) throw std::runtime_error("busy eval: " + *m);
+            if (left[p] > 0) send(p);
+            else --in_flight;
+          }
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "agent %d: %s\n", k, e.what());
+          ++failures;
+        }
+      });
+    }
+    for (auto& t : agents) t.join();
+    const double took = std::chrono::duration<double>(clock_type::now() - t0).count();
+    expect(failures == 0, "every busy agent finished");
+    const int evals = a.busy_evals / a.pages * a.pages;
+    busy_rate = evals / took;
+    expect(gw.stop(SIGTERM, 60s) == 0, "the gateway's exit");
+    check_committed(dir, names, static_cast<std::size_t>(evals));
+  }
+
+  if (part("node") || part("chromium")) {
+    std::printf("Agent round trip, eval \"%s\", %d samples each after %d warm-up, %d rounds taken in turns (ms)\n\n",
+                code.c_str(), per_round * a.rounds, a.warmup, a.rounds);
+    std::printf("| path | p50 | p99 | p50 / floor | p50 / Playwright |\n|---|---|---|---|---|\n");
+  }
+  std::string verdict;
+  if (part("node")) {
+    const bench::Percentiles nf = bench::percentiles(node_floor), ng = bench::percentiles(node_gw);
+    print_row("Node page alone, over its socket pair (floor)", nf, nf, nullptr);
+    print_row("Node page through editgate (WS eval, logged)", ng, nf, nullptr);
+    verdict += std::string("goal p50 <= 1.5x floor, Node: ") + (ng.p50 <= 1.5 * nf.p50 ? "met" : "MISSED") + "\n";
+  }
+  if (part("chromium")) {
+    const bench::Percentiles cf = bench::percentiles(chrome_floor), cg = bench::percentiles(chrome_gw),
+                             pw = bench::percentiles(playwright);
+    print_row("Chromium tab, adapter on a bare WebSocket (floor)", cf, cf, &pw);
+    print_row("Chromium tab through editgate (WS eval, logged)", cg, cf, &pw);
+    print_row("Playwright page.evaluate, same browser", pw, cf, &pw);
+    verdict += std::string("goal p50 <= 1.5x floor, Chromium: ") + (cg.p50 <= 1.5 * cf.p50 ? "met" : "MISSED") + "\n";
+    verdict += std::string("goal p50 below Playwright's, Chromium: ") + (cg.p50 < pw.p50 ? "met" : "MISSED") + "\n";
+  }
+  if (part("busy"))
+    std::printf("\nEvals per second with %d Chromium pages busy (%d agent connections, %d evals, every one logged "
+                "and committed): %.0f\n",
+                a.pages, a.agents, a.busy_evals / a.pages * a.pages, busy_rate);
+  std::printf("\n%s", verdict.c_str());
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "pages_bench: %s\n", e.what());
+    return 1;
+  }
+}
