@@ -373,7 +373,7 @@ void Repl::eval(EvalRequest request, Listener listener) {
 }
 
 void Repl::submit(Page& p, std::shared_ptr<Job> job) {
-  job->id = next_job_++;
+  if (job->id == 0) job->id = next_job_++;
   job->submitted = clock::now();
   if (p.queue.size() >= opt_.max_queued) {
     if (job->listener.done)
@@ -910,6 +910,15 @@ void Repl::written(const std::string& path, const std::string& agent) {
     return;
   }
   normal.insert(normal.end(), tail.begin() + static_cast<std::ptrdiff_t>(at), tail.end());
+  // Numbered now, so the request's commit names its jobs as the eval op's does.
+  std::string numbers;
+  std::vector<std::pair<std::string, std::string>> trailers{{"Editgate-Kind", "request"},
+                                                            {"Editgate-Agent", header_name(jobs.front()->agent)}};
+  for (auto& job : jobs) {
+    job->id = next_job_++;
+    numbers += (numbers.empty() ? "" : ", ") + std::to_string(job->id);
+    trailers.emplace_back("Editgate-Job", std::to_string(job->id));
+  }
   // Accepted: the footer goes (it comes back under the last reply), and
   // missing headers are written in, in one edit of the agent's text.
   Lines before(fresh.begin() + static_cast<std::ptrdiff_t>(context), fresh.begin() + static_cast<std::ptrdiff_t>(common));
@@ -933,9 +942,9 @@ void Repl::written(const std::string& path, const std::string& agent) {
       return;
     }
     commit(*p, {std::move(*done)}, jobs.front()->agent,
-           "request: " + header_name(jobs.front()->agent) + " to " + p->stem + " (" + std::to_string(jobs.size()) +
-               (jobs.size() == 1 ? " request" : " requests") + ")",
-           {{"Editgate-Kind", "request"}, {"Editgate-Agent", header_name(jobs.front()->agent)}});
+           "request: " + header_name(jobs.front()->agent) + " to " + p->stem + (jobs.size() == 1 ? ", job " : ", jobs ") +
+               numbers,
+           std::move(trailers));
   } else {
     p->log->set_known(**now);
   }

@@ -188,3 +188,58 @@ TEST_CASE("a page from a foreign origin cannot connect", "[browser]") {
   CHECK(pages(ws).empty());
   CHECK_FALSE(test::fs::exists(dir / "debug"));
 }
+
+TEST_CASE("a duplicated tab gets a log of its own, and a busy tab answers interrupt with not-interruptible", "[browser]") {
+  const std::string browser = chromium();
+  if (browser.empty()) FAIL("chromium is not installed (scripts/deps.sh installs it)");
+  test::TempDir dir, site, profile;
+  client::Gateway gw(dir.str());
+  const unsigned short web = free_port();
+  test::write_file(site / "index.html", "<!doctype html><title>Twin</title><script src=\"http://127.0.0.1:" +
+                                            std::to_string(gw.port()) + "/adapter.js\"></script>");
+  BrowsedSite browsing(site, profile, web, "http://127.0.0.1:" + std::to_string(web) + "/", {"--disable-popup-blocking"});
+  client::Ws ws(gw.port());
+  ws.login(gw.cookie());
+  const std::string first = wait_browser_page(ws);
+  REQUIRE(!first.empty());
+
+  // window.open copies sessionStorage, so the new tab first asks for the
+  // first tab's instance: refused (no takeover), it then takes a new one.
+  CHECK(eval(ws, first, "window.open(location.href) ? 'opened' : 'blocked'").at("value") == "opened");
+  std::string second;
+  for (int i = 0; i < 300 && second.empty(); ++i) {
+    for (const auto& p : pages(ws))
+      if (p.at("kind") == "browser" && p.at("state") != "disconnected" && p.at("page") != first.c_str())
+        second = p.at("page").as_string();
+    std::this_thread::sleep_for(50ms);
+  }
+  REQUIRE(!second.empty());
+  CHECK(pages(ws).size() == 2);
+  CHECK(eval(ws, second, "sessionStorage.getItem('editgate.instance')").at("value") ==
+        second.substr(second.rfind('-') + 1).c_str());
+  CHECK(eval(ws, first, "1 + 1").at("value") == 2);
+  const std::string first_log = test::read_file(dir / ("debug/" + first + ".md"));
+  CHECK(first_log.find("reconnected") == std::string::npos);
+  CHECK(first_log.find("sessionStorage") == std::string::npos);
+  CHECK(test::fs::exists(dir / ("debug/" + second + ".md")));
+
+  // A tab spinning in synchronous code cannot read the interrupt: the
+  // gateway says so after its wait, and the job ends by its timeout.
+  ws.send(json::serialize(json::object{{"op", "eval"}, {"id", "spin"}, {"page", second}, {"code", "while (true) {}"},
+                                       {"timeout", 3000}}));
+  std::this_thread::sleep_for(300ms);
+  ws.send(json::serialize(json::object{{"op", "interrupt"}, {"id", "stop"}, {"page", second}}));
+  std::map<std::string, json::object> finals;
+  for (int i = 0; i < 20 && finals.size() < 2; ++i) {
+    auto m = ws.read(15s);
+    REQUIRE(m);
+    json::object o = obj(*m);
+    if (o.contains("status")) finals[std::string(o.at("id").as_string())] = o;
+  }
+  REQUIRE(finals.size() == 2);
+  CHECK(finals["stop"].at("result") == "not-interruptible");
+  CHECK(finals["spin"].at("reason") == "timeout");
+  CHECK(test::read_file(dir / ("debug/" + second + ".md")).find("timeout") != std::string::npos);
+  // (The first tab shares the spinning tab's renderer, its opener, so it
+  // is stuck too: that is Chromium's doing, not the gateway's.)
+}

@@ -341,6 +341,124 @@ TEST_CASE("an edit block appending a request runs it, as the eval op would", "[p
   CHECK(test::git_ok(dir.path(), {"status", "--porcelain"}).empty());
 }
 
+TEST_CASE("the eval op and an edit block give the same log text and the same commits", "[pages]") {
+  // One workspace per way in, the same code from the same agent.
+  struct Run {
+    test::TempDir dir;
+    client::Gateway gw{dir.str(), {}, true};
+    client::Ws ws{gw.port()};
+    std::string name, rel;
+    Run() {
+      ws.login(gw.cookie());
+      json::object page = wait_page(ws, "node-");
+      name = page.at("page").as_string();
+      rel = page.at("log").as_string();
+      wait_commit(dir.path(), "page " + name);
+    }
+    // The log with this page's name, clock times, durations and URL made the same.
+    std::string log() const {
+      std::string t = test::read_file(dir / rel);
+      t = std::regex_replace(t, std::regex(name), "PAGE");
+      t = std::regex_replace(t, std::regex("\\d\\d:\\d\\d:\\d\\d"), "HH:MM:SS");
+      t = std::regex_replace(t, std::regex("\\(\\d+ms\\)"), "(Nms)");
+      return std::regex_replace(t, std::regex("node:[^)\\n]*"), "node:ROOT");
+    }
+    // The REPL's commits: author, subject and trailers, oldest first, normalized as the log.
+    std::string repl_commits() const {
+      std::string h = test::git_ok(dir.path(), {"log", "--reverse", "--format=%an|%s|%(trailers:only,unfold)@@"});
+      h = std::regex_replace(h, std::regex(name), "PAGE");
+      h = std::regex_replace(h, std::regex("\\(\\d+ms\\)"), "(Nms)");
+      h = std::regex_replace(h, std::regex("Editgate-Duration: \\d+ms"), "Editgate-Duration: Nms");
+      h = std::regex_replace(h, std::regex("node:[^)\\n]*"), "node:ROOT");
+      std::string out;
+      for (std::size_t at = 0, end; (end = h.find("@@", at)) != std::string::npos; at = end + 2) {
+        std::string c = h.substr(at, end - at);
+        while (!c.empty() && c.front() == '\n') c.erase(0, 1);
+        // The agent's own edit (the edit way only) is the edit engine's commit, not the REPL's.
+        if (c.find("Editgate-Kind: edit") == std::string::npos) out += c + "\n";
+      }
+      return out;
+    }
+  } by_eval, by_edit;
+
+  CHECK(eval(by_eval.ws, "node", "6 * 7", R"(,"agent":"claude")").back().at("value") == 42);
+  const std::string footer(repl::footer);
+  REQUIRE(client::request(by_edit.gw.port(), "POST", "/v1/edits?agent=claude",
+                          test::block(by_edit.rel, {footer}, {footer, "```JS", "6 * 7", "```"}),
+                          {{"Authorization", "Bearer " + by_edit.gw.cookie()}})
+              .status == 200);
+  wait_file(by_edit.dir / by_edit.rel, [](const std::string& t) { return t.find("```JSON\n42\n```") != std::string::npos; });
+  wait_commit(by_eval.dir.path(), "reply: ");
+  wait_commit(by_edit.dir.path(), "reply: ");
+
+  CHECK(by_eval.log() == by_edit.log());
+  CHECK(by_eval.repl_commits() == by_edit.repl_commits());
+  CHECK(by_eval.repl_commits().find("claude|request: claude to PAGE, job 1|") != std::string::npos);
+  CHECK(by_eval.repl_commits().find("PAGE|reply: PAGE to claude, job 1 (Nms)|") != std::string::npos);
+}
+
+TEST_CASE("a result over 4 KiB goes to debug-archive/, linked and summarised in the log", "[pages]") {
+  test::TempDir dir;
+  client::Gateway gw(dir.str(), {}, true);
+  client::Ws ws(gw.port());
+  ws.login(gw.cookie());
+  json::object page = wait_page(ws, "node-");
+  const std::string name(page.at("page").as_string());
+  const test::fs::path log = dir / std::string(page.at("log").as_string());
+
+  // The agent gets the whole value; the log gets its start and a link.
+  auto msgs = eval(ws, "node", "'x'.repeat(6000)");
+  CHECK(msgs.back().at("value").as_string().size() == 6000);
+  const std::string text = test::read_file(log);
+  std::smatch m;
+  REQUIRE(std::regex_search(text, m, std::regex("The result is 6002 bytes of JSON, in \\[(debug-archive/" + name +
+                                                "-job1-[0-9a-f]+\\.json)\\]\\(\\.\\./\\1\\); it begins:\n```Text\n\"x{999}\n…\n```\n")));
+  const std::string archived = m[1];
+  CHECK(test::read_file(dir / archived) == "\"" + std::string(6000, 'x') + "\"\n");
+  CHECK(text.find(std::string(1001, 'x')) == std::string::npos);
+  wait_commit(dir.path(), "reply: " + name);
+  CHECK(test::git_ok(dir.path(), {"ls-files"}).find(archived + "\n") != std::string::npos);
+  CHECK(test::git_ok(dir.path(), {"status", "--porcelain"}).empty());
+}
+
+TEST_CASE("a long job's placeholder counts up every 5 s, and output after a job lands in the log as background", "[pages]") {
+  test::TempDir dir;
+  client::Gateway gw(dir.str(), {}, true);
+  client::Ws ws(gw.port());
+  ws.login(gw.cookie());
+  json::object page = wait_page(ws, "node-");
+  const std::string name(page.at("page").as_string());
+  const test::fs::path log = dir / std::string(page.at("log").as_string());
+
+  ws.send(R"({"op":"eval","id":"slow","page":"node","code":"console.log('started'); await new Promise(r => setTimeout(r, 6000)); 'slept'"})");
+  // The placeholder starts at 0 s and is rewritten with the events so far after 5 s.
+  std::string text;
+  bool zero = false, five = false;
+  for (int i = 0; i < 160 && !five; ++i) {
+    text = test::read_file(log);
+    zero = zero || text.find("\nexecuting (0s)\n") != std::string::npos;
+    five = text.find("```Text console.log\nstarted\n```\nexecuting (5s)\n") != std::string::npos;
+    std::this_thread::sleep_for(50ms);
+  }
+  CHECK(zero);
+  CHECK(five);
+  auto done = ws.until_done(10s);
+  CHECK(obj(done.back()).at("value") == "slept");
+  text = test::read_file(log);
+  CHECK(text.find("executing (") == std::string::npos);
+  CHECK(text.find("```JSON\n\"slept\"\n```\n```Text console.log\nstarted\n```\n") != std::string::npos);
+
+  // A timer that fires after its job: a background note of its own, above the footer, committed.
+  CHECK(eval(ws, "node", "setTimeout(() => console.warn('after the job'), 100); 1").back().at("value") == 1);
+  text = wait_file(log, [](const std::string& t) { return t.find("console.warn\nafter the job") != std::string::npos; });
+  CHECK(std::regex_search(text, std::regex("> \\*\\*" + name + "\\*\\* background at \\d\\d:\\d\\d:\\d\\d\n```Text "
+                                           "console.warn\nafter the job\n```\n")));
+  CHECK(text.find("console.warn\nafter the job") < text.rfind(std::string(repl::footer)));
+  CHECK(count(text, std::string(repl::footer)) == 1);
+  wait_commit(dir.path(), "background: 1 events of " + name);
+  CHECK(test::read_file(dir / ("debug/" + name + ".events.log")).find("after the job") != std::string::npos);
+}
+
 TEST_CASE("the page door: origins, one socket per instance, hostile text, late replies, a page that goes", "[pages]") {
   test::TempDir dir;
   client::Gateway gw(dir.str(), {"--timeout", "300"});
