@@ -15,6 +15,7 @@
 #include <deque>
 #include <fcntl.h>
 #include <fstream>
+#include <future>
 #include <iostream>
 #include <spawn.h>
 #include <sys/socket.h>
@@ -45,12 +46,14 @@ std::string find_node() {
   return "";
 }
 
+// Lives on the engine's thread, with the REPL: a page message is handled
+// where it is read and an eval is written where it is made, with no thread
+// hop in between (each hop costs a wake-up, 0.1 ms or more on a busy machine).
 class NodePage : public std::enable_shared_from_this<NodePage> {
  public:
-  NodePage(net::io_context& ioc, Engine& engine, repl::Repl& repl, std::string root, std::string program,
-           std::string node)
-      : ioc_(ioc), engine_(engine), repl_(repl), root_(std::move(root)), program_(std::move(program)),
-        node_(std::move(node)), restart_(ioc) {}
+  NodePage(Engine& engine, repl::Repl& repl, std::string root, std::string program, std::string node)
+      : ex_(engine.executor()), repl_(repl), root_(std::move(root)), program_(std::move(program)),
+        node_(std::move(node)), restart_(ex_) {}
 
   void start() {
     int fds[2];
@@ -84,7 +87,7 @@ class NodePage : public std::enable_shared_from_this<NodePage> {
       return;
     }
     pid_ = pid;
-    socket_ = std::make_unique<local::socket>(ioc_);
+    socket_ = std::make_unique<local::socket>(ex_);
     socket_->assign(local(), fds[0]);
     buffer_ = std::make_unique<net::streambuf>(16u << 20);
     generation_++;
@@ -95,27 +98,33 @@ class NodePage : public std::enable_shared_from_this<NodePage> {
     do_read();
   }
 
+  // From another thread: done on the engine's, waited for.
   void stop() {
-    stopping_ = true;
-    restart_.cancel();
-    boost::system::error_code ignored;
-    if (socket_) socket_->close(ignored);
-    reap(true);
+    std::promise<void> done;
+    net::post(ex_, [self = shared_from_this(), &done] {
+      self->stopping_ = true;
+      self->restart_.cancel();
+      boost::system::error_code ignored;
+      if (self->socket_) self->socket_->close(ignored);
+      self->reap(true);
+      done.set_value();
+    });
+    done.get_future().wait();
   }
 
  private:
-  // What the REPL holds; stale once the child it spoke for is gone.
+  // What the REPL holds (and calls on this same thread); stale once the
+  // child it spoke for is gone.
   struct Link : repl::PageLink {
     std::weak_ptr<NodePage> page;
     unsigned generation = 0;
     void send(std::string message) override {
-      if (auto p = page.lock())
-        net::post(p->ioc_, [p, g = generation, m = std::move(message)]() mutable { p->send(g, std::move(m)); });
+      if (auto p = page.lock()) p->send(generation, std::move(message));
     }
     void close() override {
-      if (auto p = page.lock()) net::post(p->ioc_, [p, g = generation] {
-          if (g == p->generation_ && p->socket_) p->socket_->close();
-        });
+      auto p = page.lock();
+      boost::system::error_code ignored;
+      if (p && generation == p->generation_ && p->socket_) p->socket_->close(ignored);
     }
     bool interrupt_hard() override {
       auto p = page.lock();
@@ -169,31 +178,20 @@ class NodePage : public std::enable_shared_from_this<NodePage> {
         h = repl::Hello{field("id"), field("name"), field("url"), field("title"), "node", "editgate"};
       }
       h.kind = "node";
+      // A restarted child comes back to its log.
       if (!id_.empty()) h.id = id_;
-      engine_.post([self = shared_from_this(), h = std::move(h), link = link_, id = id_shared_] {
-        if (auto got = self->repl_.connect(h, link)) *id = *got;
-      });
-    } else {
-      engine_.post([self = shared_from_this(), line = std::move(line), id = id_shared_] {
-        if (!id->empty()) self->repl_.from_page(*id, line);
-      });
+      if (auto got = repl_.connect(h, link_)) id_ = *got;
+    } else if (!id_.empty()) {
+      repl_.from_page(id_, line);
     }
-    do_read();
+    do_read();  // on a socket the REPL closed meanwhile, it fails at once: gone()
   }
 
   // The child closed its end: it exited or crashed.
   void gone() {
     boost::system::error_code ignored;
     if (socket_) socket_->close(ignored);
-    engine_.post([self = shared_from_this(), link = link_, id = id_shared_] {
-      if (!id->empty()) self->repl_.disconnect(*id, link.get());
-    });
-    // The instance id comes back with the next child, and with it the log.
-    engine_.post([self = shared_from_this(), id = id_shared_] {
-      net::post(self->ioc_, [self, copy = *id] {
-        if (!copy.empty()) self->id_ = copy;
-      });
-    });
+    if (!id_.empty()) repl_.disconnect(id_, link_.get());
     reap(false);
     hello_ = false;
     if (stopping_) return;
@@ -209,7 +207,6 @@ class NodePage : public std::enable_shared_from_this<NodePage> {
     restart_.expires_after(std::chrono::seconds(1));
     restart_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
       if (ec || self->stopping_) return;
-      self->id_shared_ = std::make_shared<std::string>();
       self->start();
     });
   }
@@ -232,12 +229,10 @@ class NodePage : public std::enable_shared_from_this<NodePage> {
     pid_ = -1;
   }
 
-  net::io_context& ioc_;
-  Engine& engine_;
+  net::any_io_executor ex_;
   repl::Repl& repl_;
   std::string root_, program_, node_;
-  std::string id_;  // the instance id, once welcomed (this thread's copy)
-  std::shared_ptr<std::string> id_shared_ = std::make_shared<std::string>();  // the engine thread's
+  std::string id_;  // the instance id, once welcomed; kept for the next child
   std::unique_ptr<local::socket> socket_;
   std::unique_ptr<net::streambuf> buffer_;
   std::shared_ptr<Link> link_;
@@ -251,9 +246,8 @@ class NodePage : public std::enable_shared_from_this<NodePage> {
   int restarts_ = 0;
 };
 
-std::shared_ptr<NodePage> start_node_page(net::io_context& ioc, Engine& engine, repl::Repl& repl,
-                                          const std::string& root, const std::string& state_dir,
-                                          const std::string& node) {
+std::shared_ptr<NodePage> start_node_page(Engine& engine, repl::Repl& repl, const std::string& root,
+                                          const std::string& state_dir, const std::string& node) {
   const std::string program = state_dir + "/node-page.cjs";
   {
     std::ofstream out(program, std::ios::binary | std::ios::trunc);
@@ -264,8 +258,8 @@ std::shared_ptr<NodePage> start_node_page(net::io_context& ioc, Engine& engine, 
     }
   }
   ::chmod(program.c_str(), 0600);
-  auto page = std::make_shared<NodePage>(ioc, engine, repl, root, program, node);
-  page->start();
+  auto page = std::make_shared<NodePage>(engine, repl, root, program, node);
+  net::post(engine.executor(), [page] { page->start(); });
   return page;
 }
 

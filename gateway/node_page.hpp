@@ -6,8 +6,6 @@
 
 #include "gateway/engine.hpp"
 
-#include <boost/asio/io_context.hpp>
-
 #include <memory>
 #include <string>
 
@@ -23,9 +21,9 @@ class NodePage;
 std::string find_node();
 
 // Starts the page; stop() ends it. `state_dir` holds the program file.
-std::shared_ptr<NodePage> start_node_page(boost::asio::io_context& ioc, Engine& engine, repl::Repl& repl,
-                                          const std::string& root, const std::string& state_dir,
-                                          const std::string& node);
+// The page runs on the engine's thread, with the REPL.
+std::shared_ptr<NodePage> start_node_page(Engine& engine, repl::Repl& repl, const std::string& root,
+                                          const std::string& state_dir, const std::string& node);
 void stop_node_page(NodePage& page);
 
 }  // namespace editgate

@@ -205,7 +205,7 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
       err << "editgate: no Node.js on PATH (node or nodejs): the built-in Node page is off; install nodejs, "
              "or pass --no-node to say so\n";
     else
-      node_page = start_node_page(ioc, eng, pages, root, state->path(), node);
+      node_page = start_node_page(eng, pages, root, state->path(), node);
   }
   out << "  pages: include <script src=\"" << url << "adapter.js\"></script>; logs in debug/\n";
   out.flush();
