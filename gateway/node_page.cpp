@@ -131,6 +131,13 @@ class NodePage : public std::enable_shared_from_this<NodePage> {
       if (!p || p->pid_ <= 0) return false;
       return ::kill(p->pid_, SIGINT) == 0;
     }
+    // The socket's end then fails the running job (context_destroyed) and
+    // the child is started again, back to the same log.
+    bool restart() override {
+      auto p = page.lock();
+      if (!p || p->pid_ <= 0 || generation != p->generation_) return false;
+      return ::kill(p->pid_, SIGKILL) == 0;
+    }
   };
 
   void send(unsigned generation, std::string message) {

@@ -8,6 +8,10 @@
 
 namespace repl {
 
+namespace {
+constexpr std::size_t group_above = 8;  // queued exchanges
+}  // namespace
+
 Result<std::unique_ptr<Committer>> Committer::start(const std::string& root) {
   auto repo = editgit::Repository::open(root, {}, false);
   if (!repo) return Failure{Error::io, repo.error().message};
@@ -56,8 +60,12 @@ void Committer::loop() {
       std::unique_lock lock(mutex_);
       wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
       if (queue_.empty()) return;
-      batch.assign(std::make_move_iterator(queue_.begin()), std::make_move_iterator(queue_.end()));
-      queue_.clear();
+      // One commit per exchange while the committer keeps up; when it falls
+      // behind (many pages, a busy machine), what waits goes in one.
+      const std::size_t take = queue_.size() > group_above ? queue_.size() : 1;
+      batch.assign(std::make_move_iterator(queue_.begin()),
+                   std::make_move_iterator(queue_.begin() + static_cast<std::ptrdiff_t>(take)));
+      queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(take));
       busy_ = true;
     }
     commit(std::move(batch));

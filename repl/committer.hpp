@@ -1,7 +1,7 @@
 // The REPL's one background committer: requests and replies are committed
 // on a thread of their own, with a repository handle of its own, so git is
-// never on the path that answers an agent. Idle, it commits each change as
-// it comes; under load, what queued up meanwhile goes into one commit.
+// never on the path that answers an agent. It commits each change on its
+// own; when more than 8 wait, all that wait go into one commit.
 #pragma once
 
 #include "git/repository.hpp"

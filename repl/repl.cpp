@@ -808,10 +808,24 @@ void Repl::interrupt(const std::string& page, std::function<void(json::object)> 
   // SIGINT stops synchronous Node code; the message ends an await.
   p->link->interrupt_hard();
   p->link->send(json::serialize(json::object{{"type", "interrupt"}, {"job", job}}));
-  await_answer(*p, job, std::move(done),
-               {{"result", "not-interruptible"},
-                {"message", "the page did not answer within 2 s: it is running synchronous code, which a browser "
-                            "tab cannot stop; the job ends at its timeout"}});
+  // No answer: the page is stuck in code nothing reaches (a tab's loop, or
+  // Node code running after an await). A page that can be restarted is.
+  auto answered = [this, id = p->id, job, done = std::move(done)](json::object answer) {
+    auto it = pages_.find(id);
+    if (answer.contains("unanswered")) {
+      Page* q = it == pages_.end() ? nullptr : it->second.get();
+      if (q && q->link && q->running && q->running->id == job && q->link->restart())
+        answer = {{"result", "interrupted"},
+                  {"message", "the page did not answer within 2 s, so it was restarted: a new process, its "
+                              "globals gone, the same log"}};
+      else
+        answer = {{"result", "not-interruptible"},
+                  {"message", "the page did not answer within 2 s: it is running synchronous code, which a "
+                              "browser tab cannot stop; the job ends at its timeout"}};
+    }
+    done(std::move(answer));
+  };
+  await_answer(*p, job, std::move(answered), {{"unanswered", true}});
 }
 
 void Repl::complete(const std::string& page, std::string code, std::function<void(json::object)> done) {

@@ -38,6 +38,9 @@ class PageLink {
   virtual void close() = 0;
   // Stops synchronous code the hard way, where the page can (Node: SIGINT).
   virtual bool interrupt_hard() { return false; }
+  // Ends a page stuck where nothing else reaches it, to be started again
+  // (Node: the process is killed and restarted); false where it cannot be.
+  virtual bool restart() { return false; }
 };
 
 struct Hello {

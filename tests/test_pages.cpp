@@ -58,14 +58,19 @@ std::string wait_file(const test::fs::path& p, const std::function<bool(const st
   return text;
 }
 
-std::string subjects(const test::fs::path& dir) { return test::git_ok(dir, {"log", "--format=%s"}); }
+// The commit messages, newest first; "" while there is no commit yet.
+std::string messages(const test::fs::path& dir) { return test::git(dir, {"log", "--format=%B"}).out; }
 
-// Waits for the background committer: the newest subject starts with `prefix`.
+// Waits for the background committer to commit an exchange whose line
+// starts with `prefix`: a commit's subject, or a line of a grouped commit
+// ("repl: 2 exchanges", made when the committer was busy).
 std::string wait_commit(const test::fs::path& dir, const std::string& prefix) {
   std::string s;
   for (int i = 0; i < 200; ++i) {
-    s = subjects(dir);
-    if (s.rfind(prefix, 0) == 0) return s;
+    s = messages(dir);
+    if (s.rfind(prefix, 0) == 0 || s.find("\n" + prefix) != std::string::npos ||
+        s.find("\n- " + prefix) != std::string::npos)
+      return s;
     std::this_thread::sleep_for(25ms);
   }
   FAIL("no commit '" << prefix << "...'; history:\n" << s);
@@ -134,6 +139,9 @@ TEST_CASE("the Node page answers an eval, and the log and git log show the reque
   json::object page = wait_page(ws, "node-");
   const std::string name(page.at("page").as_string());
   const test::fs::path log = dir / std::string(page.at("log").as_string());
+  // The committer idle first, so the request and its reply get a commit each
+  // (what the committer finds queued while busy, it groups).
+  wait_commit(dir.path(), "page " + name);
 
   auto msgs = eval(ws, "node", "12+13");
   const json::object& done = msgs.back();
@@ -298,6 +306,42 @@ TEST_CASE("interrupt stops synchronous Node code, and complete and stdin answer"
   CHECK(obj(ws.until_done().back()).at("reason") == "not_found");
 }
 
+TEST_CASE("Node code stuck after an await is ended by interrupt, which restarts the page on its log", "[pages]") {
+  test::TempDir dir;
+  client::Gateway gw(dir.str(), {}, true);
+  client::Ws ws(gw.port());
+  ws.login(gw.cookie());
+  json::object page = wait_page(ws, "node-");
+  const std::string id(page.at("id").as_string());
+  const test::fs::path log = dir / std::string(page.at("log").as_string());
+  eval(ws, "node", "globalThis.before = 1");
+
+  // After its first await the code runs outside the vm's run: neither
+  // SIGINT nor the interrupt message reaches it.
+  ws.send(R"({"op":"eval","id":"stuck","page":"node","code":"await null; while (true) {}","timeout":30000})");
+  std::this_thread::sleep_for(300ms);
+  ws.send(R"({"op":"interrupt","id":"i","page":"node"})");
+  std::map<std::string, json::object> finals;
+  for (int i = 0; i < 6 && finals.size() < 2; ++i) {
+    auto m = ws.read(10s);
+    REQUIRE(m);
+    json::object o = obj(*m);
+    if (o.contains("status")) finals[std::string(o.at("id").as_string())] = o;
+  }
+  REQUIRE(finals.size() == 2);
+  CHECK(finals["i"].at("result") == "interrupted");
+  CHECK(std::string(finals["i"].at("message").as_string()).find("restarted") != std::string::npos);
+  CHECK(finals["stuck"].at("reason") == "context_destroyed");
+
+  // A new process, back on the same log.
+  json::object again = wait_page(ws, "node-");
+  CHECK(again.at("id") == id.c_str());
+  CHECK(eval(ws, "node", "typeof globalThis.before").back().at("value") == "undefined");
+  const std::string text = test::read_file(log);
+  CHECK(text.find("reconnected at") != std::string::npos);
+  CHECK(count(text, std::string(repl::footer)) == 1);
+}
+
 TEST_CASE("an edit block appending a request runs it, as the eval op would", "[pages]") {
   test::TempDir dir;
   client::Gateway gw(dir.str(), {}, true);
@@ -317,7 +361,14 @@ TEST_CASE("an edit block appending a request runs it, as the eval op would", "[p
   REQUIRE(r.status == 200);
   CHECK(r.body.find("\"applied\"") != std::string::npos);
 
-  const std::string text = wait_file(log, [](const std::string& t) { return t.find("```JSON\n42\n```") != std::string::npos; });
+  // The reply, then the footer back at the end (a second write when the request came by edit).
+  auto replied = [&footer](const std::string& answer) {
+    return [&footer, answer](const std::string& t) {
+      return t.find(answer) != std::string::npos && t.size() > footer.size() &&
+             t.compare(t.size() - footer.size() - 1, footer.size() + 1, footer + "\n") == 0;
+    };
+  };
+  const std::string text = wait_file(log, replied("```JSON\n42\n```"));
   CHECK(std::regex_search(text, std::regex("> \\*\\*claude\\*\\* to " + name + " at \\d\\d:\\d\\d:\\d\\d\n```js\n6 \\* 7\n```\n\n> \\*\\*" +
                                            name + "\\*\\* to claude at \\d\\d:\\d\\d:\\d\\d \\(\\d+ms\\)\n```JSON\n42\n```\n")));
   CHECK(count(text, footer) == 1);
@@ -328,7 +379,7 @@ TEST_CASE("an edit block appending a request runs it, as the eval op would", "[p
                                                       "and then", "```js", "2", "```"});
   REQUIRE(client::request(gw.port(), "POST", "/v1/edits?agent=claude", two,
                           {{"Authorization", "Bearer " + gw.cookie()}}).status == 200);
-  const std::string both = wait_file(log, [](const std::string& t) { return t.find("```JSON\n2\n```") != std::string::npos; });
+  const std::string both = wait_file(log, replied("```JSON\n2\n```"));
   CHECK(std::regex_search(both, std::regex("```js\n1\n```\n\n> \\*\\*" + name + "\\*\\* to claude at [0-9:]+ \\(\\d+ms\\)\n```JSON\n1\n```\nand then\n```js\n2\n```\n\n> \\*\\*" + name)));
 
   // History: the agent's edit, the request, the reply, in that order.
@@ -387,7 +438,9 @@ TEST_CASE("the eval op and an edit block give the same log text and the same com
                           test::block(by_edit.rel, {footer}, {footer, "```JS", "6 * 7", "```"}),
                           {{"Authorization", "Bearer " + by_edit.gw.cookie()}})
               .status == 200);
-  wait_file(by_edit.dir / by_edit.rel, [](const std::string& t) { return t.find("```JSON\n42\n```") != std::string::npos; });
+  wait_file(by_edit.dir / by_edit.rel, [&footer](const std::string& t) {
+    return t.find("```JSON\n42\n```") != std::string::npos && t.find(footer, t.find("```JSON\n42")) != std::string::npos;
+  });
   wait_commit(by_eval.dir.path(), "reply: ");
   wait_commit(by_edit.dir.path(), "reply: ");
 
