@@ -14,6 +14,10 @@ playwright="playwright-core@${PLAYWRIGHT_VERSION:-1.65.1}"
 cmake -S "$root" -B "$build" -G Ninja -DEDITGATE_BENCH=ON -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >&2
 ninja -C "$build" editgate pages_bench >&2
 if [ ! -f "$build/npm/node_modules/playwright-core/package.json" ]; then
+  if ! command -v npm >/dev/null; then
+    echo "bench/pages.sh: npm is needed once, to install $playwright: apt-get install npm" >&2
+    exit 2
+  fi
   npm install --prefix "$build/npm" --no-audit --no-fund --no-save "$playwright" >&2
 fi
 chromium="$(command -v chromium || command -v chromium-browser)"
