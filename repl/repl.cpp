@@ -5,6 +5,7 @@
 #include "repl/names.hpp"
 
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/json.hpp>
 
 #include <algorithm>
@@ -51,15 +52,16 @@ std::string token(std::string_view s, std::string_view fallback) {
   return out.empty() || out.size() > 40 ? std::string(fallback) : out;
 }
 
-// Whether the last line that is not blank is the footer.
-bool ends_with_footer(std::string_view text) {
-  std::size_t end = text.size();
-  while (end > 0 && text[end - 1] == '\n') --end;
-  if (end == 0) return false;
-  const std::size_t nl = text.rfind('\n', end - 1);
-  const std::size_t start = nl == std::string_view::npos ? 0 : nl + 1;
-  return text.substr(start, end - start) == footer;
+// Whether the last lines of `text` that are not blank are `lines`.
+bool ends_with_lines(std::string_view text, const Lines& lines) {
+  while (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+  std::string tail;
+  for (const std::string& l : lines) tail += (tail.empty() ? "" : "\n") + l;
+  if (tail.empty() || text.size() < tail.size() || text.substr(text.size() - tail.size()) != tail) return false;
+  return text.size() == tail.size() || text[text.size() - tail.size() - 1] == '\n';
 }
+
+bool ends_with_footer(std::string_view text) { return ends_with_lines(text, {std::string(footer)}); }
 
 editgit::Identity page_identity(std::string_view stem) {
   return {std::string(stem), std::string(stem) + "@page.editgate.invalid"};
@@ -97,7 +99,10 @@ struct Repl::Page {
   Lines active;                        // the announcement, background text and placeholder in the log
   std::vector<FileChange> uncommitted;  // placeholder updates, committed with the reply
   std::vector<Event> background;       // events outside jobs, not flushed yet
-  std::unique_ptr<boost::asio::steady_timer> ticker, background_timer;
+  std::unique_ptr<boost::asio::steady_timer> ticker, background_timer, answer_timer;
+  // A job that timed out and whose page has not answered the interrupt
+  // since: the queue waits, and a page that stays silent is restarted.
+  std::optional<std::uint64_t> unanswered;
   wall::time_point last_seen;
   struct Late {
     std::string agent;
@@ -205,6 +210,7 @@ Result<std::string> Repl::connect(const Hello& hello, std::shared_ptr<PageLink> 
     p->events_path = "debug/" + p->stem + ".events.log";
     p->ticker = std::make_unique<boost::asio::steady_timer>(ex_);
     p->background_timer = std::make_unique<boost::asio::steady_timer>(ex_);
+    p->answer_timer = std::make_unique<boost::asio::steady_timer>(ex_);
   }
 
   auto existing = p->log->read();
@@ -236,6 +242,8 @@ void Repl::disconnect(const std::string& id, const PageLink* link) {
   Page& p = *it->second;
   p.link.reset();
   p.last_seen = wall::now();
+  p.unanswered.reset();  // the queue waits for the page to come back anyway
+  p.answer_timer->cancel();
   for (auto& [req, answer] : p.waiting) answer({{"error", "context_destroyed: the page went away"}});
   p.waiting.clear();
   if (p.running)
@@ -397,7 +405,7 @@ void Repl::submit(Page& p, std::shared_ptr<Job> job) {
 }
 
 void Repl::pump(Page& p) {
-  if (p.running || stopping_) return;
+  if (p.running || stopping_ || p.unanswered) return;
   if (!p.link || p.queue.empty()) {
     place_footer(p);
     if (!p.uncommitted.empty()) commit(p, {}, p.stem, "footer of " + p.stem, {{"Editgate-Kind", "page"}});
@@ -595,9 +603,11 @@ void Repl::finish(Page& p, Job& job, Lines reply, json::object done, bool error)
       written = p.log->replace(old, now);
       if (written) p.active = {ann, placeholder(0)};
     } else {
-      // Nothing more to run: the footer comes back in the same edit.
+      // Nothing more to run: the footer comes back in the same edit, unless
+      // the gateway noted something below the running job meanwhile.
       Lines now = reply;
-      if (!job.from_log && p.queue.empty()) now.insert(now.end(), {"", std::string(footer)});
+      if (!job.from_log && p.queue.empty() && ends_with_lines(p.log->known(), p.active))
+        now.insert(now.end(), {"", std::string(footer)});
       written = p.log->replace(p.active, now);
       p.active.clear();
     }
@@ -662,7 +672,10 @@ void Repl::fail(Page& p, Job& job, Error code, const std::string& message) {
     if (code == Error::timeout) {
       p.late[job.id] = {job.agent, job.started};
       // Async work the page may still await is abandoned; a late reply is still written.
-      if (p.link) p.link->send(json::serialize(json::object{{"type", "interrupt"}, {"job", job.id}}));
+      if (p.link) {
+        p.link->send(json::serialize(json::object{{"type", "interrupt"}, {"job", job.id}}));
+        wait_for_answer(p, job);
+      }
     }
     job.from_log = false;  // later blocks of the request do not run
     Lines reply{reply_header(p.stem, job.agent, job.clock_text,
@@ -706,6 +719,13 @@ void Repl::from_page(const std::string& id, std::string_view text) {
   if (ec || !v.is_object()) return;  // a page's garbage is its own problem
   const json::object& msg = v.get_object();
   const std::string type = str(msg, "type");
+  if (p.unanswered && job_of(msg) == p.unanswered && (type == "result" || type == "interrupted")) {
+    p.unanswered.reset();
+    p.answer_timer->cancel();
+    boost::asio::post(ex_, [this, id] {
+      if (auto it = pages_.find(id); it != pages_.end()) pump(*it->second);
+    });
+  }
   if (type == "result") return on_result(p, msg);
   if (type == "event") return on_event(p, msg);
   if (type == "interrupted" || type == "completions") {
@@ -800,6 +820,27 @@ void Repl::await_answer(Page& p, std::uint64_t req, std::function<void(json::obj
   });
 }
 
+// After a timeout, the next job waits until the page answers the interrupt
+// (a page awaiting something abandons it at once). A page that stays
+// silent is stuck in synchronous code: restarted where it can be (Node),
+// else the queue goes on and meets the same fate.
+void Repl::wait_for_answer(Page& p, const Job& job) {
+  p.unanswered = job.id;
+  p.answer_timer->expires_after(answer_within);
+  p.answer_timer->async_wait([this, id = p.id, job = job.id](boost::system::error_code ec) {
+    auto it = pages_.find(id);
+    if (ec || it == pages_.end() || it->second->unanswered != job) return;
+    Page& q = *it->second;
+    q.unanswered.reset();
+    if (q.link && q.link->restart()) {
+      note(q, {"> _" + q.stem + " did not answer after job " + std::to_string(job) +
+               " timed out, so it was restarted: a new process, its globals gone_"});
+      return;  // the queue goes on when it is back
+    }
+    pump(q);
+  });
+}
+
 void Repl::interrupt(const std::string& page, std::function<void(json::object)> done) {
   Page* p = find(page);
   if (!p) return done({{"error", "not_found: no page '" + page + "'"}, {"reason", "not_found"}});
@@ -814,14 +855,17 @@ void Repl::interrupt(const std::string& page, std::function<void(json::object)> 
     auto it = pages_.find(id);
     if (answer.contains("unanswered")) {
       Page* q = it == pages_.end() ? nullptr : it->second.get();
-      if (q && q->link && q->running && q->running->id == job && q->link->restart())
+      if (q && q->link && q->running && q->running->id == job && q->link->restart()) {
+        note(*q, {"> _" + q->stem + " did not answer an interrupt of job " + std::to_string(job) +
+                  ", so it was restarted: a new process, its globals gone_"});
         answer = {{"result", "interrupted"},
                   {"message", "the page did not answer within 2 s, so it was restarted: a new process, its "
                               "globals gone, the same log"}};
-      else
+      } else {
         answer = {{"result", "not-interruptible"},
                   {"message", "the page did not answer within 2 s: it is running synchronous code, which a "
                               "browser tab cannot stop; the job ends at its timeout"}};
+      }
     }
     done(std::move(answer));
   };

@@ -121,6 +121,7 @@ class Repl {
   void on_event(Page& p, const boost::json::object& msg);
   void finish(Page& p, Job& job, Lines reply, boost::json::object done, bool error);
   void fail(Page& p, Job& job, Error code, const std::string& message);
+  void wait_for_answer(Page& p, const Job& job);
   void tick(Page& p);
   void flush_background(Page& p);
   void place_footer(Page& p);

@@ -306,7 +306,7 @@ TEST_CASE("interrupt stops synchronous Node code, and complete and stdin answer"
   CHECK(obj(ws.until_done().back()).at("reason") == "not_found");
 }
 
-TEST_CASE("Node code stuck after an await is ended by interrupt, which restarts the page on its log", "[pages]") {
+TEST_CASE("Node code stuck after an await is ended by interrupt or by its timeout, which restart the page on its log", "[pages]") {
   test::TempDir dir;
   client::Gateway gw(dir.str(), {}, true);
   client::Ws ws(gw.port());
@@ -337,8 +337,26 @@ TEST_CASE("Node code stuck after an await is ended by interrupt, which restarts 
   json::object again = wait_page(ws, "node-");
   CHECK(again.at("id") == id.c_str());
   CHECK(eval(ws, "node", "typeof globalThis.before").back().at("value") == "undefined");
+  CHECK(test::read_file(log).find("did not answer an interrupt of job") != std::string::npos);
+
+  // Stuck past its timeout: the job behind it waits, the silent page is
+  // restarted, and that job runs in the new process.
+  ws.send(R"({"op":"eval","id":"stuck2","page":"node","code":"await null; while (true) {}","timeout":1000})");
+  ws.send(R"({"op":"eval","id":"next","page":"node","code":"typeof globalThis.before","timeout":20000})");
+  finals.clear();
+  for (int i = 0; i < 6 && finals.size() < 2; ++i) {
+    auto m = ws.read(15s);
+    REQUIRE(m);
+    json::object o = obj(*m);
+    if (o.contains("status")) finals[std::string(o.at("id").as_string())] = o;
+  }
+  REQUIRE(finals.size() == 2);
+  CHECK(finals["stuck2"].at("reason") == "timeout");
+  CHECK(finals["next"].at("value") == "undefined");
   const std::string text = test::read_file(log);
-  CHECK(text.find("reconnected at") != std::string::npos);
+  CHECK(text.find("timed out, so it was restarted") != std::string::npos);
+  CHECK(count(text, "reconnected at") == 2);
+  INFO(text);
   CHECK(count(text, std::string(repl::footer)) == 1);
 }
 
