@@ -8,6 +8,7 @@
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <regex>
 #include <thread>
 
@@ -41,6 +42,19 @@ std::vector<json::object> eval(client::Ws& ws, const std::string& page, const st
           "}");
   std::vector<json::object> out;
   for (const auto& m : ws.until_done(20s)) out.push_back(obj(m));
+  return out;
+}
+
+// The final replies (those with a status) of `n` operations in flight, by id.
+std::map<std::string, json::object> finals(client::Ws& ws, std::size_t n) {
+  std::map<std::string, json::object> out;
+  for (int i = 0; i < 20 && out.size() < n; ++i) {
+    auto m = ws.read(15s);
+    REQUIRE(m);
+    json::object o = obj(*m);
+    if (o.contains("status")) out[std::string(o.at("id").as_string())] = o;
+  }
+  REQUIRE(out.size() == n);
   return out;
 }
 
@@ -321,17 +335,10 @@ TEST_CASE("Node code stuck after an await is ended by interrupt or by its timeou
   ws.send(R"({"op":"eval","id":"stuck","page":"node","code":"await null; while (true) {}","timeout":30000})");
   std::this_thread::sleep_for(300ms);
   ws.send(R"({"op":"interrupt","id":"i","page":"node"})");
-  std::map<std::string, json::object> finals;
-  for (int i = 0; i < 6 && finals.size() < 2; ++i) {
-    auto m = ws.read(10s);
-    REQUIRE(m);
-    json::object o = obj(*m);
-    if (o.contains("status")) finals[std::string(o.at("id").as_string())] = o;
-  }
-  REQUIRE(finals.size() == 2);
-  CHECK(finals["i"].at("result") == "interrupted");
-  CHECK(std::string(finals["i"].at("message").as_string()).find("restarted") != std::string::npos);
-  CHECK(finals["stuck"].at("reason") == "context_destroyed");
+  auto done = finals(ws, 2);
+  CHECK(done["i"].at("result") == "interrupted");
+  CHECK(std::string(done["i"].at("message").as_string()).find("restarted") != std::string::npos);
+  CHECK(done["stuck"].at("reason") == "context_destroyed");
 
   // A new process, back on the same log.
   json::object again = wait_page(ws, "node-");
@@ -343,16 +350,9 @@ TEST_CASE("Node code stuck after an await is ended by interrupt or by its timeou
   // restarted, and that job runs in the new process.
   ws.send(R"({"op":"eval","id":"stuck2","page":"node","code":"await null; while (true) {}","timeout":1000})");
   ws.send(R"({"op":"eval","id":"next","page":"node","code":"typeof globalThis.before","timeout":20000})");
-  finals.clear();
-  for (int i = 0; i < 6 && finals.size() < 2; ++i) {
-    auto m = ws.read(15s);
-    REQUIRE(m);
-    json::object o = obj(*m);
-    if (o.contains("status")) finals[std::string(o.at("id").as_string())] = o;
-  }
-  REQUIRE(finals.size() == 2);
-  CHECK(finals["stuck2"].at("reason") == "timeout");
-  CHECK(finals["next"].at("value") == "undefined");
+  done = finals(ws, 2);
+  CHECK(done["stuck2"].at("reason") == "timeout");
+  CHECK(done["next"].at("value") == "undefined");
   const std::string text = test::read_file(log);
   CHECK(text.find("timed out, so it was restarted") != std::string::npos);
   CHECK(count(text, "reconnected at") == 2);
