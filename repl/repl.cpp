@@ -835,6 +835,8 @@ void Repl::wait_for_answer(Page& p, const Job& job) {
     if (q.link && q.link->restart()) {
       note(q, {"> _" + q.stem + " did not answer after job " + std::to_string(job) +
                " timed out, so it was restarted: a new process, its globals gone_"});
+      commit(q, {}, q.stem, "page " + q.stem + " restarted: silent after job " + std::to_string(job) + " timed out",
+             {{"Editgate-Kind", "page"}, {"Editgate-Job", std::to_string(job)}});
       return;  // the queue goes on when it is back
     }
     pump(q);

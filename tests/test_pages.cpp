@@ -355,6 +355,7 @@ TEST_CASE("Node code stuck after an await is ended by interrupt or by its timeou
   CHECK(done["next"].at("value") == "undefined");
   const std::string text = test::read_file(log);
   CHECK(text.find("timed out, so it was restarted") != std::string::npos);
+  CHECK(messages(dir.path()).find("restarted: silent after job 4 timed out") != std::string::npos);
   CHECK(count(text, "reconnected at") == 2);
   INFO(text);
   CHECK(count(text, std::string(repl::footer)) == 1);
