@@ -1,8 +1,5 @@
 #include "repl/committer.hpp"
 
-#include <sys/resource.h>
-#include <unistd.h>
-
 #include <iostream>
 #include <map>
 
@@ -51,9 +48,6 @@ std::uint64_t Committer::commits() const {
 }
 
 void Committer::loop() {
-  // Commits are background work: the threads that answer agents and pages
-  // come first when the cores are busy (Linux gives each thread its own nice).
-  ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 19);
   for (;;) {
     std::vector<CommitItem> batch;
     {

@@ -75,16 +75,15 @@ std::string wait_file(const test::fs::path& p, const std::function<bool(const st
 // The commit messages, newest first; "" while there is no commit yet.
 std::string messages(const test::fs::path& dir) { return test::git(dir, {"log", "--format=%B"}).out; }
 
-// Waits for the background committer to commit an exchange whose line
-// starts with `prefix`: a commit's subject, or a line of a grouped commit
-// ("repl: 2 exchanges", made when the committer was busy).
+// Waits for the background committer: the newest commit is the exchange
+// whose line starts with `prefix` (its subject, or a line of a grouped
+// "repl: N exchanges" commit). Returns every message, newest first.
 std::string wait_commit(const test::fs::path& dir, const std::string& prefix) {
   std::string s;
   for (int i = 0; i < 200; ++i) {
+    const std::string newest = test::git(dir, {"log", "-1", "--format=%B"}).out;
     s = messages(dir);
-    if (s.rfind(prefix, 0) == 0 || s.find("\n" + prefix) != std::string::npos ||
-        s.find("\n- " + prefix) != std::string::npos)
-      return s;
+    if (newest.rfind(prefix, 0) == 0 || newest.find("\n- " + prefix) != std::string::npos) return s;
     std::this_thread::sleep_for(25ms);
   }
   FAIL("no commit '" << prefix << "...'; history:\n" << s);
@@ -143,16 +142,27 @@ struct FakePage {
   void send(const json::object& o) { ws.send(json::serialize(o)); }
 };
 
+// A gateway with its built-in Node page and an agent logged in to it: the
+// fixture of the tests of the Node page, its members named as they use them.
+struct NodeGateway {
+  test::TempDir dir;
+  client::Gateway gw{dir.str(), {}, true};
+  client::Ws ws{gw.port()};
+  json::object page;
+  std::string name, rel;  // the page's name and its log's path
+  test::fs::path log;
+  NodeGateway() {
+    ws.login(gw.cookie());
+    page = wait_page(ws, "node-");
+    name = page.at("page").as_string();
+    rel = page.at("log").as_string();
+    log = dir / rel;
+  }
+};
+
 }  // namespace
 
-TEST_CASE("the Node page answers an eval, and the log and git log show the request, then the reply", "[pages]") {
-  test::TempDir dir;
-  client::Gateway gw(dir.str(), {}, true);
-  client::Ws ws(gw.port());
-  ws.login(gw.cookie());
-  json::object page = wait_page(ws, "node-");
-  const std::string name(page.at("page").as_string());
-  const test::fs::path log = dir / std::string(page.at("log").as_string());
+TEST_CASE_METHOD(NodeGateway, "the Node page answers an eval, and the log and git log show the request, then the reply", "[pages]") {
   // The committer idle first, so the request and its reply get a commit each
   // (what the committer finds queued while busy, it groups).
   wait_commit(dir.path(), "page " + name);
@@ -193,13 +203,7 @@ TEST_CASE("the Node page answers an eval, and the log and git log show the reque
   CHECK(test::git_ok(dir.path(), {"ls-files"}).find("debug.md\n") == std::string::npos);
 }
 
-TEST_CASE("errors with their stack, console output, top-level await and tagged values", "[pages]") {
-  test::TempDir dir;
-  client::Gateway gw(dir.str(), {}, true);
-  client::Ws ws(gw.port());
-  ws.login(gw.cookie());
-  json::object page = wait_page(ws, "node-");
-  const test::fs::path log = dir / std::string(page.at("log").as_string());
+TEST_CASE_METHOD(NodeGateway, "errors with their stack, console output, top-level await and tagged values", "[pages]") {
 
   auto err = eval(ws, "node", "null.x");
   CHECK(err.back().at("status") == json::array{"done", "error"});
@@ -240,13 +244,7 @@ TEST_CASE("errors with their stack, console output, top-level await and tagged v
   CHECK(eval(ws, "node", "kept + 1").back().at("value") == 42);
 }
 
-TEST_CASE("jobs for one page queue in order, and silent evals stay out of the log", "[pages]") {
-  test::TempDir dir;
-  client::Gateway gw(dir.str(), {}, true);
-  client::Ws ws(gw.port());
-  ws.login(gw.cookie());
-  json::object page = wait_page(ws, "node-");
-  const test::fs::path log = dir / std::string(page.at("log").as_string());
+TEST_CASE_METHOD(NodeGateway, "jobs for one page queue in order, and silent evals stay out of the log", "[pages]") {
 
   ws.send(R"({"op":"eval","id":1,"page":"node","code":"await new Promise(r => setTimeout(r, 300)); 'first'"})");
   ws.send(R"({"op":"eval","id":2,"page":"node","code":"'second'"})");
@@ -267,12 +265,7 @@ TEST_CASE("jobs for one page queue in order, and silent evals stay out of the lo
   CHECK(test::read_file(log).find("quiet") == std::string::npos);
 }
 
-TEST_CASE("interrupt stops synchronous Node code, and complete and stdin answer", "[pages]") {
-  test::TempDir dir;
-  client::Gateway gw(dir.str(), {}, true);
-  client::Ws ws(gw.port());
-  ws.login(gw.cookie());
-  wait_page(ws, "node-");
+TEST_CASE_METHOD(NodeGateway, "interrupt stops synchronous Node code, and complete and stdin answer", "[pages]") {
 
   ws.send(R"({"op":"interrupt","id":"i0","page":"node"})");
   CHECK(obj(ws.until_done().back()).at("result") == "idle");
@@ -320,12 +313,7 @@ TEST_CASE("interrupt stops synchronous Node code, and complete and stdin answer"
   CHECK(obj(ws.until_done().back()).at("reason") == "not_found");
 }
 
-TEST_CASE("Node code stuck after an await is ended by interrupt or by its timeout, which restart the page on its log", "[pages]") {
-  test::TempDir dir;
-  client::Gateway gw(dir.str(), {}, true);
-  client::Ws ws(gw.port());
-  ws.login(gw.cookie());
-  json::object page = wait_page(ws, "node-");
+TEST_CASE_METHOD(NodeGateway, "Node code stuck after an await is ended by interrupt or by its timeout, which restart the page on its log", "[pages]") {
   const std::string id(page.at("id").as_string());
   const test::fs::path log = dir / std::string(page.at("log").as_string());
   eval(ws, "node", "globalThis.before = 1");
@@ -361,15 +349,7 @@ TEST_CASE("Node code stuck after an await is ended by interrupt or by its timeou
   CHECK(count(text, std::string(repl::footer)) == 1);
 }
 
-TEST_CASE("an edit block appending a request runs it, as the eval op would", "[pages]") {
-  test::TempDir dir;
-  client::Gateway gw(dir.str(), {}, true);
-  client::Ws ws(gw.port());
-  ws.login(gw.cookie());
-  json::object page = wait_page(ws, "node-");
-  const std::string name(page.at("page").as_string());
-  const std::string rel(page.at("log").as_string());
-  const test::fs::path log = dir / rel;
+TEST_CASE_METHOD(NodeGateway, "an edit block appending a request runs it, as the eval op would", "[pages]") {
   wait_commit(dir.path(), "page " + name);
 
   // The agent writes no header: the gateway writes it in, naming the agent.
@@ -413,20 +393,10 @@ TEST_CASE("an edit block appending a request runs it, as the eval op would", "[p
 
 TEST_CASE("the eval op and an edit block give the same log text and the same commits", "[pages]") {
   // One workspace per way in, the same code from the same agent.
-  struct Run {
-    test::TempDir dir;
-    client::Gateway gw{dir.str(), {}, true};
-    client::Ws ws{gw.port()};
-    std::string name, rel;
-    Run() {
-      ws.login(gw.cookie());
-      json::object page = wait_page(ws, "node-");
-      name = page.at("page").as_string();
-      rel = page.at("log").as_string();
-      wait_commit(dir.path(), "page " + name);
-    }
+  struct Run : NodeGateway {
+    Run() { wait_commit(dir.path(), "page " + name); }
     // The log with this page's name, clock times, durations and URL made the same.
-    std::string log() const {
+    std::string normalized_log() const {
       std::string t = test::read_file(dir / rel);
       t = std::regex_replace(t, std::regex(name), "PAGE");
       t = std::regex_replace(t, std::regex("\\d\\d:\\d\\d:\\d\\d"), "HH:MM:SS");
@@ -463,20 +433,13 @@ TEST_CASE("the eval op and an edit block give the same log text and the same com
   wait_commit(by_eval.dir.path(), "reply: ");
   wait_commit(by_edit.dir.path(), "reply: ");
 
-  CHECK(by_eval.log() == by_edit.log());
+  CHECK(by_eval.normalized_log() == by_edit.normalized_log());
   CHECK(by_eval.repl_commits() == by_edit.repl_commits());
   CHECK(by_eval.repl_commits().find("claude|request: claude to PAGE, job 1|") != std::string::npos);
   CHECK(by_eval.repl_commits().find("PAGE|reply: PAGE to claude, job 1 (Nms)|") != std::string::npos);
 }
 
-TEST_CASE("a result over 4 KiB goes to debug-archive/, linked and summarised in the log", "[pages]") {
-  test::TempDir dir;
-  client::Gateway gw(dir.str(), {}, true);
-  client::Ws ws(gw.port());
-  ws.login(gw.cookie());
-  json::object page = wait_page(ws, "node-");
-  const std::string name(page.at("page").as_string());
-  const test::fs::path log = dir / std::string(page.at("log").as_string());
+TEST_CASE_METHOD(NodeGateway, "a result over 4 KiB goes to debug-archive/, linked and summarised in the log", "[pages]") {
 
   // The agent gets the whole value; the log gets its start and a link.
   auto msgs = eval(ws, "node", "'x'.repeat(6000)");
@@ -493,14 +456,7 @@ TEST_CASE("a result over 4 KiB goes to debug-archive/, linked and summarised in 
   CHECK(test::git_ok(dir.path(), {"status", "--porcelain"}).empty());
 }
 
-TEST_CASE("a long job's placeholder counts up every 5 s, and output after a job lands in the log as background", "[pages]") {
-  test::TempDir dir;
-  client::Gateway gw(dir.str(), {}, true);
-  client::Ws ws(gw.port());
-  ws.login(gw.cookie());
-  json::object page = wait_page(ws, "node-");
-  const std::string name(page.at("page").as_string());
-  const test::fs::path log = dir / std::string(page.at("log").as_string());
+TEST_CASE_METHOD(NodeGateway, "a long job's placeholder counts up every 5 s, and output after a job lands in the log as background", "[pages]") {
 
   ws.send(R"({"op":"eval","id":"slow","page":"node","code":"console.log('started'); await new Promise(r => setTimeout(r, 6000)); 'slept'"})");
   // The placeholder starts at 0 s and is rewritten with the events so far after 5 s.
