@@ -2,6 +2,7 @@
 // background events, the request scanner and the log's anchored edits.
 #include "editproto/workspace.hpp"
 #include "repl/chatlog.hpp"
+#include "repl/committer.hpp"
 #include "repl/format.hpp"
 #include "repl/markdown.hpp"
 #include "repl/names.hpp"
@@ -10,7 +11,10 @@
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
 
+#include <thread>
+
 using namespace repl;
+using namespace std::chrono_literals;
 
 namespace {
 
@@ -184,4 +188,45 @@ TEST_CASE("the log changes only through anchored edits", "[repl]") {
   // Page text with a lone "..." is data, not an elided placeholder.
   auto dots = log.replace({"tail"}, {"...", "tail"});
   CHECK(dots.has_value());
+}
+
+TEST_CASE("the committer commits each exchange on its own, and groups only when more than 8 wait", "[repl]") {
+  test::TempDir dir;
+  test::git_ok(dir.path(), {"init", "-q"});
+  auto committer = Committer::start(dir.str());
+  REQUIRE(committer.has_value());
+  int next = 0;
+  auto submit = [&](int n) {
+    for (int i = 0; i < n; ++i, ++next) {
+      const std::string file = "f" + std::to_string(next) + ".txt";
+      test::write_file(dir / file, std::to_string(next) + "\n");
+      (*committer)->submit(CommitItem{{FileChange{file, std::nullopt, std::to_string(next) + "\n"}},
+                                      {"agent", "agent@example.com"},
+                                      "exchange " + std::to_string(next),
+                                      {{"Editgate-Kind", "reply"}}});
+    }
+  };
+  // git's index.lock, held by "another git", keeps the committer busy with
+  // the first exchange while the next ones queue.
+  auto busy_while = [&](int queued) {
+    test::write_file(dir / ".git/index.lock", "");
+    submit(1);
+    std::this_thread::sleep_for(300ms);  // it has taken the first one and waits for the lock
+    submit(queued);
+    test::fs::remove(dir / ".git/index.lock");
+    (*committer)->wait_idle();
+  };
+
+  busy_while(8);  // 8 waiting: each its own commit
+  CHECK(test::git_ok(dir.path(), {"log", "--reverse", "--format=%s"}) ==
+        "exchange 0\nexchange 1\nexchange 2\nexchange 3\nexchange 4\nexchange 5\nexchange 6\nexchange 7\nexchange 8\n");
+
+  busy_while(11);  // 11 waiting: one commit for them all, every exchange listed
+  const std::string log = test::git_ok(dir.path(), {"log", "-2", "--reverse", "--format=%s"});
+  CHECK(log == "exchange 9\nrepl: 11 exchanges\n");
+  const std::string grouped = test::git_ok(dir.path(), {"log", "-1", "--format=%B"});
+  CHECK(grouped.find("- exchange 10\n") != std::string::npos);
+  CHECK(grouped.find("- exchange 20\n") != std::string::npos);
+  CHECK(test::git_ok(dir.path(), {"status", "--porcelain"}).empty());
+  CHECK((*committer)->commits() == 11);
 }
