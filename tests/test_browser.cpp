@@ -73,6 +73,7 @@ struct BrowsedSite {
   std::unique_ptr<Child> server, browser;
   BrowsedSite(const test::TempDir& site, const test::TempDir& profile, unsigned short port, const std::string& url,
               std::vector<std::string> extra_flags = {}) {
+    if (chromium().empty()) FAIL("chromium is not installed (scripts/deps.sh installs it)");
     const std::string program =
         "const http=require('http'),fs=require('fs');http.createServer((q,r)=>{console.log('GET '+q.url);"
         "r.setHeader('content-type','text/html');r.end(fs.readFileSync(process.argv[1]+'/index.html'))})"
@@ -88,6 +89,12 @@ struct BrowsedSite {
     browser = std::make_unique<Child>(args, (site / "chromium.log").string());
   }
 };
+
+// A page that loads the gateway's adapter after `body`.
+std::string adapter_page(const std::string& title, unsigned short gateway, const std::string& body = "") {
+  return "<!doctype html><title>" + title + "</title><body>" + body + "<script src=\"http://127.0.0.1:" +
+         std::to_string(gateway) + "/adapter.js\"></script></body>";
+}
 
 json::object obj(const std::string& text) { return json::parse(text).as_object(); }
 
@@ -114,14 +121,11 @@ json::object eval(client::Ws& ws, const std::string& page, const std::string& co
 }  // namespace
 
 TEST_CASE("a headless Chromium page with /adapter.js runs code for an agent, and a reload keeps its log", "[browser]") {
-  const std::string browser = chromium();
-  if (browser.empty()) FAIL("chromium is not installed (scripts/deps.sh installs it)");
   test::TempDir dir, site, profile;
   client::Gateway gw(dir.str());
   const unsigned short web = free_port();
   test::write_file(site / "index.html",
-                   "<!doctype html><title>Test Page</title><body><div id=app class=\"x y\"><p>a</p><p>b</p></div>"
-                   "<script src=\"http://127.0.0.1:" + std::to_string(gw.port()) + "/adapter.js\"></script></body>");
+                   adapter_page("Test Page", gw.port(), "<div id=app class=\"x y\"><p>a</p><p>b</p></div>"));
   BrowsedSite browsing(site, profile, web, "http://127.0.0.1:" + std::to_string(web) + "/");
 
   client::Ws ws(gw.port());
@@ -164,13 +168,10 @@ TEST_CASE("a headless Chromium page with /adapter.js runs code for an agent, and
 }
 
 TEST_CASE("a page from a foreign origin cannot connect", "[browser]") {
-  const std::string browser = chromium();
-  if (browser.empty()) FAIL("chromium is not installed (scripts/deps.sh installs it)");
   test::TempDir dir, site, profile;
   client::Gateway gw(dir.str());
   const unsigned short web = free_port();
-  test::write_file(site / "index.html", "<!doctype html><title>Evil</title><script src=\"http://127.0.0.1:" +
-                                            std::to_string(gw.port()) + "/adapter.js\"></script>");
+  test::write_file(site / "index.html", adapter_page("Evil", gw.port()));
   // evil.test resolves to 127.0.0.1 inside this browser only.
   BrowsedSite browsing(site, profile, web, "http://evil.test:" + std::to_string(web) + "/",
                        {"--host-resolver-rules=MAP evil.test 127.0.0.1"});
@@ -190,13 +191,10 @@ TEST_CASE("a page from a foreign origin cannot connect", "[browser]") {
 }
 
 TEST_CASE("a duplicated tab gets a log of its own, and a busy tab answers interrupt with not-interruptible", "[browser]") {
-  const std::string browser = chromium();
-  if (browser.empty()) FAIL("chromium is not installed (scripts/deps.sh installs it)");
   test::TempDir dir, site, profile;
   client::Gateway gw(dir.str());
   const unsigned short web = free_port();
-  test::write_file(site / "index.html", "<!doctype html><title>Twin</title><script src=\"http://127.0.0.1:" +
-                                            std::to_string(gw.port()) + "/adapter.js\"></script>");
+  test::write_file(site / "index.html", adapter_page("Twin", gw.port()));
   BrowsedSite browsing(site, profile, web, "http://127.0.0.1:" + std::to_string(web) + "/", {"--disable-popup-blocking"});
   client::Ws ws(gw.port());
   ws.login(gw.cookie());
