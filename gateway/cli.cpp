@@ -8,13 +8,20 @@
 #include "gateway/record.hpp"
 #include "gateway/report.hpp"
 #include "gateway/serve.hpp"
+#include "gateway/wait.hpp"
 #include "git/repository.hpp"
+#include "repl/lint.hpp"
 
 #include <CLI/CLI.hpp>
 #include <boost/json.hpp>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -206,6 +213,82 @@ int run_undo(const UndoArgs& a, std::ostream& out, std::ostream& err) {
   return undone.error().code == editgit::Error::conflict || undone.error().code == editgit::Error::not_found ? 1 : 2;
 }
 
+struct LintArgs {
+  std::vector<std::string> files;
+  std::string root = ".";
+  std::string format = "text";
+};
+
+std::string count_of(std::size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+// Without files: every chat log under debug/ (the event logs are not), and
+// debug.md when it holds exchanges (seed 000's single file; the gateway's
+// registry holds none). Exit 2 when a file cannot be read, else 1 on problems.
+int run_lint(const LintArgs& a, std::ostream& out, std::ostream& err) {
+  namespace fs = std::filesystem;
+  struct Target {
+    std::string shown;
+    fs::path file;
+    bool only_with_headers = false;
+  };
+  std::vector<Target> targets;
+  if (a.files.empty()) {
+    const fs::path root(a.root);
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (fs::directory_iterator it(root / "debug", ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (name.ends_with(".md") && !name.ends_with(".events.log") && it->is_regular_file(ec)) names.push_back(name);
+    }
+    std::sort(names.begin(), names.end());
+    for (const std::string& name : names) targets.push_back({"debug/" + name, root / "debug" / name});
+    if (fs::is_regular_file(root / "debug.md", ec)) targets.push_back({"debug.md", root / "debug.md", true});
+  } else {
+    for (const std::string& f : a.files) targets.push_back({f, f});
+  }
+
+  int unreadable = 0;
+  std::size_t files = 0, requests = 0, replies = 0, problems = 0;
+  boost::json::array reports;
+  for (const Target& t : targets) {
+    struct stat st {};
+    std::string why;
+    if (::stat(t.file.c_str(), &st) != 0) why = std::strerror(errno);
+    else if (!S_ISREG(st.st_mode)) why = "not a regular file";
+    std::string text;
+    if (why.empty()) {
+      std::ifstream in(t.file, std::ios::binary);
+      text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+      if (!in.is_open() || in.bad()) why = std::strerror(errno);
+    }
+    if (!why.empty()) {
+      err << "editgate lint: cannot read " << t.shown << ": " << why << '\n';
+      unreadable = 2;
+      continue;
+    }
+    using std::chrono::system_clock;
+    const system_clock::time_point mtime(std::chrono::duration_cast<system_clock::duration>(
+        std::chrono::seconds(st.st_mtim.tv_sec) + std::chrono::nanoseconds(st.st_mtim.tv_nsec)));
+    repl::LintReport r = repl::lint_log(t.shown, text, mtime);
+    if (t.only_with_headers && r.headers == 0) continue;
+    ++files;
+    requests += r.requests;
+    replies += r.replies;
+    problems += r.problems.size();
+    if (a.format == "json") reports.push_back(repl::lint_json(r));
+    else out << repl::lint_text(r);
+  }
+  if (a.format == "json")
+    out << boost::json::serialize(boost::json::object{{"files", std::move(reports)}, {"problems", problems}}) << '\n';
+  else
+    out << count_of(files, "file", "files") << ", " << count_of(requests, "request", "requests") << ", "
+        << count_of(replies, "reply", "replies") << ", " << count_of(problems, "problem", "problems") << '\n';
+  if (unreadable) return unreadable;
+  return problems ? 1 : 0;
+}
+
 }  // namespace
 
 int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ostream& err) {
@@ -260,6 +343,21 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
   evalc->add_option("--format", eval_args.format, "Output: text (default) or json")
       ->check(CLI::IsMember({"text", "json"}));
 
+  WaitArgs wait_args;
+  CLI::App* waitc = app.add_subcommand("wait", "Block until a page's job or an inbox message is answered, reading "
+                                               "only .editgate/; print the reply (exit 1 when it failed, 124 on "
+                                               "--timeout)");
+  waitc->add_option("--page", wait_args.page, "The page: its name (node-1a2b), or a bare name with one page (node)");
+  waitc->add_option("--inbox", wait_args.inbox, "The name of a message dropped as .editgate/inbox/NAME.md");
+  waitc->add_option("--job", wait_args.job, "The job's sequence number (default: the newest job, once nothing "
+                                            "waits in the log)");
+  waitc->add_option("--timeout", wait_args.timeout_s, "Seconds to wait at most (default: 120)")
+      ->check(CLI::PositiveNumber);
+  waitc->add_option("--root", wait_args.root, "Workspace root (default: the current folder)")
+      ->check(CLI::ExistingDirectory);
+  waitc->add_option("--format", wait_args.format, "Output: text (default) or json")
+      ->check(CLI::IsMember({"text", "json"}));
+
   ServeArgs serve_args;
   CLI::App* serve = app.add_subcommand("serve", "Run the gateway: edits over HTTP and WebSocket, until SIGINT, "
                                                 "SIGTERM or the shutdown op");
@@ -282,6 +380,20 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
   serve->add_option("--timeout", serve_args.job_timeout_ms,
                     "Milliseconds a page's job may take before the log says timeout (default: 60000)");
   serve->add_flag("!--no-node", serve_args.node, "Do not start the built-in Node page");
+  serve->add_option("--settle", serve_args.settle_ms,
+                    "Milliseconds a saved chat log or inbox file must be quiet before it is read (default: 150)")
+      ->check(CLI::Range(1u, 60'000u));
+
+  LintArgs lint_args;
+  CLI::App* lintc = app.add_subcommand("lint", "Check chat logs: every request answered, every reply owned, fences "
+                                               "closed, headers well formed (exit 1 on any problem)");
+  lintc->add_option("FILE", lint_args.files, "Chat logs to check (default: debug/*.md under --root, and debug.md "
+                                             "when it holds requests)");
+  lintc->add_option("--root", lint_args.root, "Workspace root whose logs are checked when no FILE is given "
+                                              "(default: the current folder)")
+      ->check(CLI::ExistingDirectory);
+  lintc->add_option("--format", lint_args.format, "Output: text (default) or json")
+      ->check(CLI::IsMember({"text", "json"}));
 
   try {
     app.parse(argc, argv);
@@ -292,8 +404,10 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
   if (check->parsed()) return run_edits(check_args, true, in, out, err);
   if (serve->parsed()) return run_serve(serve_args, out, err);
   if (evalc->parsed()) return run_eval(eval_args, out, err);
+  if (waitc->parsed()) return run_wait(wait_args, out, err);
   if (log->parsed()) return run_log(log_args, out, err);
   if (undo->parsed()) return run_undo(undo_args, out, err);
+  if (lintc->parsed()) return run_lint(lint_args, out, err);
   return run_edits(apply_args, false, in, out, err);
 }
 

@@ -55,7 +55,10 @@ class NodePage : public std::enable_shared_from_this<NodePage> {
       : ex_(engine.executor()), repl_(repl), root_(std::move(root)), program_(std::move(program)),
         node_(std::move(node)), restart_(ex_) {}
 
+  std::string id_file() const { return program_.substr(0, program_.rfind('/')) + "/node-page.id"; }
+
   void start() {
+    if (id_.empty()) std::ifstream(id_file()) >> id_;
     int fds[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
       std::cerr << "editgate: the Node page cannot start: socketpair failed\n";
@@ -187,7 +190,12 @@ class NodePage : public std::enable_shared_from_this<NodePage> {
       h.kind = "node";
       // A restarted child comes back to its log.
       if (!id_.empty()) h.id = id_;
-      if (auto got = repl_.connect(h, link_)) id_ = *got;
+      if (auto got = repl_.connect(h, link_)) {
+        // Kept across gateway restarts too: the next gateway's Node page
+        // comes back to this log, where file-driven agents write.
+        if (id_ != *got) std::ofstream(id_file()) << *got << '\n';
+        id_ = *got;
+      }
     } else if (!id_.empty()) {
       repl_.from_page(id_, line);
     }

@@ -1,9 +1,12 @@
 #include "gateway/serve.hpp"
 
+#include "gateway/dir_watch.hpp"
 #include "gateway/engine.hpp"
 #include "gateway/gateway.hpp"
+#include "gateway/inbox.hpp"
 #include "gateway/node_page.hpp"
 #include "gateway/sessions.hpp"
+#include "repl/agent_files.hpp"
 #include "repl/committer.hpp"
 #include "repl/repl.hpp"
 #include "gateway/state_dir.hpp"
@@ -174,6 +177,28 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   eng.hooks().written = [&pages](const std::string& path, const std::string& agent) { pages.written(path, agent); };
   gw.set_repl(&pages);
 
+  // Agents that only read and write files: status and markers per page,
+  // saves of the logs, and the inbox. All on the engine's thread.
+  repl::AgentFiles agent_files(state->path());
+  pages.set_files(&agent_files);
+  eng.post([&pages] { pages.mark_interrupted(); });
+  auto watch = [&](std::string dir, bool logs, std::function<void(const std::string&)> saved) {
+    // Logs: debug/ is not made before a page needs it; plain writes count
+    // (a debounced draft does not run anyway). The inbox: whole files only.
+    auto w = DirWatch::open(eng.executor(),
+                            {std::move(dir), !logs, ".md", std::chrono::milliseconds(args.settle_ms), logs},
+                            std::move(saved));
+    if (!w) err << "editgate: " << w.error().message << "; saved files are not seen\n";
+    return w ? std::move(*w) : nullptr;
+  };
+  std::unique_ptr<DirWatch> log_watch = watch(root + "/debug", true, [&pages](const std::string& name) {
+    pages.saved("debug/" + name);
+  });
+  std::unique_ptr<DirWatch> inbox_watch =
+      watch(state->path() + "/inbox", false, [&eng, &pages, dir = state->path()](const std::string& name) {
+        apply_inbox(eng, dir, name, [&pages] { return pages.next_sequence(); });
+      });
+
   net::signal_set signals(ioc, SIGINT, SIGTERM);
   signals.async_wait([&gw](boost::system::error_code e, int) {
     if (!e) gw.request_stop();
@@ -187,7 +212,11 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
       acceptor.close(ignored);
       signals.cancel(ignored);
       gw.stop_sessions();
-      gw.engine().post([&pages] { pages.shutdown(); });
+      gw.engine().post([&] {
+        if (log_watch) log_watch->close();
+        if (inbox_watch) inbox_watch->close();
+        pages.shutdown();
+      });
       if (node_page) stop_node_page(*node_page);
       watchdog.start(ioc, gw.limits().shutdown_grace);
     });

@@ -17,6 +17,7 @@ struct ServeArgs {
   unsigned auth_timeout_ms = 10'000;
   unsigned job_timeout_ms = 60'000;  // a page's job, unless the request says otherwise
   bool node = true;                  // start the built-in Node page
+  unsigned settle_ms = 150;          // a saved chat log or inbox file is read once quiet this long
 };
 
 // Serves until SIGINT, SIGTERM or the shutdown op. Exit code 0 after a

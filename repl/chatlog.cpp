@@ -71,6 +71,13 @@ Result<FileChange> ChatLog::apply(const Lines& old_lines, const Lines& new_lines
   out.path = changes.front().path;
   if (changes.front().before) out.before = *changes.front().before;
   for (std::string_view piece : changes.front().after) out.after += piece;
+  const std::string found = out.before.value_or(std::string());
+  if (!known_.empty() && found != known_) {
+    if (unseen_)
+      unseen_->found = found;
+    else
+      unseen_ = Unseen{known_, found};
+  }
   known_ = out.after;
   return out;
 }

@@ -10,6 +10,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace repl {
 
@@ -41,12 +42,21 @@ class ChatLog {
   const std::string& known() const { return known_; }
   void set_known(std::string text) { known_ = std::move(text); }
 
+  // Someone else's change the gateway's own edit was applied on top of (the
+  // edit engine re-reads the file): what the gateway knew, and what it found.
+  // The REPL reads what was added in it, as if it had seen the save.
+  struct Unseen {
+    std::string known, found;
+  };
+  std::optional<Unseen> take_unseen() { return std::exchange(unseen_, std::nullopt); }
+
  private:
   Result<FileChange> apply(const Lines& old_lines, const Lines& new_lines);
 
   const editproto::Workspace& ws_;
   std::string path_;
   std::string known_;
+  std::optional<Unseen> unseen_;
 };
 
 }  // namespace repl

@@ -109,17 +109,22 @@ void Committer::commit(std::vector<CommitItem> batch) {
   }
   req.message = std::move(message);
   req.earlier_message = [](const std::vector<std::string>& paths) {
-    std::string m = "earlier state of";
+    // The REPL's files change outside the gateway only by a save: a person's
+    // or a file-writing agent's.
+    std::string m = "saved outside editgate:";
     for (const auto& p : paths) m += " " + p;
     return m + "\n\nEditgate-Kind: earlier-state\n";
   };
   auto done = repo_.commit(req);
-  if (!done) {
+  if (!done)
     std::cerr << "editgate: the REPL commit of " + order.front() + " failed: " + done.error().message + "\n";
-    return;
+  const std::string id = done && done->id ? *done->id : std::string();
+  if (done) {
+    std::lock_guard lock(mutex_);
+    ++commits_;
   }
-  std::lock_guard lock(mutex_);
-  ++commits_;
+  for (CommitItem& item : batch)
+    if (item.committed) item.committed(id);
 }
 
 }  // namespace repl

@@ -25,6 +25,9 @@ struct CommitItem {
   editgit::Identity author;
   std::string summary;  // the message's first line
   std::vector<std::pair<std::string, std::string>> trailers;
+  // Called on the committer's thread once the item is in a commit: with its
+  // id, or "" when the commit failed or changed nothing.
+  std::function<void(const std::string& id)> committed;
 };
 
 class Committer {

@@ -13,6 +13,7 @@ std::string_view to_string(Error e) {
     case Error::context_destroyed: return "context_destroyed";
     case Error::interrupted: return "interrupted";
     case Error::log_conflict: return "log_conflict";
+    case Error::request_edited: return "request_edited";
     case Error::queue_full: return "queue_full";
     case Error::shutting_down: return "shutting_down";
     case Error::io: return "io";

@@ -17,6 +17,7 @@ enum class Error {
   context_destroyed,   // the page went away (reload, navigation, closed) during the job
   interrupted,         // stopped by an interrupt
   log_conflict,        // the chat log was edited so that the gateway's text could not be placed
+  request_edited,      // the request was changed in the log after the gateway accepted it
   queue_full,          // too many jobs waiting for one page
   shutting_down,
   io,

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <set>
 #include <dirent.h>
 #include <iostream>
 
@@ -111,6 +112,16 @@ struct Repl::Page {
   std::map<std::uint64_t, Late> late;  // timed out: a reply may still come
   std::map<std::uint64_t, std::function<void(json::object)>> waiting;  // interrupt and complete answers
   std::optional<std::uint64_t> input_job;  // a job waiting on stdin
+  Lines draft;  // appended text with a fence still open, the footer moved below it
+  // Sequence numbers in the markers: the newest job accepted, and the newest
+  // whose reply is committed, with how it ended.
+  std::uint64_t acked = 0, completed = 0;
+  std::string completed_status;
+  // Accepted and not completed yet; completed out of turn (a queued job
+  // cancelled while an older one runs): completed.marker only passes a job
+  // once every older one of the page is done too.
+  std::set<std::uint64_t> open;
+  std::map<std::uint64_t, std::string> done_early;  // with how each ended
 };
 
 Repl::Repl(const editproto::Workspace& ws, Committer& committer, boost::asio::any_io_executor ex, Options options)
@@ -233,6 +244,7 @@ Result<std::string> Repl::connect(const Hello& hello, std::shared_ptr<PageLink> 
   std::cerr << "editgate: page " + p->stem + " connected (" + p->kind + ", " + url + ")\n";
   write_registry();
   pump(*p);
+  report(*p);
   return p->id;
 }
 
@@ -251,6 +263,7 @@ void Repl::disconnect(const std::string& id, const PageLink* link) {
          "the page went away (a reload, a navigation or a closed tab) while the job ran");
   std::cerr << "editgate: page " + p.stem + " disconnected\n";
   write_registry();
+  report(p);
 }
 
 // A job's start and end change a page's state many times a second under
@@ -298,15 +311,115 @@ boost::json::array Repl::pages() const {
   return out;
 }
 
+// ---- the files of file-driven agents ------------------------------------------
+
+void Repl::set_files(AgentFiles* files) {
+  files_ = files;
+  if (files_) next_job_ = std::max(next_job_, files_->last_sequence() + 1);
+}
+
+// status.json and ready.marker, from the page's state now.
+void Repl::report(Page& p) {
+  if (!files_) return;
+  json::object st{{"page", p.stem}, {"log", p.log->path()}, {"connected", p.link != nullptr},
+                  {"queued", p.queue.size()}, {"acked", p.acked}, {"completed", p.completed}};
+  std::uint64_t job = 0;
+  std::string state = "processing", phase, message;
+  std::int64_t progress = 0;
+  if (!p.link) {
+    state = "error";
+    message = "the page is not connected" + std::string(p.queue.empty() ? "" : "; its jobs wait for it");
+  } else if (p.running) {
+    job = p.running->id;
+    phase = "executing";
+    progress = static_cast<std::int64_t>(100 * p.running->index / p.running->codes.size());
+    message = "job " + std::to_string(job) + " runs in the page";
+  } else if (!p.queue.empty()) {
+    job = p.queue.front()->id;
+    phase = "dispatching";
+    message = "job " + std::to_string(job) + " waits for the page";
+  } else if (p.completed < p.acked) {
+    job = p.acked;
+    phase = "writing_output";
+    progress = 99;
+    message = "the reply to job " + std::to_string(job) + " is in the log; its commit follows";
+  } else {
+    job = p.completed;
+    state = job == 0 ? "ready" : p.completed_status == "ok" ? "completed" : "error";
+    progress = job == 0 ? 0 : 100;
+    message = job == 0 ? "connected and idle" : "job " + std::to_string(job) + " " + (p.completed_status == "ok" ? "completed" : "failed: " + p.completed_status);
+  }
+  st["state"] = state;
+  st["phase"] = phase;
+  st["progress"] = progress;
+  st["message"] = message;
+  st["job"] = job;
+  files_->status(p.stem, std::move(st));
+  const bool idle = p.link && !p.running && p.queue.empty() && p.completed >= p.acked;
+  if (idle)
+    files_->marker(p.stem, "ready.marker", p.completed);
+  else
+    files_->erase("pages/" + p.stem + "/ready.marker");
+}
+
+// A reply's commit is made: the chat history's record, and when the job has
+// nothing more to run, completed.marker.
+void Repl::replied(const std::string& page_id, const Answered& a, const std::string& commit) {
+  auto it = pages_.find(page_id);
+  if (!files_ || it == pages_.end()) return;
+  Page& p = *it->second;
+  json::object rec{{"type", "reply"}, {"job", a.job},     {"page", p.stem},
+                   {"agent", a.agent}, {"block", a.block}, {"commit", commit.empty() ? json::value() : json::value(commit)}};
+  rec["status"] = a.done.contains("reason") ? a.done.at("reason") : json::value("ok");
+  for (const char* key : {"value", "error", "exception", "duration_ms", "log_error"})
+    if (const auto* v = a.done.if_contains(key)) rec[key == std::string_view("value") ? "result" : key] = *v;
+  files_->record(p.stem, std::move(rec));
+  if (!a.last) return;
+  p.open.erase(a.job);
+  p.done_early[a.job] = a.done.contains("reason") ? std::string(a.done.at("reason").as_string()) : "ok";
+  const std::uint64_t before = p.completed;
+  while (!p.done_early.empty() && (p.open.empty() || p.done_early.begin()->first < *p.open.begin())) {
+    p.completed = p.done_early.begin()->first;
+    p.completed_status = p.done_early.begin()->second;
+    p.done_early.erase(p.done_early.begin());
+  }
+  if (p.completed != before) files_->marker(p.stem, "completed.marker", p.completed);
+  report(p);
+}
+
+void Repl::requested(const std::string& page_id, const std::vector<std::shared_ptr<Job>>& jobs,
+                     const std::string& commit) {
+  auto it = pages_.find(page_id);
+  if (!files_ || it == pages_.end()) return;
+  for (const auto& job : jobs) {
+    json::array code;
+    for (const std::string& c : job->codes) code.push_back(json::string(c));
+    files_->record(it->second->stem, {{"type", "request"},
+                                      {"job", job->id},
+                                      {"page", it->second->stem},
+                                      {"agent", job->agent},
+                                      {"code", std::move(code)},
+                                      {"commit", commit.empty() ? json::value() : json::value(commit)}});
+  }
+}
+
 // ---- the log -----------------------------------------------------------------
 
 void Repl::commit(Page& p, std::vector<FileChange> files, const std::string& author, const std::string& summary,
-                  std::vector<std::pair<std::string, std::string>> trailers) {
+                  std::vector<std::pair<std::string, std::string>> trailers,
+                  std::function<void(const std::string& id)> committed) {
   CommitItem item;
   item.files = std::move(p.uncommitted);
   p.uncommitted.clear();
   for (FileChange& f : files) item.files.push_back(std::move(f));
-  if (item.files.empty()) return;
+  if (item.files.empty()) {
+    if (committed) boost::asio::post(ex_, [committed = std::move(committed)] { committed(""); });
+    return;
+  }
+  if (committed)
+    item.committed = [ex = ex_, committed = std::move(committed)](const std::string& id) {
+      boost::asio::post(ex, [committed, id] { committed(id); });
+    };
   item.author = author == p.stem ? page_identity(p.stem) : agent_identity(header_name(author));
   item.summary = summary;
   trailers.emplace_back("Editgate-Page", p.stem);
@@ -400,8 +513,14 @@ void Repl::submit(Page& p, std::shared_ptr<Job> job) {
          "no reply within " + std::to_string(j->timeout.count()) +
              " ms; a reply that comes later is written below as a late reply");
   });
+  if (!job->silent && files_) {
+    p.acked = std::max(p.acked, job->id);
+    p.open.insert(job->id);
+    files_->marker(p.stem, "ack.marker", job->id);
+  }
   p.queue.push_back(std::move(job));
   pump(p);
+  report(p);
 }
 
 void Repl::pump(Page& p) {
@@ -465,12 +584,15 @@ void Repl::start(Page& p, Job& job) {
       job.log_error = "the request could not be placed in the log: " + done.error().message;
       std::cerr << "editgate: job " + std::to_string(job.id) + ": " + job.log_error + "\n";
     } else {
+      job.segments = {Lines(lines.begin(), lines.end() - 3)};  // the request, for the recovery rules
+      if (job.segments.front().front().empty()) job.segments.front().erase(job.segments.front().begin());
       p.active = {ann, placeholder(0)};
       // The request is committed as it is dispatched, so history shows it before its reply.
       commit(p, {std::move(*done)}, job.agent,
              "request: " + header_name(job.agent) + " to " + p.stem + ", job " + std::to_string(job.id),
              {{"Editgate-Kind", "request"}, {"Editgate-Agent", header_name(job.agent)},
-              {"Editgate-Job", std::to_string(job.id)}});
+              {"Editgate-Job", std::to_string(job.id)}},
+             [this, id = p.id, keep = p.running](const std::string& c) { requested(id, {keep}, c); });
     }
   }
   p.last_seen = wall::now();
@@ -626,6 +748,7 @@ void Repl::finish(Page& p, Job& job, Lines reply, json::object done, bool error)
   if (!job.log_error.empty()) done["log_error"] = job.log_error;
   const std::string status = done.contains("reason") ? std::string(done.at("reason").as_string()) : "ok";
   done["status"] = error ? json::array{"done", "error"} : json::array{"done"};
+  Answered answered{job.id, job.agent, job.index + 1, done, !more};
   // The agent hears as soon as the reply is in the file; git comes after.
   if (job.listener.done) job.listener.done(std::move(done));
   job.listener = {};
@@ -642,7 +765,8 @@ void Repl::finish(Page& p, Job& job, Lines reply, json::object done, bool error)
             {"Editgate-Agent", header_name(job.agent)},
             {"Editgate-Job", std::to_string(job.id)},
             {"Editgate-Duration", std::to_string(static_cast<long long>(took)) + "ms"},
-            {"Editgate-Status", status}});
+            {"Editgate-Status", status}},
+           [this, id = p.id, answered = std::move(answered)](const std::string& c) { replied(id, answered, c); });
   if (more && p.link) {
     ++job.index;
     job.started = clock::now();
@@ -661,6 +785,7 @@ void Repl::finish(Page& p, Job& job, Lines reply, json::object done, bool error)
   if (job.deadline) job.deadline->cancel();
   registry_changed();
   pump(p);
+  report(p);
 }
 
 void Repl::fail(Page& p, Job& job, Error code, const std::string& message) {
@@ -669,13 +794,13 @@ void Repl::fail(Page& p, Job& job, Error code, const std::string& message) {
                     {"error", std::string(to_string(code)) + ": " + message},
                     {"reason", to_string(code)}};
   if (p.running.get() == &job) {
-    if (code == Error::timeout) {
-      p.late[job.id] = {job.agent, job.started};
-      // Async work the page may still await is abandoned; a late reply is still written.
-      if (p.link) {
-        p.link->send(json::serialize(json::object{{"type", "interrupt"}, {"job", job.id}}));
-        wait_for_answer(p, job);
-      }
+    const bool cancelled = code == Error::request_edited || code == Error::log_conflict;
+    if (code == Error::timeout) p.late[job.id] = {job.agent, job.started};  // a late reply is still written
+    if ((code == Error::timeout || cancelled) && p.link) {
+      // Async work the page may still await is abandoned; the next job waits for the page.
+      if (cancelled) p.link->interrupt_hard();  // a timeout's synchronous code was stopped by the page's own
+      p.link->send(json::serialize(json::object{{"type", "interrupt"}, {"job", job.id}}));
+      wait_for_answer(p, job);
     }
     job.from_log = false;  // later blocks of the request do not run
     Lines reply{reply_header(p.stem, job.agent, job.clock_text,
@@ -699,13 +824,22 @@ void Repl::fail(Page& p, Job& job, Error code, const std::string& message) {
     now.push_back(reply_header(p.stem, job.agent, clock_text(wall::now()), "**ERROR** " + std::string(to_string(code)) +
                                                                                ", never started"));
     for (std::string& l : fenced("Error", std::string(to_string(code)) + ": " + message)) now.push_back(std::move(l));
-    if (auto written = p.log->replace(job.segments.front(), now)) p.uncommitted.push_back(std::move(*written));
-    commit(p, {}, p.stem, "reply: " + p.stem + " never ran job " + std::to_string(job.id),
-           {{"Editgate-Kind", "reply"}, {"Editgate-Job", std::to_string(job.id)}, {"Editgate-Status", std::string(to_string(code))}});
+    if (auto written = p.log->replace(job.segments.front(), now))
+      p.uncommitted.push_back(std::move(*written));
+    else
+      note(p, {"> _job " + std::to_string(job.id) + " of " + header_name(job.agent) + " never started: " +
+               std::string(to_string(code)) + ": " + message + "_"});
   }
   done["status"] = json::array{"done", "error"};
+  if (!job.silent)
+    commit(p, {}, p.stem, "reply: " + p.stem + " never ran job " + std::to_string(job.id),
+           {{"Editgate-Kind", "reply"}, {"Editgate-Job", std::to_string(job.id)}, {"Editgate-Status", std::string(to_string(code))}},
+           [this, id = p.id, answered = Answered{job.id, job.agent, 1, done, true}](const std::string& c) {
+             replied(id, answered, c);
+           });
   if (job.listener.done) job.listener.done(std::move(done));
   job.listener = {};
+  report(p);
 }
 
 // ---- page messages -----------------------------------------------------------
@@ -896,22 +1030,65 @@ Result<void> Repl::input(const std::string& page, std::string text) {
 // ---- the edit path -------------------------------------------------------------
 
 void Repl::written(const std::string& path, const std::string& agent) {
-  Page* p = by_log(path);
-  if (!p) return;
-  auto now = p->log->read();
-  if (!now || !*now) return;
-  const Lines known = split_lines(p->log->known()), fresh = split_lines(**now);
+  if (Page* p = by_log(path)) changed(*p, agent);
+}
+
+void Repl::saved(const std::string& path) {
+  if (Page* p = by_log(path)) changed(*p, "agent");
+}
+
+void Repl::changed(Page& p, const std::string& agent) {
+  // A save the gateway's own write was applied on top of is read first,
+  // then whatever changed since.
+  for (int round = 0; round < 4; ++round) {
+    std::string seen, found;
+    if (auto u = p.log->take_unseen()) {
+      seen = std::move(u->known);
+      found = std::move(u->found);
+    } else {
+      auto now = p.log->read();
+      if (!now || !*now || **now == p.log->known()) return;
+      seen = p.log->known();
+      found = std::move(**now);
+      p.log->set_known(found);  // seen now: the gateway's next write starts from it
+    }
+    auto jobs = take_requests(p, seen, found, agent);
+    check_jobs(p);
+    for (auto& job : jobs) submit(p, std::move(job));
+  }
+}
+
+// The requests in what was appended to `seen`, accepted (the footer goes,
+// missing headers are written in) and numbered; the caller submits them.
+std::vector<std::shared_ptr<Repl::Job>> Repl::take_requests(Page& p, const std::string& seen, const std::string& found,
+                                                            const std::string& agent) {
+  const std::string& path = p.log->path();
+  Lines known = split_lines(seen);
+  const Lines fresh = split_lines(found);
+  // A draft the footer was moved below may be finished where it is: it
+  // counts as appended still.
+  if (!p.draft.empty()) {
+    Lines end = p.draft;
+    for (const Lines& tail : {Lines{"", std::string(footer)}, Lines{}}) {
+      Lines with = end;
+      with.insert(with.end(), tail.begin(), tail.end());
+      if (ends_with_lines(seen, with)) {
+        while (!known.empty() && known.back().empty()) known.pop_back();
+        known.resize(known.size() - with.size());
+        break;
+      }
+    }
+    p.draft.clear();
+  }
   std::size_t common = 0;
   while (common < known.size() && common < fresh.size() && known[common] == fresh[common]) ++common;
   Lines known_rest(known.begin() + static_cast<std::ptrdiff_t>(common), known.end());
-  Lines tail(fresh.begin() + static_cast<std::ptrdiff_t>(common), fresh.end());
   while (!known_rest.empty() && known_rest.back().empty()) known_rest.pop_back();
   // Only text added at the end counts: where the footer was, or after it.
   const bool footer_gone = known_rest.size() == 1 && known_rest.front() == footer;
   if (!known_rest.empty() && !footer_gone) {
     std::cerr << "editgate: " + path + " was edited above its end; nothing there is run\n";
-    p->log->set_known(**now);
-    return;
+    return {};
   }
   // Where the accepting edit starts: the footer above the new text (it
   // goes), or a few lines of context, so the edit's anchor is unique.
@@ -925,19 +1102,48 @@ void Repl::written(const std::string& path, const std::string& agent) {
       drop_footer = true;
     }
   }
-  bool footer_after = false;
-  {
-    Lines t = tail;
-    while (!t.empty() && t.back().empty()) t.pop_back();
-    if (!t.empty() && t.back() == footer) {
-      footer_after = true;
-      tail.resize(t.size() - 1);
-    }
+  // The appended text; a footer in it is the gateway's anchor, not the agent's.
+  bool had_footer = footer_gone || drop_footer;
+  Lines tail;
+  for (std::size_t i = common; i < fresh.size(); ++i) {
+    if (fresh[i] == footer)
+      had_footer = true;
+    else
+      tail.push_back(fresh[i]);
   }
+  while (!tail.empty() && tail.back().empty()) tail.pop_back();
+  Lines old(fresh.begin() + static_cast<std::ptrdiff_t>(context), fresh.end());
+  while (!old.empty() && old.back().empty()) old.pop_back();
+  Lines before(fresh.begin() + static_cast<std::ptrdiff_t>(context), fresh.begin() + static_cast<std::ptrdiff_t>(common));
+  if (drop_footer) {
+    before.erase(before.begin());
+    while (!before.empty() && before.front().empty()) before.erase(before.begin());
+  }
+  auto rewrite = [&](Lines now) -> Result<FileChange> {
+    while (!now.empty() && now.back().empty()) now.pop_back();
+    if (old == now) return Failure{Error::log_conflict, "unchanged"};
+    if (old.empty()) return Failure{Error::log_conflict, "nothing appended"};
+    if (before_write) before_write(path);
+    return p.log->replace(old, now);
+  };
+  if (tail.empty()) return {};
+
   std::string tail_text;
   for (const std::string& l : tail) tail_text += l + "\n";
   Scan scan = scan_requests(tail_text);
-  if (scan.draft) return;  // a fence is still open: it runs once closed
+  if (scan.draft) {
+    // A fence is still open: nothing runs, and the footer goes below the
+    // draft, so the log's end is the anchor again. The draft may still be
+    // finished in place.
+    p.draft = tail;
+    if (had_footer) {
+      Lines now = before;
+      now.insert(now.end(), tail.begin(), tail.end());
+      now.insert(now.end(), {"", std::string(footer)});
+      if (auto done = rewrite(now)) p.uncommitted.push_back(std::move(*done));
+    }
+    return {};
+  }
   std::vector<std::shared_ptr<Job>> jobs;
   Lines normal;  // the tail with the headers the agent left out
   std::size_t at = 0;
@@ -950,7 +1156,7 @@ void Repl::written(const std::string& path, const std::string& agent) {
     job->from_log = true;
     job->timeout = opt_.timeout;
     Lines head;
-    if (!r.header_line) head.push_back(request_header(job->agent, p->stem, clock_text(wall::now())));
+    if (!r.header_line) head.push_back(request_header(job->agent, p.stem, clock_text(wall::now())));
     std::size_t from = r.first;
     for (const CodeBlock& b : r.blocks) {
       Lines seg = head;
@@ -965,11 +1171,9 @@ void Repl::written(const std::string& path, const std::string& agent) {
     at = from;
     jobs.push_back(std::move(job));
   }
-  if (jobs.empty()) {
-    p->log->set_known(**now);
-    return;
-  }
+  if (jobs.empty()) return {};
   normal.insert(normal.end(), tail.begin() + static_cast<std::ptrdiff_t>(at), tail.end());
+  normal.insert(normal.begin(), before.begin(), before.end());
   // Numbered now, so the request's commit names its jobs as the eval op's does.
   std::string numbers;
   std::vector<std::pair<std::string, std::string>> trailers{{"Editgate-Kind", "request"},
@@ -980,35 +1184,141 @@ void Repl::written(const std::string& path, const std::string& agent) {
     trailers.emplace_back("Editgate-Job", std::to_string(job->id));
   }
   // Accepted: the footer goes (it comes back under the last reply), and
-  // missing headers are written in, in one edit of the agent's text.
-  Lines before(fresh.begin() + static_cast<std::ptrdiff_t>(context), fresh.begin() + static_cast<std::ptrdiff_t>(common));
-  Lines old = before;
-  old.insert(old.end(), tail.begin(), tail.end());
-  if (footer_after) old.emplace_back(footer);
-  if (drop_footer) {
-    before.erase(before.begin());
-    while (!before.empty() && before.front().empty()) before.erase(before.begin());
-  }
-  normal.insert(normal.begin(), before.begin(), before.end());
-  while (!old.empty() && old.back().empty()) old.pop_back();
-  while (!normal.empty() && normal.back().empty()) normal.pop_back();
-  if (old != normal) {
-    if (before_write) before_write(p->log->path());
-    Result<FileChange> done = old.empty() ? Result<FileChange>(Failure{Error::log_conflict, "nothing appended"})
-                                          : p->log->replace(old, normal);
-    if (!done) {
-      std::cerr << "editgate: the request in " + path + " could not be accepted: " + done.error().message + "\n";
-      p->log->set_known(**now);
-      return;
-    }
-    commit(*p, {std::move(*done)}, jobs.front()->agent,
-           "request: " + header_name(jobs.front()->agent) + " to " + p->stem + (jobs.size() == 1 ? ", job " : ", jobs ") +
-               numbers,
-           std::move(trailers));
+  // missing headers are written in, in one edit of the agent's text. The
+  // text as saved is committed first, as the repository user's (the git
+  // layer's earlier state), when nobody committed it.
+  std::vector<FileChange> files;
+  Result<FileChange> done = rewrite(normal);
+  if (done) {
+    files.push_back(std::move(*done));
+  } else if (done.error().message != "unchanged") {
+    std::cerr << "editgate: the request in " + path + " could not be accepted: " + done.error().message + "\n";
+    return {};
   } else {
-    p->log->set_known(**now);
+    // Nothing to change: the text as saved is what is committed (an agent's
+    // edit run commits its own first).
+    if (before_write) before_write(path);
+    files.push_back(FileChange{path, found, found});
   }
-  for (auto& job : jobs) submit(*p, std::move(job));
+  commit(p, std::move(files), jobs.front()->agent,
+         "request: " + header_name(jobs.front()->agent) + " to " + p.stem + (jobs.size() == 1 ? ", job " : ", jobs ") +
+             numbers,
+         std::move(trailers), [this, id = p.id, jobs](const std::string& c) { requested(id, jobs, c); });
+  return jobs;
+}
+
+namespace {
+bool contains_lines(const Lines& hay, const Lines& needle) {
+  if (needle.empty()) return true;
+  return std::search(hay.begin(), hay.end(), needle.begin(), needle.end()) != hay.end();
+}
+}  // namespace
+
+// Seed 001's recovery rules, against the log as it is now: a request edited
+// after it was accepted is cancelled; a running job whose announcement was
+// edited away gets it back under its request.
+void Repl::check_jobs(Page& p) {
+  auto now = p.log->read();
+  if (!now || !*now) return;
+  const Lines lines = split_lines(**now);
+  const std::string edited = "the request was edited in " + p.log->path() +
+                             " after the gateway accepted it, so it does not run; append it again to run it";
+  std::vector<std::shared_ptr<Job>> queued(p.queue.begin(), p.queue.end());
+  for (auto& job : queued) {
+    if (!job->from_log) continue;
+    for (const Lines& seg : job->segments)
+      if (!contains_lines(lines, seg)) {
+        fail(p, *job, Error::request_edited, edited);
+        break;
+      }
+  }
+  if (!p.running || p.running->silent || p.active.empty()) return;
+  std::shared_ptr<Job> job = p.running;
+  for (std::size_t k = job->from_log ? job->index : 0; k < job->segments.size(); ++k)
+    if (!contains_lines(lines, job->segments[k])) return fail(p, *job, Error::request_edited, edited);
+  if (contains_lines(lines, p.active)) return;
+  const Lines& request = job->segments[job->from_log ? job->index : 0];
+  // What is left of the announcement under the request goes with it.
+  Lines old = request;
+  {
+    auto at = std::search(lines.begin(), lines.end(), request.begin(), request.end()) + static_cast<std::ptrdiff_t>(request.size());
+    auto end = at;
+    while (end != lines.end() && end->empty()) ++end;
+    if (end != lines.end() && *end == p.active.front()) {
+      while (end != lines.end() && (end->empty() || std::find(p.active.begin(), p.active.end(), *end) != p.active.end()))
+        ++end;
+      while (end != at && (end - 1)->empty()) --end;
+      old.insert(old.end(), at, end);
+    }
+  }
+  Lines with = request;
+  with.push_back("");
+  with.insert(with.end(), p.active.begin(), p.active.end());
+  if (before_write) before_write(p.log->path());
+  if (auto done = p.log->replace(old, with)) {
+    std::cerr << "editgate: job " + std::to_string(job->id) + ": its announcement in " + p.log->path() +
+                     " was edited; put back under its request\n";
+    p.uncommitted.push_back(std::move(*done));
+    return;
+  }
+  p.active.clear();
+  note(p, {"> _job " + std::to_string(job->id) + "'s announcement was edited away and could not be put back under "
+           "its request, so the job was cancelled_"});
+  fail(p, *job, Error::log_conflict, "the executing announcement was edited away and could not be put back");
+}
+
+void Repl::mark_interrupted() {
+  DIR* dir = ::opendir((ws_.root() + "/debug").c_str());
+  if (!dir) return;
+  std::vector<std::string> files;
+  while (dirent* e = ::readdir(dir)) {
+    const std::string name = e->d_name;
+    if (name.size() > 3 && name.compare(name.size() - 3, 3, ".md") == 0) files.push_back(name);
+  }
+  ::closedir(dir);
+  std::sort(files.begin(), files.end());
+  auto is_placeholder = [](const std::string& l) {
+    if (l.rfind("executing (", 0) != 0 || l.size() < 14 || l.compare(l.size() - 2, 2, "s)") != 0) return false;
+    return std::all_of(l.begin() + 11, l.end() - 2, [](char c) { return c >= '0' && c <= '9'; });
+  };
+  for (const std::string& file : files) {
+    ChatLog log(ws_, "debug/" + file);
+    auto text = log.read();
+    if (!text || !*text) continue;
+    const Lines lines = split_lines(**text);
+    std::vector<FileChange> changes;
+    std::vector<std::string> jobs;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      if (!is_placeholder(lines[i])) continue;
+      // Its announcement: the nearest header above, with no duration yet.
+      std::size_t j = i;
+      std::optional<Header> h;
+      while (j > 0 && !(h = parse_header(lines[--j]))) {}
+      if (!h || !h->suffix.empty()) continue;
+      Lines old(lines.begin() + static_cast<std::ptrdiff_t>(j), lines.begin() + static_cast<std::ptrdiff_t>(i + 1));
+      Lines now{reply_header(h->from, h->to, h->clock, "**ERROR** interrupted")};
+      for (std::string& l :
+           fenced("Error", "interrupted: the gateway stopped while this job ran (found when it started again at " +
+                               clock_text(wall::now()) + "); a result the page sent after that was not recorded"))
+        now.push_back(std::move(l));
+      if (auto done = log.replace(old, now)) {
+        changes.push_back(std::move(*done));
+        jobs.push_back(h->to + " at " + h->clock);
+      }
+    }
+    if (changes.empty()) continue;
+    if (!ends_with_footer(log.known()))
+      if (auto done = log.append({"", std::string(footer)})) changes.push_back(std::move(*done));
+    const std::string stem = file.substr(0, file.size() - 3);
+    std::cerr << "editgate: " + log.path() + ": " + std::to_string(jobs.size()) +
+                     " job(s) left executing by a stopped gateway, marked interrupted\n";
+    CommitItem item;
+    item.files = std::move(changes);
+    item.author = page_identity(stem);
+    item.summary = "page " + stem + ": " + std::to_string(jobs.size()) + " job(s) interrupted by a gateway restart";
+    item.trailers = {{"Editgate-Kind", "page"}, {"Editgate-Page", stem}};
+    committer_.submit(std::move(item));
+  }
 }
 
 void Repl::shutdown() {
@@ -1022,6 +1332,7 @@ void Repl::shutdown() {
     p->background_timer->cancel();
     if (p->link) p->link->close();
     p->link.reset();
+    report(*p);
   }
   write_registry();
 }

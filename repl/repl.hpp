@@ -10,6 +10,7 @@
 #pragma once
 
 #include "editproto/workspace.hpp"
+#include "repl/agent_files.hpp"
 #include "repl/chatlog.hpp"
 #include "repl/committer.hpp"
 #include "repl/error.hpp"
@@ -99,9 +100,23 @@ class Repl {
   // requests it appended below the footer are dispatched.
   bool is_log(const std::string& path) const;
   void written(const std::string& path, const std::string& agent);
+  // The file watcher: `path` was saved by someone else (an editor, a
+  // file-writing agent). Requests appended below the footer run, attributed
+  // to `agent` unless their header names someone; running and queued
+  // requests that were edited are handled as seed 001 says.
+  void saved(const std::string& path);
+  // At start: jobs a stopped gateway left executing in the logs under
+  // debug/ are marked interrupted there, and committed.
+  void mark_interrupted();
   // Called before the REPL writes a log, so another writer with uncommitted
   // changes in it commits them first (the gateway's edit runs).
   std::function<void(const std::string& path)> before_write;
+
+  // Where the pages' status, markers and chat history go (seed 002); job
+  // numbers continue after the highest marker's. Before any page connects.
+  void set_files(AgentFiles* files);
+  // A number from the jobs' sequence (the inbox's markers use it too).
+  std::uint64_t next_sequence() { return next_job_++; }
 
   // Fails what is running and queued (shutting_down) and closes the links.
   void shutdown();
@@ -122,14 +137,30 @@ class Repl {
   void finish(Page& p, Job& job, Lines reply, boost::json::object done, bool error);
   void fail(Page& p, Job& job, Error code, const std::string& message);
   void wait_for_answer(Page& p, const Job& job);
+  void changed(Page& p, const std::string& agent);
+  std::vector<std::shared_ptr<Job>> take_requests(Page& p, const std::string& seen, const std::string& found,
+                                                  const std::string& agent);
+  void check_jobs(Page& p);
   void tick(Page& p);
   void flush_background(Page& p);
   void place_footer(Page& p);
   void note(Page& p, const Lines& lines);
   void await_answer(Page& p, std::uint64_t req, std::function<void(boost::json::object)> done,
                     boost::json::object otherwise);
+  // `committed` runs on this thread once the commit is made, with its id.
   void commit(Page& p, std::vector<FileChange> files, const std::string& author, const std::string& summary,
-              std::vector<std::pair<std::string, std::string>> trailers);
+              std::vector<std::pair<std::string, std::string>> trailers,
+              std::function<void(const std::string& id)> committed = {});
+  void report(Page& p);
+  struct Answered {  // what a reply's commit callback needs of its job
+    std::uint64_t job;
+    std::string agent;
+    std::size_t block;
+    boost::json::object done;
+    bool last;
+  };
+  void replied(const std::string& page_id, const Answered& a, const std::string& commit);
+  void requested(const std::string& page_id, const std::vector<std::shared_ptr<Job>>& jobs, const std::string& commit);
   std::vector<FileChange> log_events(Page& p, const std::vector<Event>& events);
   Lines render_result(Page& p, std::uint64_t job, const boost::json::object& msg, std::vector<FileChange>& extra);
 
@@ -142,6 +173,7 @@ class Repl {
   std::unique_ptr<boost::asio::steady_timer> registry_timer_;
   bool registry_pending_ = false;
   bool stopping_ = false;
+  AgentFiles* files_ = nullptr;
 };
 
 }  // namespace repl

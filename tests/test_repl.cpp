@@ -203,7 +203,8 @@ TEST_CASE("the committer commits each exchange on its own, and groups only when 
       (*committer)->submit(CommitItem{{FileChange{file, std::nullopt, std::to_string(next) + "\n"}},
                                       {"agent", "agent@example.com"},
                                       "exchange " + std::to_string(next),
-                                      {{"Editgate-Kind", "reply"}}});
+                                      {{"Editgate-Kind", "reply"}},
+                                      {}});
     }
   };
   // git's index.lock, held by "another git", keeps the committer busy with

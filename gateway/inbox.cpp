@@ -1,0 +1,76 @@
+#include "gateway/inbox.hpp"
+
+#include "gateway/report.hpp"
+
+#include <boost/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace editgate {
+
+namespace {
+
+constexpr std::size_t max_message_bytes = 64u << 20;  // as a POST /v1/edits body
+
+bool put(const std::string& path, const std::string& bytes) {
+  const std::string temp = path + ".tmp";
+  {
+    std::ofstream f(temp, std::ios::binary | std::ios::trunc);
+    f << bytes;
+    if (!f.flush()) return false;
+  }
+  return std::rename(temp.c_str(), path.c_str()) == 0;
+}
+
+}  // namespace
+
+void apply_inbox(Engine& engine, const std::string& state_dir, const std::string& name,
+                 const std::function<std::uint64_t()>& sequence) {
+  const std::string stem = name.substr(0, name.size() - 3);
+  const std::string in = state_dir + "/inbox/" + name;
+  const std::string out = state_dir + "/outbox/" + stem;
+  ::mkdir((state_dir + "/outbox").c_str(), 0700);
+  std::remove((out + ".completed.marker").c_str());
+  std::remove((out + ".json").c_str());
+
+  struct stat st {};
+  if (::stat(in.c_str(), &st) != 0) return;  // taken already (a second event for one drop)
+  boost::json::object answer;
+  if (!S_ISREG(st.st_mode) || static_cast<std::size_t>(st.st_size) > max_message_bytes) {
+    answer = {{"error", S_ISREG(st.st_mode) ? "payload_too_large: the message is over 64 MiB" : "bad_request: not a file"},
+              {"reason", S_ISREG(st.st_mode) ? "payload_too_large" : "bad_request"},
+              {"status", boost::json::array{"done", "error"}}};
+  } else {
+    std::ifstream f(in, std::ios::binary);
+    std::stringstream text;
+    text << f.rdbuf();
+    EditParams params;
+    params.agent = "agent";
+    auto run = EditRun::start(engine.workspace(), engine.repository(), engine.owners(), engine.hooks(), params);
+    if (!run) {
+      answer = {{"error", std::string(to_string(run.error().code)) + ": " + run.error().message},
+                {"reason", to_string(run.error().code)},
+                {"status", boost::json::array{"done", "error"}}};
+    } else {
+      (*run)->feed(text.str());
+      (*run)->finish();
+      const RunReport& report = (*run)->commit();
+      (*run)->log("inbox " + name);
+      answer = report_json(report, true);
+      answer["summary"] = counts(report.blocks);
+      answer["status"] = all_ok(report) && !report.commit_error ? boost::json::array{"done"}
+                                                                : boost::json::array{"done", "error"};
+    }
+  }
+  answer["file"] = "outbox/" + stem + ".md";
+  if (!put(out + ".json", boost::json::serialize(answer) + "\n") || std::rename(in.c_str(), (out + ".md").c_str()) != 0 ||
+      !put(out + ".completed.marker", std::to_string(sequence()) + "\n"))
+    std::cerr << "editgate: cannot answer inbox/" << name << " in " << state_dir << "/outbox\n";
+}
+
+}  // namespace editgate

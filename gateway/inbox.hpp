@@ -1,0 +1,26 @@
+// The inbox of agents that only write files. An agent drops
+// .editgate/inbox/<name>.md, a message of edit blocks (an LLM's answer);
+// the gateway applies it as `editgate apply` would, on the engine's thread
+// with the other edits, and answers in .editgate/outbox/:
+//   <name>.json              the results, the JSON of `apply --format json`
+//   <name>.md                the message, moved out of the inbox
+//   <name>.completed.marker  a sequence number; written last
+// The old answers to a name are removed before its new message is read, and
+// the message leaves the inbox before the marker is written, so "inbox file
+// gone and marker there" always means this message's answer is complete.
+#pragma once
+
+#include "gateway/engine.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace editgate {
+
+// Applies inbox/<name> (a file name ending in .md) under `state_dir`.
+// `sequence()` gives the marker's number.
+void apply_inbox(Engine& engine, const std::string& state_dir, const std::string& name,
+                 const std::function<std::uint64_t()>& sequence);
+
+}  // namespace editgate

@@ -1,0 +1,222 @@
+#include "gateway/wait.hpp"
+
+#include "repl/format.hpp"
+#include "repl/markdown.hpp"
+
+#include <boost/json.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace editgate {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+
+namespace {
+
+constexpr auto poll_every = std::chrono::milliseconds(5);
+
+std::optional<std::string> slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  if (!f) return std::nullopt;
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+unsigned long long number(const fs::path& p) {
+  auto text = slurp(p);
+  if (!text) return 0;
+  try {
+    return std::stoull(*text);
+  } catch (...) {
+    return 0;
+  }
+}
+
+json::object object_in(const fs::path& p) {
+  auto text = slurp(p);
+  boost::system::error_code ec;
+  json::value v = text ? json::parse(*text, ec) : json::value();
+  return !ec && v.is_object() ? v.get_object() : json::object{};
+}
+
+std::string str(const json::object& o, std::string_view key) {
+  const json::value* v = o.if_contains(key);
+  return v && v->is_string() ? std::string(v->get_string()) : std::string();
+}
+
+// What the log holds below the page's last line (a reply, an announcement,
+// background): a closed runnable block is a request the gateway has not
+// taken yet; an open fence is a draft, which never runs as it is.
+enum class Tail { settled, request, draft };
+
+Tail log_tail(const fs::path& log, const std::string& page) {
+  auto text = slurp(log);
+  if (!text) return Tail::settled;
+  bool pending = false, in_fence = false, runs = false;
+  std::size_t fence = 0;
+  for (const std::string& line : repl::split_lines(*text)) {
+    const std::size_t ticks = line.find_first_not_of('`') == std::string::npos ? line.size() : line.find_first_not_of('`');
+    if (in_fence) {
+      if (ticks >= fence && line.find_first_not_of(" \t", ticks) == std::string::npos) {
+        in_fence = false;
+        pending = pending || runs;
+      }
+      continue;
+    }
+    if (ticks >= 3) {
+      in_fence = true;
+      fence = ticks;
+      std::string info = line.substr(ticks);
+      info = info.substr(0, info.find(' '));
+      runs = repl::runnable(info);
+      continue;
+    }
+    auto h = repl::parse_header(line);
+    if ((h && h->from == page) || line.rfind("> **" + page + "** background at ", 0) == 0) pending = false;
+  }
+  return in_fence ? Tail::draft : pending ? Tail::request : Tail::settled;
+}
+
+// The page's folder under .editgate/pages: the name, or the one folder of a bare name.
+std::optional<fs::path> page_dir(const fs::path& pages, const std::string& name, std::string& why) {
+  std::error_code ec;
+  if (fs::is_directory(pages / name, ec)) return pages / name;
+  std::optional<fs::path> found;
+  std::string all;
+  for (const auto& e : fs::directory_iterator(pages, ec)) {
+    const std::string n = e.path().filename().string();
+    all += (all.empty() ? "" : ", ") + n;
+    if (n.rfind(name + "-", 0) == 0 && n.find('-', name.size() + 1) == std::string::npos) {
+      if (found) {
+        why = "'" + name + "' names more than one page (" + found->filename().string() + ", " + n + "); give the full name";
+        return std::nullopt;
+      }
+      found = e.path();
+    }
+  }
+  if (!found) why = "no page '" + name + "' in " + pages.string() + (all.empty() ? " (no page has connected)" : " (pages: " + all + ")");
+  return found;
+}
+
+}  // namespace
+
+int run_wait(const WaitArgs& a, std::ostream& out, std::ostream& err) {
+  if (a.page.empty() == a.inbox.empty()) {
+    err << "editgate wait: give either --page NAME or --inbox NAME\n";
+    return 2;
+  }
+  const fs::path state = fs::path(a.root) / ".editgate";
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                             std::chrono::duration<double>(a.timeout_s));
+  std::error_code ec;
+  auto gateway_runs = [&] { return fs::exists(state / "port", ec); };
+
+  if (!a.inbox.empty()) {
+    const fs::path in = state / "inbox" / (a.inbox + ".md"), marker = state / "outbox" / (a.inbox + ".completed.marker");
+    for (;;) {
+      // The message has left the inbox and its answer is complete.
+      if (!fs::exists(in, ec) && fs::exists(marker, ec)) break;
+      if (!fs::exists(in, ec) && !fs::exists(marker, ec)) {
+        err << "editgate wait: no message " << in.string() << " and no answer to it in " << (state / "outbox").string() << '\n';
+        return 2;
+      }
+      if (!gateway_runs()) {
+        err << "editgate wait: no gateway serves " << a.root << " (start it with `editgate serve`); "
+            << in.string() << " waits for it\n";
+        return 2;
+      }
+      if (std::chrono::steady_clock::now() >= until) {
+        err << "editgate wait: timed out: " << in.string() << " is not answered yet\n";
+        return 124;
+      }
+      std::this_thread::sleep_for(poll_every);
+    }
+    json::object answer = object_in(state / "outbox" / (a.inbox + ".json"));
+    if (a.format == "json")
+      out << json::serialize(answer) << '\n';
+    else
+      out << (answer.contains("summary") ? str(answer, "summary") : str(answer, "error")) << '\n';
+    const json::value* status = answer.if_contains("status");
+    return status && status->is_array() && status->get_array().size() == 1 ? 0 : 1;
+  }
+
+  std::string why;
+  std::optional<fs::path> dir;
+  std::optional<unsigned long long> job = a.job;
+  for (;;) {
+    if (!dir) dir = page_dir(state / "pages", a.page, why);
+    if (dir) {
+      const json::object status = object_in(*dir / "status.json");
+      const unsigned long long acked = number(*dir / "ack.marker"), completed = number(*dir / "completed.marker");
+      if (job) {
+        if (completed >= *job) break;
+      } else if (!status.empty() && str(status, "state") != "processing" && completed >= acked) {
+        // Nothing runs: the newest job is the one, once nothing waits in the log.
+        const Tail tail = log_tail(fs::path(a.root) / str(status, "log"), dir->filename().string());
+        if (tail == Tail::draft) {
+          err << "editgate wait: " << str(status, "log") << " ends in a draft: a fenced block is not closed, so "
+              << "nothing runs; close it with a line of backticks\n";
+          return 2;
+        }
+        if (tail == Tail::settled) {
+          job = acked;
+          break;
+        }
+      }
+      if (!gateway_runs()) {
+        err << "editgate wait: no gateway serves " << a.root << " (start it with `editgate serve`)\n";
+        return 2;
+      }
+      if (std::chrono::steady_clock::now() >= until) {
+        err << "editgate wait: timed out; " << a.page << ": " << str(status, "state") << ": " << str(status, "message")
+            << '\n';
+        return 124;
+      }
+    } else if (!gateway_runs() || std::chrono::steady_clock::now() >= until) {
+      err << "editgate wait: " << why << '\n';
+      return 2;
+    }
+    std::this_thread::sleep_for(poll_every);
+  }
+  if (*job == 0) {
+    err << "editgate wait: " << a.page << " has run no job yet\n";
+    return 2;
+  }
+  // The job's replies (one per block), from the chat history.
+  json::array replies;
+  if (auto history = slurp(*dir / "chat_history.jsonl")) {
+    std::istringstream lines(*history);
+    for (std::string line; std::getline(lines, line);) {
+      boost::system::error_code pec;
+      json::value v = json::parse(line, pec);
+      if (pec || !v.is_object()) continue;
+      const json::object& rec = v.get_object();
+      const json::value* j = rec.if_contains("job");
+      if (str(rec, "type") == "reply" && j && j->is_number() && j->to_number<unsigned long long>() == *job)
+        replies.push_back(rec);
+    }
+  }
+  bool failed = replies.empty();
+  for (const auto& r : replies) failed = failed || str(r.get_object(), "status") != "ok";
+  if (a.format == "json") {
+    out << json::serialize(json::object{{"page", dir->filename().string()}, {"job", *job}, {"replies", replies}}) << '\n';
+  } else {
+    for (const auto& r : replies) {
+      const json::object& o = r.get_object();
+      if (const json::value* v = o.if_contains("result"))
+        out << repl::pretty_json(*v) << '\n';
+      else
+        err << str(o, "error") << '\n';
+    }
+    if (replies.empty()) err << "editgate wait: job " << *job << " has no reply in the chat history\n";
+  }
+  return failed ? 1 : 0;
+}
+
+}  // namespace editgate

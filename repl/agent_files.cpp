@@ -1,0 +1,161 @@
+#include "repl/agent_files.hpp"
+
+#include <boost/json/serialize.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fcntl.h>
+#include <filesystem>
+#include <iostream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace repl {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::uint64_t number_in(const fs::path& file) {
+  FILE* f = std::fopen(file.c_str(), "r");
+  if (!f) return 0;
+  unsigned long long n = 0;
+  if (std::fscanf(f, "%llu", &n) != 1) n = 0;
+  std::fclose(f);
+  return n;
+}
+
+bool write_all(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0) return false;
+    bytes.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string iso_now() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t t = std::chrono::system_clock::to_time_t(now);
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
+  return buf;
+}
+
+AgentFiles::AgentFiles(std::string dir) : dir_(std::move(dir)) {
+  // Sequence numbers go on from the highest any marker holds.
+  std::error_code ec;
+  for (const char* area : {"pages", "outbox"})
+    for (fs::recursive_directory_iterator it(fs::path(dir_) / area, ec), end; !ec && it != end; it.increment(ec))
+      if (it->path().extension() == ".marker") last_ = std::max(last_, number_in(it->path()));
+  thread_ = std::thread([this] { loop(); });
+}
+
+AgentFiles::~AgentFiles() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_one();
+  thread_.join();
+}
+
+void AgentFiles::put(std::string rel, std::string content) {
+  {
+    std::lock_guard lock(mutex_);
+    queue_.push_back({Op::put, std::move(rel), std::move(content)});
+  }
+  wake_.notify_one();
+}
+
+void AgentFiles::append(std::string rel, std::string line) {
+  {
+    std::lock_guard lock(mutex_);
+    queue_.push_back({Op::append, std::move(rel), std::move(line)});
+  }
+  wake_.notify_one();
+}
+
+void AgentFiles::erase(std::string rel) {
+  {
+    std::lock_guard lock(mutex_);
+    queue_.push_back({Op::erase, std::move(rel), {}});
+  }
+  wake_.notify_one();
+}
+
+void AgentFiles::flush() {
+  std::unique_lock lock(mutex_);
+  idle_.wait(lock, [this] { return queue_.empty() && !busy_; });
+}
+
+void AgentFiles::status(const std::string& page, boost::json::object status) {
+  status["updated_at"] = iso_now();
+  put("pages/" + page + "/status.json", boost::json::serialize(status) + "\n");
+}
+
+void AgentFiles::marker(const std::string& page, std::string_view name, std::uint64_t sequence) {
+  put("pages/" + page + "/" + std::string(name), std::to_string(sequence) + "\n");
+}
+
+void AgentFiles::record(const std::string& page, boost::json::object record) {
+  record["at"] = iso_now();
+  append("pages/" + page + "/chat_history.jsonl", boost::json::serialize(record) + "\n");
+}
+
+void AgentFiles::loop() {
+  for (;;) {
+    std::deque<Op> batch;
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;
+      batch.swap(queue_);
+      busy_ = true;
+    }
+    // A file replaced again later in the batch is written once, last.
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      bool superseded = false;
+      if (batch[i].kind != Op::append)
+        for (std::size_t j = i + 1; j < batch.size() && !superseded; ++j)
+          superseded = batch[j].kind != Op::append && batch[j].rel == batch[i].rel;
+      if (!superseded) run(batch[i]);
+    }
+    {
+      std::lock_guard lock(mutex_);
+      busy_ = false;
+    }
+    idle_.notify_all();
+  }
+}
+
+void AgentFiles::run(const Op& op) {
+  const fs::path path = fs::path(dir_) / op.rel;
+  std::error_code ec;
+  if (op.kind == Op::erase) {
+    fs::remove(path, ec);
+    return;
+  }
+  fs::create_directories(path.parent_path(), ec);
+  if (op.kind == Op::append) {
+    // One write with O_APPEND: a reader sees whole lines.
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    if (fd < 0 || !write_all(fd, op.content)) std::cerr << "editgate: cannot append to " << path.string() << '\n';
+    if (fd >= 0) ::close(fd);
+    return;
+  }
+  const std::string temp = path.string() + ".tmp";
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  const bool ok = fd >= 0 && write_all(fd, op.content);
+  if (fd >= 0) ::close(fd);
+  if (!ok || ::rename(temp.c_str(), path.c_str()) != 0) std::cerr << "editgate: cannot write " << path.string() << '\n';
+}
+
+}  // namespace repl

@@ -1,0 +1,71 @@
+// The files an agent that can only read and write files watches (seed 002),
+// under .editgate/ (never committed):
+//   pages/<page>/status.json         state, phase, progress, message, job, updated_at
+//   pages/<page>/ready.marker        the page is connected and idle
+//   pages/<page>/ack.marker          the newest request the gateway accepted
+//   pages/<page>/completed.marker    the newest reply written and committed
+//   pages/<page>/chat_history.jsonl  one JSON record per request and per reply
+// A marker holds a job's sequence number, and numbers only grow (across
+// restarts too), so a marker an earlier job left is never taken for the
+// current one. Files are replaced atomically (temp file + rename) by a
+// thread of their own, in the order asked, so the REPL never waits on them.
+#pragma once
+
+#include <boost/json/object.hpp>
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+
+namespace repl {
+
+class AgentFiles {
+ public:
+  // `dir`: the workspace's .editgate folder.
+  explicit AgentFiles(std::string dir);
+  ~AgentFiles();  // writes what is queued
+  AgentFiles(const AgentFiles&) = delete;
+  AgentFiles& operator=(const AgentFiles&) = delete;
+
+  const std::string& dir() const { return dir_; }
+  // The highest sequence number a marker held when this started (0: none).
+  std::uint64_t last_sequence() const { return last_; }
+
+  // Paths are relative to dir(). put replaces a file, append adds a line to
+  // one, erase removes one.
+  void put(std::string rel, std::string content);
+  void append(std::string rel, std::string line);
+  void erase(std::string rel);
+  // Blocks until everything asked so far is on disk.
+  void flush();
+
+  // The page's files, by page name.
+  void status(const std::string& page, boost::json::object status);  // adds updated_at
+  void marker(const std::string& page, std::string_view name, std::uint64_t sequence);
+  void record(const std::string& page, boost::json::object record);  // adds at
+
+ private:
+  struct Op {
+    enum Kind { put, append, erase } kind;
+    std::string rel, content;
+  };
+  void loop();
+  void run(const Op& op);
+
+  std::string dir_;
+  std::uint64_t last_ = 0;
+  std::mutex mutex_;
+  std::condition_variable wake_, idle_;
+  std::deque<Op> queue_;
+  bool busy_ = false, stopping_ = false;
+  std::thread thread_;
+};
+
+// An ISO 8601 UTC time with milliseconds, "2026-11-23T10:04:05.123Z".
+std::string iso_now();
+
+}  // namespace repl
