@@ -50,9 +50,10 @@ std::string str(const json::object& o, std::string_view key) {
   return v && v->is_string() ? std::string(v->get_string()) : std::string();
 }
 
-// What the log holds below the page's last line (a reply, an announcement,
-// background): a closed runnable block is a request the gateway has not
-// taken yet; an open fence is a draft, which never runs as it is.
+// What the log holds below the page's last reply or background: a closed
+// runnable block is a request the gateway has not taken yet, an announcement
+// a job that runs (the log is written before the status files, which the
+// gateway writes off its path); an open fence is a draft, which never runs.
 enum class Tail { settled, request, draft };
 
 Tail log_tail(const fs::path& log, const std::string& page) {
@@ -77,8 +78,14 @@ Tail log_tail(const fs::path& log, const std::string& page) {
       runs = repl::runnable(info);
       continue;
     }
+    // The page's lines: an announcement (no duration yet) means a job runs,
+    // a reply or background that everything above is answered.
     auto h = repl::parse_header(line);
-    if ((h && h->from == page) || line.rfind("> **" + page + "** background at ", 0) == 0) pending = false;
+    if (h && h->from == page) {
+      pending = h->suffix.empty();
+    } else if (line.rfind("> **" + page + "** background at ", 0) == 0) {
+      pending = false;
+    }
   }
   return in_fence ? Tail::draft : pending ? Tail::request : Tail::settled;
 }

@@ -226,7 +226,16 @@ Result<std::string> Repl::connect(const Hello& hello, std::shared_ptr<PageLink> 
 
   auto existing = p->log->read();
   if (existing && *existing) {
-    p->log->set_known(**existing);
+    // New to this gateway: what is below the last footer was appended while
+    // no gateway watched, and is read as a save once the page is in.
+    if (p->log->known().empty()) {
+      const std::string& text = **existing;
+      const std::string line = "\n" + std::string(footer) + "\n";
+      const std::size_t at = text.rfind(line);
+      p->log->set_known(at == std::string::npos ? text : text.substr(0, at + line.size()));
+    } else {
+      p->log->set_known(**existing);
+    }
     if (returning)
       note(*p, {"> _" + p->stem + " reconnected at " + clock_text(wall::now()) + " (" + clean_page_text(url) +
                 "): a reload, a navigation or a lost connection_"});
@@ -243,6 +252,7 @@ Result<std::string> Repl::connect(const Hello& hello, std::shared_ptr<PageLink> 
   p->link->send(json::serialize(json::object{{"type", "welcome"}, {"id", p->id}, {"name", p->stem}, {"log", p->log->path()}}));
   std::cerr << "editgate: page " + p->stem + " connected (" + p->kind + ", " + url + ")\n";
   write_registry();
+  changed(*p, "agent");
   pump(*p);
   report(*p);
   return p->id;
@@ -712,6 +722,9 @@ void Repl::finish(Page& p, Job& job, Lines reply, json::object done, bool error)
   const bool more = job.from_log && job.index + 1 < job.codes.size() && p.link;
   if (!job.silent && !p.active.empty()) {
     if (before_write) before_write(p.log->path());
+    // ack.marker is on disk before a reply can be read: a file agent that
+    // sees the reply also sees its job's number.
+    if (files_) files_->flush();
     Result<FileChange> written = Failure{};
     if (more) {
       // The next block starts in the same edit: its announcement goes under it.
@@ -826,9 +839,8 @@ void Repl::fail(Page& p, Job& job, Error code, const std::string& message) {
     for (std::string& l : fenced("Error", std::string(to_string(code)) + ": " + message)) now.push_back(std::move(l));
     if (auto written = p.log->replace(job.segments.front(), now))
       p.uncommitted.push_back(std::move(*written));
-    else
-      note(p, {"> _job " + std::to_string(job.id) + " of " + header_name(job.agent) + " never started: " +
-               std::string(to_string(code)) + ": " + message + "_"});
+    else  // the request is not there as accepted: the reply goes at the end
+      note(p, Lines(now.begin() + static_cast<std::ptrdiff_t>(job.segments.front().size() + 1), now.end()));
   }
   done["status"] = json::array{"done", "error"};
   if (!job.silent)

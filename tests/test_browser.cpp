@@ -241,3 +241,26 @@ TEST_CASE("a duplicated tab gets a log of its own, and a busy tab answers interr
   // (The first tab shares the spinning tab's renderer, its opener, so it
   // is stuck too: that is Chromium's doing, not the gateway's.)
 }
+
+TEST_CASE("a shell agent runs code in a Chromium tab through its log file and editgate wait", "[browser][files]") {
+  test::TempDir dir, site, profile;
+  client::Gateway gw(dir.str());
+  const unsigned short web = free_port();
+  test::write_file(site / "index.html", adapter_page("Files", gw.port(), "<p id=a>from the tab</p>"));
+  BrowsedSite browsing(site, profile, web, "http://localhost:" + std::to_string(web) + "/");
+  client::Ws ws(gw.port());
+  ws.login(gw.cookie());
+  const std::string page = wait_browser_page(ws);
+  REQUIRE_FALSE(page.empty());
+  const std::string script = std::string(AGENTS) + "/append_and_wait.sh";
+  auto w = test::run({"sh", script, EDITGATE_BIN, dir.str(), page, "document.getElementById('a').textContent"});
+  CHECK(w.exit_code == 0);
+  CHECK(w.out == "\"from the tab\"\n");
+  w = test::run({"sh", script, EDITGATE_BIN, dir.str(), page, "location.port", "poll"});
+  CHECK(w.exit_code == 0);
+  CHECK(w.out.find(R"("result":")" + std::to_string(web) + "\"") != std::string::npos);
+  const std::string log = test::read_file(dir / ("debug/" + page + ".md"));
+  CHECK(log.find("```JSON\n\"from the tab\"\n```") != std::string::npos);
+  CHECK(test::read_file(dir / (".editgate/pages/" + page + "/status.json")).find(R"("state":"completed")") !=
+        std::string::npos);
+}

@@ -286,7 +286,7 @@ TEST_CASE_METHOD(NodeGateway, "editgate wait in a terminal: a person runs it und
     std::this_thread::sleep_for(50ms);
     screen = tmux({"capture-pane", "-p", "-t", "t"}).out;
   }
-  INFO(screen);
+  INFO(screen << test::read_file(log) << gw.err());
   CHECK(screen.find("{\"answer\":42}") != std::string::npos);
   CHECK(screen.find("\nEXIT=0") != std::string::npos);
   // A wait that cannot end: the timeout, exit 124, and why.

@@ -165,11 +165,20 @@ TEST_CASE("the log changes only through anchored edits", "[repl]") {
   REQUIRE(replaced.has_value());
   CHECK(replaced->before == made->after);
 
-  // Someone else changed the file meanwhile: the anchor is found where it is now.
+  CHECK_FALSE(log.take_unseen());
+
+  // Someone else changed the file meanwhile: the anchor is found where it is
+  // now, and the REPL is told what it had not seen (to read it as a save).
+  const std::string known = log.known();
   test::write_file(dir / "debug/p-1a2b.md", "added on top\n" + test::read_file(dir / "debug/p-1a2b.md"));
   auto again = log.replace({"hello"}, {"hello again"});
   REQUIRE(again.has_value());
   CHECK(test::read_file(dir / "debug/p-1a2b.md").substr(0, 13) == "added on top\n");
+  auto unseen = log.take_unseen();
+  REQUIRE(unseen);
+  CHECK(unseen->known == known);
+  CHECK(unseen->found == "added on top\n" + known);
+  CHECK_FALSE(log.take_unseen());
 
   // Gone: a named failure, the file untouched.
   const std::string before = test::read_file(dir / "debug/p-1a2b.md");
