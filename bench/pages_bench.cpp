@@ -29,6 +29,9 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/inotify.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -67,7 +70,8 @@ struct Args {
   int pages = 100;     // busy pages
   int busy_evals = 3000;
   int agents = 4;      // agent connections driving the busy pages
-  std::string only;    // node, chromium or busy: that part alone
+  int file_samples = 60;  // file appends (each waits for the debounce)
+  std::string only;    // node, chromium, busy or files: that part alone
 };
 
 const std::string code = "1 + 1";
@@ -412,6 +416,51 @@ double gateway_eval(client::Ws& ws, const std::string& page) {
   return took;
 }
 
+// A file-driven agent: appends a request to the log, and is done when
+// completed.marker holds the job's number (seen through inotify, as a
+// careful agent would; polling would only add its own interval).
+class FileAgent {
+ public:
+  FileAgent(const fs::path& root, const std::string& page)
+      : page_(page), log_(root / "debug" / (page + ".md")), dir_(root / ".editgate/pages" / page),
+        fd_(::inotify_init1(IN_CLOEXEC)) {
+    if (fd_ < 0 || ::inotify_add_watch(fd_, dir_.c_str(), IN_MOVED_TO | IN_CLOSE_WRITE) < 0)
+      throw std::runtime_error("inotify on " + dir_.string());
+  }
+  ~FileAgent() { ::close(fd_); }
+
+  double run() {
+    const std::uint64_t before = number("ack.marker");
+    const std::string request = "> **bench** to " + page_ + " at 12:00:00\n```js\n" + code + "\n```\n";
+    auto t0 = clock_type::now();
+    const int fd = ::open(log_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0 || ::write(fd, request.data(), request.size()) != static_cast<ssize_t>(request.size()))
+      throw std::runtime_error("cannot append to " + log_.string());
+    ::close(fd);
+    // Accepted once ack.marker passes `before`; answered once completed.marker reaches it.
+    for (;;) {
+      const std::uint64_t ack = number("ack.marker");
+      if (ack > before && number("completed.marker") >= ack) break;
+      pollfd p{fd_, POLLIN, 0};
+      if (::poll(&p, 1, 10'000) <= 0) throw std::runtime_error("no completed.marker within 10 s");
+      char buf[4096];
+      if (::read(fd_, buf, sizeof buf) < 0) throw std::runtime_error("inotify read");
+    }
+    return ms(clock_type::now() - t0);
+  }
+
+ private:
+  std::uint64_t number(const char* marker) const {
+    std::ifstream f(dir_ / marker);
+    std::uint64_t n = 0;
+    f >> n;
+    return n;
+  }
+  std::string page_;
+  fs::path log_, dir_;
+  int fd_;
+};
+
 void print_row(const char* name, const bench::Percentiles& s, const bench::Percentiles& floor,
                const bench::Percentiles* pw) {
   std::printf("| %s | %.3f | %.3f | %.2f |", name, s.p50, s.p99, s.p50 / floor.p50);
@@ -442,6 +491,7 @@ int run(int argc, char** argv) {
     else if (k == "--busy-evals") a.busy_evals = number();
     else if (k == "--agents") a.agents = number();
     else if (k == "--only") a.only = value();
+    else if (k == "--file-samples") a.file_samples = number();
     else throw std::runtime_error("unknown option " + k);
   }
   if (a.editgate.empty() || a.workdir.empty() || a.script.empty())
@@ -575,6 +625,29 @@ int run(int argc, char** argv) {
     check_committed(dir, names, static_cast<std::size_t>(evals));
   }
 
+  // ---- Files: an append to the Node page's log until completed.marker, and the eval op ----
+  std::vector<double> file_append, file_eval;
+  if (part("files")) {
+    fs::path dir = workspace(a, "files");
+    client::Gateway gw(dir.string(), {}, true);
+    client::Ws agent(gw.port());
+    agent.login(gw.cookie());
+    const std::string page = wait_pages(agent, "node", 1).front();
+    FileAgent files(dir, page);
+    const int rounds = 3, each = std::max(1, a.file_samples / rounds);
+    for (int i = 0; i < 3; ++i) {
+      files.run();
+      gateway_eval(agent, page);
+    }
+    for (int r = 0; r < rounds; ++r) {
+      for (int i = 0; i < each; ++i) file_append.push_back(files.run());
+      for (int i = 0; i < each; ++i) file_eval.push_back(gateway_eval(agent, page));
+    }
+    agent.close();
+    expect(gw.stop() == 0, "the gateway's exit");
+    check_committed(dir, {page}, static_cast<std::size_t>(2 * (3 + each * rounds)));
+  }
+
   if (part("node") || part("chromium")) {
     std::printf("Agent round trip, eval \"%s\", %d samples each after %d warm-up, %d rounds taken in turns (ms)\n\n",
                 code.c_str(), per_round * a.rounds, a.warmup, a.rounds);
@@ -595,6 +668,18 @@ int run(int argc, char** argv) {
     print_row("Playwright page.evaluate, same browser", pw, cf, &pw);
     verdict += std::string("goal p50 <= 1.5x floor, Chromium: ") + (cg.p50 <= 1.5 * cf.p50 ? "met" : "MISSED") + "\n";
     verdict += std::string("goal p50 below Playwright's, Chromium: ") + (cg.p50 < pw.p50 ? "met" : "MISSED") + "\n";
+  }
+  if (part("files")) {
+    const bench::Percentiles fa = bench::percentiles(file_append), fe = bench::percentiles(file_eval);
+    constexpr double debounce = 150;
+    std::printf("\nFile-driven agent, Node page, %zu samples each in 3 rounds taken in turns (ms)\n\n"
+                "| path | p50 | p99 | p50 - debounce |\n|---|---|---|---|\n",
+                file_append.size());
+    std::printf("| append to the log -> completed.marker (reply written and committed) | %.3f | %.3f | %.3f |\n",
+                fa.p50, fa.p99, fa.p50 - debounce);
+    std::printf("| WS eval op, same page, same run (reply in the log) | %.3f | %.3f | |\n", fe.p50, fe.p99);
+    verdict += std::string("goal append -> completed.marker p50 <= debounce + 2 ms: ") +
+               (fa.p50 - debounce <= 2 ? "met" : "MISSED") + "\n";
   }
   if (part("busy"))
     std::printf("\nEvals per second with %d Chromium pages busy (%d agent connections, %d evals, every one logged "
