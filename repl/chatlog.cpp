@@ -34,7 +34,22 @@ Result<FileChange> ChatLog::create(const Lines& lines) { return apply({}, lines)
 
 Result<FileChange> ChatLog::replace(const Lines& old_lines, const Lines& new_lines) {
   if (old_lines.empty()) return Failure{Error::log_conflict, "nothing to anchor the edit of " + path_ + " on"};
-  return apply(old_lines, new_lines);
+  auto now = read();
+  if (!now) return now.error();
+  if (!*now) return Failure{Error::log_conflict, path_ + " is gone"};
+  Lines current = split_lines(**now);
+  for (std::string& l : current)
+    if (!l.empty() && l.back() == '\r') l.pop_back();
+  // The newest occurrence: the same request may be in a log twice (one
+  // agent, one second, one code), and the gateway's text is at the end. The
+  // anchor runs to the end of the file, which makes it unique.
+  auto last = std::find_end(current.begin(), current.end(), old_lines.begin(), old_lines.end());
+  if (last == current.end()) return apply(old_lines, new_lines);  // the engine says what is wrong
+  const Lines rest(last + static_cast<std::ptrdiff_t>(old_lines.size()), current.end());
+  Lines from = old_lines, to = new_lines;
+  from.insert(from.end(), rest.begin(), rest.end());
+  to.insert(to.end(), rest.begin(), rest.end());
+  return apply(from, to);
 }
 
 Result<FileChange> ChatLog::append(const Lines& lines) {

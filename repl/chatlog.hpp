@@ -32,7 +32,7 @@ class ChatLog {
 
   // Creates the file with `lines` (fails when it exists).
   Result<FileChange> create(const Lines& lines);
-  // Replaces the lines `old_lines` (which must occur exactly once) with `new_lines`.
+  // Replaces the lines `old_lines` (their last occurrence) with `new_lines`.
   Result<FileChange> replace(const Lines& old_lines, const Lines& new_lines);
   // Adds `lines` at the end of the file, anchored on its last lines.
   Result<FileChange> append(const Lines& lines);

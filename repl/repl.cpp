@@ -566,8 +566,10 @@ void Repl::start(Page& p, Job& job) {
     with.insert(with.end(), {"", ann, placeholder(0)});
     Result<FileChange> done = p.log->replace(job.segments.front(), with);
     if (!done) {
-      p.running.reset();
-      return fail(p, job, Error::log_conflict, "the request could not be placed in the log: " + done.error().message);
+      // Not run: it fails as a queued job does, and the queue goes on.
+      p.queue.push_front(std::move(p.running));
+      fail(p, job, Error::log_conflict, "the request could not be placed in the log: " + done.error().message);
+      return pump(p);
     }
     p.active = {ann, placeholder(0)};
     // The request itself was committed when it was accepted; its

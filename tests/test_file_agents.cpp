@@ -105,6 +105,14 @@ TEST_CASE_METHOD(NodeGateway, "an editor's save runs a request like an append, a
   CHECK(w.exit_code == 0);
   CHECK(w.out == "\"saved\"\n");
   wait_commit(dir.path(), "reply: " + name + " to claude");
+  // The very same request again (same header, same second, same code): the
+  // gateway places its reply under the newest one.
+  append(log, "> **claude** to " + name + " at 10:00:00\n```js\n'saved'\n```\n");
+  w = wait_page_cli(dir, name);
+  CHECK(w.exit_code == 0);
+  CHECK(w.out == "\"saved\"\n");
+  CHECK(count(test::read_file(log), "```JSON\n\"saved\"\n```") == 2);
+  wait_commit(dir.path(), "reply: " + name + " to claude");
 
   // Nothing more happens by itself: no commit, no change to the log.
   const std::string head = test::git_ok(dir.path(), {"rev-parse", "HEAD"});
