@@ -42,14 +42,25 @@ Result<FileChange> ChatLog::replace(const Lines& old_lines, const Lines& new_lin
     if (!l.empty() && l.back() == '\r') l.pop_back();
   // The newest occurrence: the same request may be in a log twice (one
   // agent, one second, one code), and the gateway's text is at the end. The
-  // anchor runs to the end of the file, which makes it unique.
+  // anchor takes the lines after it to the end of the file, and as many
+  // before it as make it unique.
   auto last = std::find_end(current.begin(), current.end(), old_lines.begin(), old_lines.end());
   if (last == current.end()) return apply(old_lines, new_lines);  // the engine says what is wrong
-  const Lines rest(last + static_cast<std::ptrdiff_t>(old_lines.size()), current.end());
-  Lines from = old_lines, to = new_lines;
-  from.insert(from.end(), rest.begin(), rest.end());
-  to.insert(to.end(), rest.begin(), rest.end());
-  return apply(from, to);
+  auto end = last + static_cast<std::ptrdiff_t>(old_lines.size());
+  auto from = last;
+  auto count = [&](auto first) {
+    std::size_t n = 0;
+    for (auto it = current.begin(); (it = std::search(it, current.end(), first, end)) != current.end(); ++it) ++n;
+    return n;
+  };
+  while (from != current.begin() && count(from) > 1) --from;
+  Lines before(from, last), after(end, current.end());
+  Lines old_anchor = before, new_anchor = before;
+  old_anchor.insert(old_anchor.end(), current.begin() + (last - current.begin()), end);
+  old_anchor.insert(old_anchor.end(), after.begin(), after.end());
+  new_anchor.insert(new_anchor.end(), new_lines.begin(), new_lines.end());
+  new_anchor.insert(new_anchor.end(), after.begin(), after.end());
+  return apply(old_anchor, new_anchor);
 }
 
 Result<FileChange> ChatLog::append(const Lines& lines) {
