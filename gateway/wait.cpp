@@ -59,35 +59,27 @@ enum class Tail { settled, request, draft };
 Tail log_tail(const fs::path& log, const std::string& page) {
   auto text = slurp(log);
   if (!text) return Tail::settled;
-  bool pending = false, in_fence = false, runs = false;
-  std::size_t fence = 0;
-  for (const std::string& line : repl::split_lines(*text)) {
-    const std::size_t ticks = line.find_first_not_of('`') == std::string::npos ? line.size() : line.find_first_not_of('`');
-    if (in_fence) {
-      if (ticks >= fence && line.find_first_not_of(" \t", ticks) == std::string::npos) {
-        in_fence = false;
-        pending = pending || runs;
-      }
-      continue;
-    }
-    if (ticks >= 3) {
-      in_fence = true;
-      fence = ticks;
-      std::string info = line.substr(ticks);
-      info = info.substr(0, info.find(' '));
-      runs = repl::runnable(info);
+  const repl::Lines lines = repl::split_lines(*text);
+  const std::vector<repl::Fence> blocks = repl::fences(*text, lines);
+  bool pending = false;
+  auto block = blocks.begin();
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (block != blocks.end() && block->first == i) {
+      if (!block->closed) return Tail::draft;
+      pending = pending || block->runs();
+      i = block->last;
+      ++block;
       continue;
     }
     // The page's lines: an announcement (no duration yet) means a job runs,
     // a reply or background that everything above is answered.
-    auto h = repl::parse_header(line);
-    if (h && h->from == page) {
+    auto h = repl::parse_header(lines[i]);
+    if (h && h->from == page)
       pending = h->suffix.empty();
-    } else if (line.rfind("> **" + page + "** background at ", 0) == 0) {
+    else if (lines[i].rfind("> **" + page + "** background at ", 0) == 0)
       pending = false;
-    }
   }
-  return in_fence ? Tail::draft : pending ? Tail::request : Tail::settled;
+  return pending ? Tail::request : Tail::settled;
 }
 
 // The page's folder under .editgate/pages: the name, or the one folder of a bare name.

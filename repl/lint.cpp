@@ -201,50 +201,6 @@ bool is_omitted(std::string_view line) {
   return starts_with(line, "... (") && line.find("omitted) ...") != npos;
 }
 
-// ---- fences --------------------------------------------------------------------
-
-struct Fence {
-  std::size_t first = 0, last = 0;  // 0-based lines of its opening and closing fence
-  std::string marker;               // "```": what closes it
-  bool closed = false;
-  bool run = false;  // its info string names code a page runs
-};
-
-// Whether `line` closes a fence of `n` `c`s; a fence in a quote or a list
-// item closes behind the container's "> " or indentation.
-bool closes(std::string_view line, char c, std::size_t n) {
-  while (!line.empty() && (line.front() == '>' || line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
-  line = trim(line);
-  return line.size() >= n && std::all_of(line.begin(), line.end(), [c](char x) { return x == c; });
-}
-
-// The fenced blocks, as cmark-gfm reads them (the way scan_requests does).
-std::vector<Fence> fences_of(std::string_view text, const Lines& lines) {
-  std::vector<Fence> out;
-  std::unique_ptr<cmark_node, void (*)(cmark_node*)> doc(
-      cmark_parse_document(text.data(), text.size(), CMARK_OPT_DEFAULT), cmark_node_free);
-  std::unique_ptr<cmark_iter, void (*)(cmark_iter*)> it(cmark_iter_new(doc.get()), cmark_iter_free);
-  for (cmark_event_type ev; (ev = cmark_iter_next(it.get())) != CMARK_EVENT_DONE;) {
-    cmark_node* node = cmark_iter_get_node(it.get());
-    if (ev != CMARK_EVENT_ENTER || cmark_node_get_type(node) != CMARK_NODE_CODE_BLOCK) continue;
-    int length = 0, offset = 0;
-    char fence_char = 0;
-    if (!cmark_node_get_fenced(node, &length, &offset, &fence_char)) continue;
-    const int start = cmark_node_get_start_line(node), end = cmark_node_get_end_line(node);
-    if (start < 1 || end < start || static_cast<std::size_t>(start) > lines.size()) continue;
-    Fence f;
-    f.first = static_cast<std::size_t>(start - 1);
-    f.last = std::min(static_cast<std::size_t>(end - 1), lines.size() - 1);
-    f.marker = std::string(static_cast<std::size_t>(std::max(length, 3)), fence_char);
-    f.closed = f.last > f.first && closes(lines[f.last], fence_char, static_cast<std::size_t>(length));
-    const char* info_c = cmark_node_get_fence_info(node);
-    const std::string_view info = trim(info_c ? info_c : "");
-    f.run = runnable(info.substr(0, info.find_first_of(" \t")));
-    out.push_back(std::move(f));
-  }
-  return out;
-}
-
 // ---- the log as requests and replies -------------------------------------------
 
 enum class Role { none, request, reply, background };
@@ -279,7 +235,7 @@ class Linter {
   }
 
   LintReport run() {
-    fences_ = fences_of(text_, lines_);
+    fences_ = fences(text_, lines_);
     fence_at_.assign(lines_.size(), nullptr);
     in_fence_.assign(lines_.size(), false);
     for (const Fence& f : fences_) {
@@ -333,10 +289,10 @@ class Linter {
     bool text = false, runnable_seen = false, any = false;
     for (std::size_t j = at + 1; j < lines_.size(); ++j) {
       if (const Fence* f = fence_at_[j]) {
-        if (!s.first_fence_runs) s.first_fence_runs = f->run;
+        if (!s.first_fence_runs) s.first_fence_runs = f->runs();
         if (!any) s.content_first = true;
         any = true;
-        runnable_seen = runnable_seen || f->run;
+        runnable_seen = runnable_seen || f->runs();
         j = f->last;
         continue;
       }
@@ -378,8 +334,8 @@ class Linter {
                        : f->last == i + 1 ? "line " + std::to_string(i + 2) + " is its text"
                                           : "lines " + std::to_string(i + 2) + "-" + std::to_string(f->last + 1) +
                                                 " are its text, and no header or block in them counts") +
-                      (f->run ? "; its code is not run" : "") + "; close it with a line of " + f->marker);
-        } else if (f->run) {
+                      (f->runs() ? "; its code is not run" : "") + "; close it with a line of " + f->marker);
+        } else if (f->runs()) {
           Req q;
           q.block = i;
           if (header_line) {

@@ -26,8 +26,10 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-// Whether `line` closes a fence opened with `n` of `c`.
+// Whether `line` closes a fence opened with `n` of `c`; a fence in a quote
+// or a list item closes behind the container's "> " or indentation.
 bool closes(std::string_view line, char c, std::size_t n) {
+  while (!line.empty() && (line.front() == '>' || line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
   line = trim(line);
   return line.size() >= n && std::all_of(line.begin(), line.end(), [c](char x) { return x == c; });
 }
@@ -66,38 +68,48 @@ bool runnable(std::string_view lang) {
   return l.empty() || l == "js" || l == "javascript";
 }
 
-Scan scan_requests(std::string_view text) {
-  const Lines lines = split_lines(text);
-  Scan scan;
-  // The fenced blocks, and which lines they cover.
-  std::vector<CodeBlock> blocks;
-  std::vector<bool> in_fence(lines.size(), false);
+bool Fence::runs() const { return runnable(lang); }
+
+std::vector<Fence> fences(std::string_view text, const Lines& lines) {
+  std::vector<Fence> out;
   std::unique_ptr<cmark_node, void (*)(cmark_node*)> doc(
       cmark_parse_document(text.data(), text.size(), CMARK_OPT_DEFAULT), cmark_node_free);
   std::unique_ptr<cmark_iter, void (*)(cmark_iter*)> it(cmark_iter_new(doc.get()), cmark_iter_free);
   for (cmark_event_type ev; (ev = cmark_iter_next(it.get())) != CMARK_EVENT_DONE;) {
     cmark_node* node = cmark_iter_get_node(it.get());
     if (ev != CMARK_EVENT_ENTER || cmark_node_get_type(node) != CMARK_NODE_CODE_BLOCK) continue;
-    int fence_length = 0, fence_offset = 0;
+    int length = 0, offset = 0;
     char fence_char = 0;
-    if (!cmark_node_get_fenced(node, &fence_length, &fence_offset, &fence_char)) continue;  // indented code
+    if (!cmark_node_get_fenced(node, &length, &offset, &fence_char)) continue;  // indented code
     const int start = cmark_node_get_start_line(node), end = cmark_node_get_end_line(node);
-    if (start < 1 || end < start) continue;
-    const std::size_t first = static_cast<std::size_t>(start - 1), last = static_cast<std::size_t>(end - 1);
-    for (std::size_t i = first; i <= last && i < lines.size(); ++i) in_fence[i] = true;
+    if (start < 1 || end < start || static_cast<std::size_t>(start) > lines.size()) continue;
+    Fence f;
+    f.first = static_cast<std::size_t>(start - 1);
+    f.last = std::min(static_cast<std::size_t>(end - 1), lines.size() - 1);
+    f.marker = std::string(static_cast<std::size_t>(std::max(length, 3)), fence_char);
+    f.closed = f.last > f.first && closes(lines[f.last], fence_char, static_cast<std::size_t>(length));
+    const std::string_view info = trim(cmark_node_get_fence_info(node) ? cmark_node_get_fence_info(node) : "");
+    f.lang = std::string(info.substr(0, info.find_first_of(" \t")));
+    f.code = cmark_node_get_literal(node) ? cmark_node_get_literal(node) : "";
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+Scan scan_requests(std::string_view text) {
+  const Lines lines = split_lines(text);
+  Scan scan;
+  // The runnable blocks, and which lines the fences cover.
+  std::vector<CodeBlock> blocks;
+  std::vector<bool> in_fence(lines.size(), false);
+  for (Fence& f : fences(text, lines)) {
+    for (std::size_t i = f.first; i <= f.last; ++i) in_fence[i] = true;
     // An unclosed fence runs to the end of the text: a draft.
-    if (last == first || last >= lines.size() ||
-        !closes(lines[last], fence_char, static_cast<std::size_t>(fence_length))) {
+    if (!f.closed) {
       scan.draft = true;
       continue;
     }
-    std::string_view info = trim(cmark_node_get_fence_info(node) ? cmark_node_get_fence_info(node) : "");
-    CodeBlock b;
-    b.first = first;
-    b.last = last;
-    b.lang = std::string(info.substr(0, info.find_first_of(" \t")));
-    b.code = cmark_node_get_literal(node) ? cmark_node_get_literal(node) : "";
-    if (runnable(b.lang)) blocks.push_back(std::move(b));
+    if (f.runs()) blocks.push_back(CodeBlock{f.first, f.last, std::move(f.lang), std::move(f.code)});
   }
   if (scan.draft) return scan;
 

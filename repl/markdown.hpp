@@ -38,6 +38,18 @@ struct Request {
   std::size_t end = 0;                     // one past its last line
 };
 
+// A fenced block as cmark-gfm reads it (indented code is not one).
+struct Fence {
+  std::size_t first = 0, last = 0;  // 0-based lines of its opening fence and its last line
+  std::string marker;               // "```": what closes it
+  std::string lang;                 // first word of the info string
+  std::string code;
+  bool closed = false;              // else it runs to the end of the text
+  bool runs() const;                // its language is one a page runs
+};
+// `lines` is split_lines(text).
+std::vector<Fence> fences(std::string_view text, const std::vector<std::string>& lines);
+
 struct Scan {
   std::vector<Request> requests;  // those with at least one runnable block
   bool draft = false;             // a fence is still open: nothing is dispatched
