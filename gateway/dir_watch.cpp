@@ -25,11 +25,12 @@ Result<std::unique_ptr<DirWatch>> DirWatch::open(boost::asio::any_io_executor ex
     // Not there yet (debug/ before the first page): its parent says when it is.
     const std::string parent = std::filesystem::path(w->opt_.dir).parent_path().string();
     w->parent_wd_ = ::inotify_add_watch(fd, parent.c_str(), IN_CREATE | IN_MOVED_TO | IN_ONLYDIR);
-    if (w->parent_wd_ < 0 && !w->watch_dir()) {
+    if (w->parent_wd_ < 0) {
       const int e = errno;
-      return Failure{Error::io, "cannot watch " + w->opt_.dir + ": " + std::strerror(e) +
+      return Failure{Error::io, "cannot watch " + parent + ": " + std::strerror(e) +
                                     (e == ENOSPC ? " (raise fs.inotify.max_user_watches)" : "")};
     }
+    w->watch_dir();  // made in the meantime
   }
   w->read();
   return w;
@@ -64,7 +65,7 @@ void DirWatch::read() {
       if (len > 0 && at + sizeof ev + len <= n) {
         const std::string name(buf_.data() + at + sizeof ev);  // NUL-padded
             if (ev.wd == parent_wd_) {
-          if (dir_wd_ < 0 && name == std::filesystem::path(opt_.dir).filename().string() && watch_dir()) {
+          if (name == std::filesystem::path(opt_.dir).filename().string() && watch_dir()) {
             ::inotify_rm_watch(fd_.native_handle(), parent_wd_);
             parent_wd_ = -1;
           }
