@@ -725,8 +725,9 @@ void Repl::finish(Page& p, Job& job, Lines reply, json::object done, bool error)
   if (!job.silent && !p.active.empty()) {
     if (before_write) before_write(p.log->path());
     // ack.marker is on disk before a reply can be read: a file agent that
-    // sees the reply also sees its job's number.
-    if (files_) files_->flush();
+    // sees the reply also sees its job's number. (An eval op's agent hears
+    // the reply itself: its path does not wait for the status files.)
+    if (files_ && job.from_log) files_->flush();
     Result<FileChange> written = Failure{};
     if (more) {
       // The next block starts in the same edit: its announcement goes under it.
