@@ -1,6 +1,7 @@
 #include "gateway/inbox.hpp"
 
 #include "gateway/report.hpp"
+#include "repl/agent_files.hpp"
 
 #include <boost/json.hpp>
 
@@ -9,23 +10,12 @@
 #include <iostream>
 #include <sstream>
 #include <sys/stat.h>
-#include <unistd.h>
 
 namespace editgate {
 
 namespace {
 
 constexpr std::size_t max_message_bytes = 64u << 20;  // as a POST /v1/edits body
-
-bool put(const std::string& path, const std::string& bytes) {
-  const std::string temp = path + ".tmp";
-  {
-    std::ofstream f(temp, std::ios::binary | std::ios::trunc);
-    f << bytes;
-    if (!f.flush()) return false;
-  }
-  return std::rename(temp.c_str(), path.c_str()) == 0;
-}
 
 }  // namespace
 
@@ -68,8 +58,8 @@ void apply_inbox(Engine& engine, const std::string& state_dir, const std::string
     }
   }
   answer["file"] = "outbox/" + stem + ".md";
-  if (!put(out + ".json", boost::json::serialize(answer) + "\n") || std::rename(in.c_str(), (out + ".md").c_str()) != 0 ||
-      !put(out + ".completed.marker", std::to_string(sequence()) + "\n"))
+  if (!repl::replace_file(out + ".json", boost::json::serialize(answer) + "\n") || std::rename(in.c_str(), (out + ".md").c_str()) != 0 ||
+      !repl::replace_file(out + ".completed.marker", std::to_string(sequence()) + "\n"))
     std::cerr << "editgate: cannot answer inbox/" << name << " in " << state_dir << "/outbox\n";
 }
 

@@ -1,5 +1,6 @@
 #include "gateway/wait.hpp"
 
+#include "repl/agent_files.hpp"
 #include "repl/format.hpp"
 #include "repl/markdown.hpp"
 
@@ -26,16 +27,6 @@ std::optional<std::string> slurp(const fs::path& p) {
   std::stringstream s;
   s << f.rdbuf();
   return s.str();
-}
-
-unsigned long long number(const fs::path& p) {
-  auto text = slurp(p);
-  if (!text) return 0;
-  try {
-    return std::stoull(*text);
-  } catch (...) {
-    return 0;
-  }
 }
 
 json::object object_in(const fs::path& p) {
@@ -152,7 +143,8 @@ int run_wait(const WaitArgs& a, std::ostream& out, std::ostream& err) {
     if (!dir) dir = page_dir(state / "pages", a.page, why);
     if (dir) {
       const json::object status = object_in(*dir / "status.json");
-      const unsigned long long acked = number(*dir / "ack.marker"), completed = number(*dir / "completed.marker");
+      const std::uint64_t acked = repl::marker_number((*dir / "ack.marker").string()),
+                          completed = repl::marker_number((*dir / "completed.marker").string());
       if (job) {
         if (completed >= *job) break;
       } else if (!status.empty() && str(status, "state") != "processing" && completed >= acked) {

@@ -17,15 +17,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::uint64_t number_in(const fs::path& file) {
-  FILE* f = std::fopen(file.c_str(), "r");
-  if (!f) return 0;
-  unsigned long long n = 0;
-  if (std::fscanf(f, "%llu", &n) != 1) n = 0;
-  std::fclose(f);
-  return n;
-}
-
 bool write_all(int fd, std::string_view bytes) {
   while (!bytes.empty()) {
     const ssize_t n = ::write(fd, bytes.data(), bytes.size());
@@ -36,6 +27,23 @@ bool write_all(int fd, std::string_view bytes) {
 }
 
 }  // namespace
+
+std::uint64_t marker_number(const std::string& path) {
+  FILE* f = std::fopen(path.c_str(), "r");
+  if (!f) return 0;
+  unsigned long long n = 0;
+  if (std::fscanf(f, "%llu", &n) != 1) n = 0;
+  std::fclose(f);
+  return n;
+}
+
+bool replace_file(const std::string& path, std::string_view bytes) {
+  const std::string temp = path + ".tmp";
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  const bool ok = fd >= 0 && write_all(fd, bytes);
+  if (fd >= 0) ::close(fd);
+  return ok && ::rename(temp.c_str(), path.c_str()) == 0;
+}
 
 std::string iso_now() {
   const auto now = std::chrono::system_clock::now();
@@ -54,7 +62,7 @@ AgentFiles::AgentFiles(std::string dir) : dir_(std::move(dir)) {
   std::error_code ec;
   for (const char* area : {"pages", "outbox"})
     for (fs::recursive_directory_iterator it(fs::path(dir_) / area, ec), end; !ec && it != end; it.increment(ec))
-      if (it->path().extension() == ".marker") last_ = std::max(last_, number_in(it->path()));
+      if (it->path().extension() == ".marker") last_ = std::max(last_, marker_number(it->path().string()));
   thread_ = std::thread([this] { loop(); });
 }
 
@@ -67,29 +75,17 @@ AgentFiles::~AgentFiles() {
   thread_.join();
 }
 
-void AgentFiles::put(std::string rel, std::string content) {
+void AgentFiles::enqueue(Op op) {
   {
     std::lock_guard lock(mutex_);
-    queue_.push_back({Op::put, std::move(rel), std::move(content)});
+    queue_.push_back(std::move(op));
   }
   wake_.notify_one();
 }
 
-void AgentFiles::append(std::string rel, std::string line) {
-  {
-    std::lock_guard lock(mutex_);
-    queue_.push_back({Op::append, std::move(rel), std::move(line)});
-  }
-  wake_.notify_one();
-}
-
-void AgentFiles::erase(std::string rel) {
-  {
-    std::lock_guard lock(mutex_);
-    queue_.push_back({Op::erase, std::move(rel), {}});
-  }
-  wake_.notify_one();
-}
+void AgentFiles::put(std::string rel, std::string content) { enqueue({Op::put, std::move(rel), std::move(content)}); }
+void AgentFiles::append(std::string rel, std::string line) { enqueue({Op::append, std::move(rel), std::move(line)}); }
+void AgentFiles::erase(std::string rel) { enqueue({Op::erase, std::move(rel), {}}); }
 
 void AgentFiles::flush() {
   std::unique_lock lock(mutex_);
@@ -151,11 +147,7 @@ void AgentFiles::run(const Op& op) {
     if (fd >= 0) ::close(fd);
     return;
   }
-  const std::string temp = path.string() + ".tmp";
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  const bool ok = fd >= 0 && write_all(fd, op.content);
-  if (fd >= 0) ::close(fd);
-  if (!ok || ::rename(temp.c_str(), path.c_str()) != 0) std::cerr << "editgate: cannot write " << path.string() << '\n';
+  if (!replace_file(path.string(), op.content)) std::cerr << "editgate: cannot write " << path.string() << '\n';
 }
 
 }  // namespace repl

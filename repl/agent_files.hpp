@@ -53,6 +53,7 @@ class AgentFiles {
     enum Kind { put, append, erase } kind;
     std::string rel, content;
   };
+  void enqueue(Op op);
   void loop();
   void run(const Op& op);
 
@@ -67,5 +68,11 @@ class AgentFiles {
 
 // An ISO 8601 UTC time with milliseconds, "2026-11-23T10:04:05.123Z".
 std::string iso_now();
+
+// Replaces `path` with `bytes` atomically (a temp file beside it, renamed):
+// a reader sees the old file or the new one, never half.
+bool replace_file(const std::string& path, std::string_view bytes);
+// The sequence number a marker file holds; 0 when it is missing or holds none.
+std::uint64_t marker_number(const std::string& path);
 
 }  // namespace repl
