@@ -148,12 +148,16 @@ std::string normalize_line(std::string_view line, Tolerance t) {
 }
 
 std::vector<std::size_t> find_tolerant(const std::vector<std::string_view>& file,
-                                       std::span<const std::string_view> section, Tolerance t) {
+                                       std::span<const std::string_view> section, Tolerance t,
+                                       std::size_t* comparisons) {
+  std::size_t local = 0;
+  std::size_t& count = comparisons ? *comparisons : local;
   std::vector<std::size_t> found;
   if (section.empty() || section.size() > file.size()) return found;
   std::vector<std::string> want;
   for (std::string_view s : section) want.push_back(normalize_line(s, t));
   auto equal = [&](std::string_view line, const std::string& w) {
+    ++count;
     if (t == Tolerance::exact) return line == w;
     if (t == Tolerance::whitespace || is_ascii(line)) return trim(line) == w;
     return normalize_line(line, t) == w;
@@ -333,7 +337,7 @@ Mismatch diagnose_missing(const std::vector<std::string_view>& file, std::span<c
   const std::string n_lines = plural(section.size(), "line");
 
   for (Tolerance t : {Tolerance::whitespace, Tolerance::lookalike}) {
-    std::vector<std::size_t> hits = find_tolerant(file, section, t);
+    std::vector<std::size_t> hits = find_tolerant(file, section, t, &m.comparisons);
     if (hits.empty()) continue;
     const bool ws = t == Tolerance::whitespace;
     m.reason = ws ? Reason::whitespace : Reason::near_match;
@@ -358,7 +362,7 @@ Mismatch diagnose_missing(const std::vector<std::string_view>& file, std::span<c
   }
 
   if (anchor > 0 && anchor < section.size()) {
-    std::vector<std::size_t> hits = find_tolerant(file, section.first(anchor), Tolerance::exact);
+    std::vector<std::size_t> hits = find_tolerant(file, section.first(anchor), Tolerance::exact, &m.comparisons);
     if (hits.size() == 1) {
       std::size_t first_diff = hits[0] + anchor;
       std::string report = window_report(file, section, hits[0], path, &first_diff);
@@ -387,6 +391,7 @@ Mismatch diagnose_missing(const std::vector<std::string_view>& file, std::span<c
     if (t.empty()) continue;
     auto it = is_ascii(t) ? wanted.find(std::string(t)) : wanted.find(normalize_line(t, Tolerance::lookalike));
     if (it == wanted.end()) continue;
+    m.comparisons += it->second.size();
     for (std::size_t j : it->second) ++votes[static_cast<long long>(i) - static_cast<long long>(j)];
   }
   long long best = 0;

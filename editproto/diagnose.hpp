@@ -21,7 +21,8 @@ std::string normalize_line(std::string_view line, Tolerance t);
 
 // Start lines where `section` occurs when lines are compared under `t`.
 std::vector<std::size_t> find_tolerant(const std::vector<std::string_view>& file,
-                                       std::span<const std::string_view> section, Tolerance t);
+                                       std::span<const std::string_view> section, Tolerance t,
+                                       std::size_t* comparisons = nullptr);
 
 // The exact difference between a line in the file and the block's line:
 // trailing white space, tabs vs spaces, indentation, differing code points
@@ -47,6 +48,9 @@ struct Mismatch {
   std::string diagnostic;
   // Set when the section occurs exactly once under whitespace tolerance.
   std::optional<std::size_t> whitespace_match;
+  // Lines compared and votes counted: the work the diagnosis cost, which
+  // tests and benchmarks check stays linear in the file and section sizes.
+  std::size_t comparisons = 0;
 };
 
 Mismatch diagnose_missing(const std::vector<std::string_view>& file, std::span<const std::string_view> section,

@@ -116,6 +116,7 @@ bool Document::matches_at(std::size_t start, std::span<const std::string_view> s
       ++p;
       off = 0;
     }
+    ++comparisons_;
     if (lines_[pieces_[p].first + off].text() != want) return false;
     ++off;
   }
@@ -139,6 +140,7 @@ std::vector<std::size_t> Document::find_by_scan(std::span<const std::string_view
   for (const Piece& piece : pieces_) {
     const Line* l = &lines_[piece.first];
     for (std::uint32_t i = 0; i < piece.count; ++i, ++n) {
+      ++comparisons_;
       if (l[i].length == head.size() && std::memcmp(l[i].data, head.data(), head.size()) == 0 &&
           matches_at(n, section))
         found.push_back(n);

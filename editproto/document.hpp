@@ -65,6 +65,10 @@ class Document {
   // the original bytes stay untouched).
   void set_eol(std::size_t n, Eol eol);
 
+  // Lines compared by find() so far: the work searches cost, which tests and
+  // benchmarks check stays linear in the file and section sizes.
+  std::size_t comparisons() const { return comparisons_; }
+
   // All lines, in order (for diagnostics; costs one pass).
   std::vector<std::string_view> lines() const;
 
@@ -123,6 +127,7 @@ class Document {
   std::vector<std::uint32_t> next_;
   std::vector<std::uint64_t> filter_;  // partial index: bits of quick keys of prepared lines
   std::size_t slots_used_ = 0;
+  mutable std::size_t comparisons_ = 0;
 };
 
 std::string_view eol_bytes(Eol e);

@@ -142,3 +142,62 @@ TEST_CASE("file_not_found tells how to create the file") {
   CHECK(r.results[0].reason == Reason::file_not_found);
   CHECK_THAT(r.results[0].diagnostic, Contains("leave the EDIT section empty"));
 }
+
+// A crafted block against a large file: searching and diagnosing must cost
+// about file + block line steps, never file x block (which kept the engine
+// busy for tens of seconds). Asserted on the work counters, not on time.
+namespace {
+
+constexpr std::size_t kFileLines = 300'000;
+constexpr std::size_t kBlockLines = 3'000;
+
+std::string repeated(std::string_view line, std::size_t n) {
+  std::string out;
+  out.reserve((line.size() + 1) * n);
+  for (std::size_t i = 0; i < n; ++i) (out += line) += '\n';
+  return out;
+}
+
+// The linear bound the tests hold the counters to.
+std::size_t linear(std::size_t file, std::size_t section) { return 20 * (file + section); }
+
+}  // namespace
+
+TEST_CASE("exact search: linear for a section that almost occurs everywhere / or occurs everywhere") {
+  editproto::Document doc(repeated("x", kFileLines));
+  std::vector<std::string_view> section(kBlockLines, "x");
+  SECTION("3,000 x lines and a z: nowhere, by a scan and then by the index") {
+    section.push_back("z");
+    CHECK(doc.find(section).empty());
+    CHECK(doc.find(section).empty());
+  }
+  SECTION("3,000 x lines: at every place, by a scan and then by the index") {
+    CHECK(doc.find(section).size() == kFileLines - kBlockLines + 1);
+    CHECK(doc.find(section).size() == kFileLines - kBlockLines + 1);
+  }
+  CHECK(doc.comparisons() <= 2 * linear(kFileLines, section.size()));
+}
+
+TEST_CASE("diagnosis: linear for a section of lines that occur everywhere / the closest place is still found") {
+  const std::string x = repeated("x", kFileLines), x_space = repeated("x ", kFileLines);
+  std::vector<std::string_view> section(kBlockLines, "x");
+  section.push_back("z");
+  // x lines exactly; "x " lines, which only the tolerant passes match.
+  for (const std::string* text : {&x, &x_space}) {
+    editproto::Document doc(*text);
+    for (std::size_t anchor : {std::size_t{0}, kBlockLines}) {
+      editproto::Mismatch m = editproto::diagnose_missing(doc.lines(), section, anchor, "big.txt");
+      CAPTURE(text == &x, anchor);
+      CHECK(m.comparisons <= linear(kFileLines, section.size()));
+      CHECK(m.reason == Reason::near_match);
+      CHECK(m.line.value_or(0) == 1);
+      CHECK_THAT(m.diagnostic, Contains("The closest place is lines 1-3001, where 3000 of its 3001 non-blank lines "
+                                        "match"));
+      CHECK_THAT(m.diagnostic, Contains("line 3001: the line differs from column 1"));
+      // What the budget left out is said.
+      CHECK_THAT(m.diagnostic, Contains("(to bound the work, the 3000 lines of your EDIT section that occur 300000 or "
+                                        "more times in the file were not used to find this place; the count "
+                                        "includes them)"));
+    }
+  }
+}
