@@ -1,12 +1,15 @@
 #include "editproto/diagnose.hpp"
 
+#include "editproto/line_search.hpp"
 #include "editproto/path_line.hpp"
 #include "editproto/unicode.hpp"
 
 #include <dtl/dtl.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <unordered_map>
 
 namespace editproto {
@@ -151,22 +154,25 @@ std::vector<std::size_t> find_tolerant(const std::vector<std::string_view>& file
                                        std::span<const std::string_view> section, Tolerance t,
                                        std::size_t* comparisons) {
   std::size_t local = 0;
-  std::size_t& count = comparisons ? *comparisons : local;
   std::vector<std::size_t> found;
   if (section.empty() || section.size() > file.size()) return found;
+  // Each line is normalised once, and the normalised section is looked for
+  // in one pass over the normalised file.
   std::vector<std::string> want;
+  want.reserve(section.size());
   for (std::string_view s : section) want.push_back(normalize_line(s, t));
-  auto equal = [&](std::string_view line, const std::string& w) {
-    ++count;
-    if (t == Tolerance::exact) return line == w;
-    if (t == Tolerance::whitespace || is_ascii(line)) return trim(line) == w;
-    return normalize_line(line, t) == w;
-  };
-  for (std::size_t i = 0; i + section.size() <= file.size(); ++i) {
-    if (!equal(file[i], want[0])) continue;
-    std::size_t k = 1;
-    while (k < want.size() && equal(file[i + k], want[k])) ++k;
-    if (k == want.size()) found.push_back(i);
+  const std::vector<std::string_view> keys(want.begin(), want.end());
+  LineMatcher matcher(keys, comparisons ? *comparisons : local);
+  std::string folded;
+  for (std::size_t i = 0; i < file.size(); ++i) {
+    std::string_view key = file[i];
+    if (t == Tolerance::whitespace || (t == Tolerance::lookalike && is_ascii(key))) {
+      key = trim(key);
+    } else if (t == Tolerance::lookalike) {
+      folded = normalize_line(key, t);
+      key = folded;
+    }
+    if (matcher.feed(key)) found.push_back(i + 1 - section.size());
   }
   return found;
 }
@@ -239,7 +245,7 @@ std::string quote_line(std::size_t number, std::string_view text) {
 }
 
 std::string unified_diff(std::span<const std::string_view> block_lines, std::span<const std::string_view> file_lines,
-                         std::size_t first_line, std::string_view path) {
+                         std::size_t first_line, std::string_view path, std::size_t block_first) {
   std::vector<std::string> a(block_lines.begin(), block_lines.end());
   std::vector<std::string> b(file_lines.begin(), file_lines.end());
   dtl::Diff<std::string, std::vector<std::string>> diff(a, b);
@@ -248,7 +254,7 @@ std::string unified_diff(std::span<const std::string_view> block_lines, std::spa
   std::string out = "--- your EDIT section\n+++ " + std::string(path) + " (lines " + std::to_string(first_line) +
                     "-" + std::to_string(first_line + file_lines.size() - 1) + ")\n";
   for (const auto& hunk : diff.getUniHunks()) {
-    out += "@@ -" + std::to_string(hunk.a) + "," + std::to_string(hunk.b) + " +" +
+    out += "@@ -" + std::to_string(hunk.a + static_cast<long long>(block_first) - 1) + "," + std::to_string(hunk.b) + " +" +
            std::to_string(hunk.c + static_cast<long long>(first_line) - 1) + "," + std::to_string(hunk.d) + " @@\n";
     auto emit = [&out](const auto& elems) {
       for (const auto& e : elems) {
@@ -266,6 +272,21 @@ std::string unified_diff(std::span<const std::string_view> block_lines, std::spa
 
 namespace {
 
+// Votes for the closest place: this many per file and section line, and
+// this many for any file.
+constexpr std::size_t kVotesPerLine = 8;
+constexpr std::size_t kVotesFloor = 1'000'000;
+
+constexpr std::uint32_t kNoKey = 0xFFFFFFFF;
+
+// The diff of the closest place: at most about this many steps, else this
+// many lines of it.
+constexpr std::size_t kDiffBudget = 4'000'000;
+constexpr std::size_t kDiffLines = 200;
+
+// Places listed for a section that occurs more than once.
+constexpr std::size_t kPlacesListed = 20;
+
 std::string range(std::size_t first, std::size_t count) {
   return count <= 1 ? "line " + std::to_string(first) : "lines " + std::to_string(first) + "-" +
                                                              std::to_string(first + count - 1);
@@ -277,10 +298,14 @@ std::string window_report(const std::vector<std::string_view>& file, std::span<c
   std::string out;
   std::size_t listed = 0, differing = 0;
   std::size_t len = std::min(section.size(), file.size() - start);
+  std::size_t first = len;  // the window's first differing line
   for (std::size_t i = 0; i < len; ++i) {
     std::string d = describe_difference(file[start + i], section[i]);
     if (d.empty()) continue;
-    if (differing++ == 0 && first_diff) *first_diff = start + i;
+    if (differing++ == 0) {
+      first = i;
+      if (first_diff) *first_diff = start + i;
+    }
     if (listed == 8) continue;
     ++listed;
     out += "line " + std::to_string(start + i + 1) + ": " + d + "\n";
@@ -288,16 +313,33 @@ std::string window_report(const std::vector<std::string_view>& file, std::span<c
     out += "  block: " + quote_line(i + 1, section[i]) + "\n";
   }
   if (differing > listed) out += "(" + std::to_string(differing - listed) + " more differing lines, see the diff)\n";
-  out += unified_diff(section, std::span(file).subspan(start, len), start + 1, path);
+  // The diff costs about (block + window lines) x (lines that differ): past
+  // a budget it covers a bounded stretch from the first difference.
+  const std::size_t apart = differing + (section.size() - len) + 1;
+  if ((section.size() + len) * apart <= kDiffBudget) {
+    out += unified_diff(section, std::span(file).subspan(start, len), start + 1, path);
+    return out;
+  }
+  const std::size_t from = first >= 3 ? first - 3 : 0;
+  const std::size_t block_count = std::min(kDiffLines, section.size() - from);
+  const std::size_t file_count = std::min(kDiffLines, len - from);
+  out += "(the diff covers lines " + std::to_string(from + 1) + "-" + std::to_string(from + block_count) +
+         " of your EDIT section only: the whole diff would cost too much)\n";
+  out += unified_diff(section.subspan(from, block_count), std::span(file).subspan(start + from, file_count),
+                      start + from + 1, path, from + 1);
   return out;
 }
 
+// "2, 5, 9"; past kPlacesListed places, "... and 1200 more": a section
+// that occurs everywhere must not make a diagnostic as long as the file.
 std::string line_list(std::span<const std::size_t> starts) {
   std::string out;
-  for (std::size_t i = 0; i < starts.size(); ++i) {
+  const std::size_t listed = std::min(starts.size(), kPlacesListed);
+  for (std::size_t i = 0; i < listed; ++i) {
     if (i) out += ", ";
     out += std::to_string(starts[i] + 1);
   }
+  if (listed < starts.size()) out += " and " + std::to_string(starts.size() - listed) + " more";
   return out;
 }
 
@@ -320,6 +362,12 @@ double similarity(std::string_view a, std::string_view b) {
 }
 
 constexpr std::size_t kSimilarityScanLimit = 200'000;  // lines; the scan is O(lines x length)
+
+// Lets the key table be searched with a string_view (no copy per file line).
+struct KeyHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
 
 }  // namespace
 
@@ -376,42 +424,119 @@ Mismatch diagnose_missing(const std::vector<std::string_view>& file, std::span<c
     }
   }
 
-  // The closest place: the start line most section lines vote for.
-  std::unordered_map<std::string, std::vector<std::size_t>> wanted;
+  // The closest place: the start line most section lines vote for. Each
+  // file line whose text (white space and look-alikes aside) is a section
+  // line's votes for the start that lines them up.
+  struct Key {
+    std::vector<std::size_t> at;  // its lines in the section
+    std::size_t in_file = 0;      // how many file lines have it
+    std::size_t first_in_file = 0;
+  };
+  std::unordered_map<std::string, std::uint32_t, KeyHash, std::equal_to<>> key_ids;
+  std::vector<Key> keys;
+  std::vector<std::uint32_t> section_key(section.size(), kNoKey);
   std::size_t nonblank = 0;
   for (std::size_t j = 0; j < section.size(); ++j) {
     std::string key = normalize_line(section[j], Tolerance::lookalike);
     if (key.empty()) continue;
     ++nonblank;
-    wanted[std::move(key)].push_back(j);
+    auto [it, added] = key_ids.try_emplace(std::move(key), static_cast<std::uint32_t>(keys.size()));
+    if (added) keys.emplace_back();
+    keys[it->second].at.push_back(j);
+    section_key[j] = it->second;
   }
-  std::unordered_map<long long, std::size_t> votes;
+  std::vector<std::uint32_t> file_key(file.size(), kNoKey);
   for (std::size_t i = 0; i < file.size(); ++i) {
     std::string_view t = trim(file[i]);
     if (t.empty()) continue;
-    auto it = is_ascii(t) ? wanted.find(std::string(t)) : wanted.find(normalize_line(t, Tolerance::lookalike));
-    if (it == wanted.end()) continue;
-    m.comparisons += it->second.size();
-    for (std::size_t j : it->second) ++votes[static_cast<long long>(i) - static_cast<long long>(j)];
+    ++m.comparisons;
+    auto it = is_ascii(t) ? key_ids.find(t) : key_ids.find(normalize_line(t, Tolerance::lookalike));
+    if (it == key_ids.end()) continue;
+    file_key[i] = it->second;
+    if (keys[it->second].in_file++ == 0) keys[it->second].first_in_file = i;
+  }
+
+  // A line that occurs f times in the file and s times in the section casts
+  // f x s votes: a file of `x` lines and a section of `x` lines would cost
+  // file x section. Past a budget linear in both, the lines that occur most
+  // often in the file (they say least about where the section belongs) do
+  // not vote, and the diagnostic says so.
+  std::vector<bool> votes_with(keys.size(), true);
+  std::size_t total = 0;
+  for (const Key& k : keys) total += k.in_file * k.at.size();
+  const std::size_t budget = kVotesPerLine * (file.size() + section.size()) + kVotesFloor;
+  std::size_t skipped_lines = 0, skipped_from = 0;  // section lines left out; the fewest times one occurs
+  std::optional<std::uint32_t> rarest_skipped;
+  if (total > budget) {
+    std::vector<std::uint32_t> order(keys.size());
+    for (std::uint32_t id = 0; id < order.size(); ++id) order[id] = id;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::uint32_t x, std::uint32_t y) { return keys[x].in_file < keys[y].in_file; });
+    // Whole groups of equally frequent lines, so that "the lines that occur
+    // f or more times were left out" is exact.
+    std::size_t spent = 0;
+    for (std::size_t g = 0; g < order.size();) {
+      std::size_t end = g, cost = 0;
+      for (; end < order.size() && keys[order[end]].in_file == keys[order[g]].in_file; ++end)
+        cost += keys[order[end]].in_file * keys[order[end]].at.size();
+      if (rarest_skipped || spent + cost > budget) {
+        if (!rarest_skipped) {
+          rarest_skipped = order[g];
+          skipped_from = keys[order[g]].in_file;
+        }
+        for (std::size_t x = g; x < end; ++x) {
+          votes_with[order[x]] = false;
+          skipped_lines += keys[order[x]].at.size();
+        }
+      } else {
+        spent += cost;
+      }
+      g = end;
+    }
+  }
+  // votes[s + section.size() - 1]: the votes for start line s (which may be
+  // before the file's first line).
+  std::vector<std::uint32_t> votes(file.size() + section.size(), 0);
+  for (std::size_t i = 0; i < file.size(); ++i) {
+    if (file_key[i] == kNoKey || !votes_with[file_key[i]]) continue;
+    for (std::size_t j : keys[file_key[i]].at) {
+      ++votes[i + section.size() - 1 - j];
+      ++m.comparisons;
+    }
   }
   long long best = 0;
   std::size_t best_votes = 0;
-  for (const auto& [start, count] : votes)
-    if (count > best_votes || (count == best_votes && start < best)) {
-      best = start;
-      best_votes = count;
+  for (std::size_t v = 0; v < votes.size(); ++v)
+    if (votes[v] > best_votes) {
+      best = static_cast<long long>(v) - static_cast<long long>(section.size() - 1);
+      best_votes = votes[v];
     }
+  if (best_votes == 0 && rarest_skipped) {
+    // Only lines left out occur: line up the first file line with the rarest of them.
+    const Key& k = keys[*rarest_skipped];
+    best = static_cast<long long>(k.first_in_file) - static_cast<long long>(k.at.front());
+  }
 
-  if (best_votes > 0) {
+  if (best_votes > 0 || rarest_skipped) {
     std::size_t start = static_cast<std::size_t>(std::max(0LL, best));
     if (start + section.size() > file.size()) start = file.size() > section.size() ? file.size() - section.size() : 0;
+    std::string left_out;
+    if (rarest_skipped) {
+      // Lines that did not vote still count where they match the place shown.
+      best_votes = 0;
+      for (std::size_t j = 0; j < section.size() && start + j < file.size(); ++j, ++m.comparisons)
+        if (section_key[j] != kNoKey && file_key[start + j] == section_key[j]) ++best_votes;
+      left_out = " (to bound the work, the " + plural(skipped_lines, "line") +
+                 " of your EDIT section that occur " + std::to_string(skipped_from) +
+                 " or more times in the file were not used to find this place; the count includes them)";
+    }
     bool near = best_votes * 2 >= nonblank;
     m.reason = near ? Reason::near_match : Reason::anchor_not_found;
     m.line = start + 1;
     m.diagnostic = p + ": the EDIT section (" + n_lines + ") does not occur in the file. The closest place is " +
                    range(start + 1, std::min(section.size(), file.size() - start)) + ", where " +
                    std::to_string(best_votes) + " of its " + std::to_string(nonblank) +
-                   " non-blank lines match:\n" + window_report(file, section, start, path) +
+                   " non-blank lines match" + left_out + ":\n" + window_report(file, section, start, path) +
                    "Copy the lines exactly as the file has them now (an earlier block may have changed them).";
     return m;
   }

@@ -36,9 +36,10 @@ std::string describe_difference(std::string_view file_line, std::string_view blo
 std::string quote_line(std::size_t number, std::string_view text);
 
 // Unified diff from the block's EDIT section (-) to the file's lines (+),
-// numbered as in the file (first_line is 1-based).
+// numbered as in the file (first_line is 1-based) and in the section
+// (block_lines start at its line block_first).
 std::string unified_diff(std::span<const std::string_view> block_lines, std::span<const std::string_view> file_lines,
-                         std::size_t first_line, std::string_view path);
+                         std::size_t first_line, std::string_view path, std::size_t block_first = 1);
 
 // Why `section` (the block's whole EDIT section, `anchor` lines of which are
 // the anchor) does not occur exactly once in `file`.

@@ -1,5 +1,7 @@
 #include "editproto/document.hpp"
 
+#include "editproto/line_search.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <functional>
@@ -135,16 +137,12 @@ std::vector<std::size_t> Document::find(std::span<const std::string_view> sectio
 
 std::vector<std::size_t> Document::find_by_scan(std::span<const std::string_view> section) const {
   std::vector<std::size_t> found;
-  std::string_view head = section.front();
+  LineMatcher matcher(section, comparisons_);
   std::size_t n = 0;
   for (const Piece& piece : pieces_) {
     const Line* l = &lines_[piece.first];
-    for (std::uint32_t i = 0; i < piece.count; ++i, ++n) {
-      ++comparisons_;
-      if (l[i].length == head.size() && std::memcmp(l[i].data, head.data(), head.size()) == 0 &&
-          matches_at(n, section))
-        found.push_back(n);
-    }
+    for (std::uint32_t i = 0; i < piece.count; ++i, ++n)
+      if (matcher.feed(l[i].text())) found.push_back(n + 1 - section.size());
   }
   return found;
 }
@@ -250,6 +248,10 @@ std::vector<std::size_t> Document::find_by_index(std::span<const std::string_vie
     return find_by_index(section);
   }
   if (best == 0) return {};
+  // Checking each place costs up to a section's worth of comparisons: when
+  // the rarest line is so common that this could exceed one pass over the
+  // file, the pass is cheaper (and bounded whatever the lines).
+  if (best * section.size() > size_) return find_by_scan(section);
   std::vector<std::uint32_t> ids;
   std::uint64_t h = hash_line(section[pivot]);
   for (std::uint32_t id = slot_head_[slot_of(h)]; id != kNone; id = next_[id])

@@ -53,7 +53,8 @@ class Document {
   void prepare(std::span<const std::string_view> lines);
 
   // Start lines (0-based) of every place where `section` occurs as whole
-  // consecutive lines, in file order.
+  // consecutive lines, in file order. Costs at most about 2 x (lines +
+  // section lines) comparisons, even when the lines repeat.
   std::vector<std::size_t> find(std::span<const std::string_view> section);
 
   // Replaces lines [first, first + count) by `lines`; new lines end with

@@ -193,11 +193,57 @@ TEST_CASE("diagnosis: linear for a section of lines that occur everywhere / the 
       CHECK(m.line.value_or(0) == 1);
       CHECK_THAT(m.diagnostic, Contains("The closest place is lines 1-3001, where 3000 of its 3001 non-blank lines "
                                         "match"));
-      CHECK_THAT(m.diagnostic, Contains("line 3001: the line differs from column 1"));
+      CHECK_THAT(m.diagnostic, Contains(text == &x ? "line 3001: the line differs from column 1"
+                                                   : "line 1: trailing white space: the file's line ends with 1 "
+                                                     "space, your block's with nothing"));
       // What the budget left out is said.
       CHECK_THAT(m.diagnostic, Contains("(to bound the work, the 3000 lines of your EDIT section that occur 300000 or "
                                         "more times in the file were not used to find this place; the count "
                                         "includes them)"));
     }
   }
+}
+
+TEST_CASE("diagnosis: with a rare line, the budgeted vote finds the place the full vote would") {
+  // 300,000 x lines with a u at line 150,001; the section has the u in its
+  // middle. Only u votes (x is left out), and the place is the same.
+  std::string text = repeated("x", 150'000) + "u\n" + repeated("x", kFileLines - 150'001);
+  editproto::Document doc(text);
+  std::vector<std::string_view> section(kBlockLines / 2, "x");
+  section.push_back("u");
+  section.insert(section.end(), kBlockLines / 2, "x");
+  section.push_back("z");
+  editproto::Mismatch m = editproto::diagnose_missing(doc.lines(), section, 0, "big.txt");
+  CHECK(m.comparisons <= linear(kFileLines, section.size()));
+  CHECK(m.reason == Reason::near_match);
+  CHECK(m.line.value_or(0) == 148'501);
+  CHECK_THAT(m.diagnostic, Contains("The closest place is lines 148501-151502, where 3001 of its 3002 non-blank "
+                                    "lines match (to bound the work, the 3000 lines"));
+}
+
+TEST_CASE("a section that occurs everywhere: its places are listed up to 20") {
+  TempDir d;
+  write_file(d / "big.txt", repeated("x", kFileLines));
+  auto r = check_response(d.str(), block("big.txt", std::vector<std::string>(kBlockLines, "x"), {"y"}));
+  CHECK(r.results[0].reason == Reason::ambiguous);
+  CHECK(r.results[0].line.value_or(0) == 1);
+  CHECK_THAT(r.results[0].diagnostic,
+             Contains("occurs 297001 times, starting at lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, "
+                      "17, 18, 19, 20 and 296981 more. Add the lines"));
+}
+
+TEST_CASE("the diff of the closest place is bounded: past its budget it covers 200 lines") {
+  // Every other line differs: the whole diff would cost about 12,000 x 3,000 steps.
+  std::vector<std::string> file_text, block_text;
+  for (std::size_t i = 0; i < 6'000; ++i) {
+    file_text.push_back("line " + std::to_string(i));
+    block_text.push_back(i % 2 ? "other " + std::to_string(i) : file_text.back());
+  }
+  std::vector<std::string_view> file(file_text.begin(), file_text.end()), section(block_text.begin(), block_text.end());
+  editproto::Mismatch m = editproto::diagnose_missing(file, section, 0, "big.txt");
+  CHECK(m.reason == Reason::near_match);
+  CHECK(m.line.value_or(0) == 1);
+  CHECK_THAT(m.diagnostic, Contains("(the diff covers lines 1-200 of your EDIT section only: the whole diff would "
+                                    "cost too much)\n--- your EDIT section\n+++ big.txt (lines 1-200)\n@@ -1,"));
+  CHECK(m.diagnostic.size() < 20'000);
 }
