@@ -162,6 +162,8 @@ TEST_CASE("a headless Chromium page with /adapter.js runs code for an agent, and
   }
   CHECK(back);
   CHECK(eval(ws, page, "1 + 1").at("value") == 2);
+  // What took the instance back: its id and secret, kept in sessionStorage.
+  CHECK(eval(ws, page, "JSON.parse(sessionStorage.getItem('editgate.instance')).secret.length").at("value") == 32);
   int browser_pages = 0;
   for (const auto& p : pages(ws)) browser_pages += p.at("kind") == "browser" ? 1 : 0;
   CHECK(browser_pages == 1);
