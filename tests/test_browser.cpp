@@ -215,7 +215,7 @@ TEST_CASE("a duplicated tab gets a log of its own, and a busy tab answers interr
   }
   REQUIRE(!second.empty());
   CHECK(pages(ws).size() == 2);
-  CHECK(eval(ws, second, "sessionStorage.getItem('editgate.instance')").at("value") ==
+  CHECK(eval(ws, second, "JSON.parse(sessionStorage.getItem('editgate.instance')).id").at("value") ==
         second.substr(second.rfind('-') + 1).c_str());
   CHECK(eval(ws, first, "1 + 1").at("value") == 2);
   const std::string first_log = test::read_file(dir / ("debug/" + first + ".md"));

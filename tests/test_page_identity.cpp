@@ -128,6 +128,12 @@ TEST_CASE_METHOD(NodeGateway, "no page-door socket becomes the Node page, even w
   const std::vector<pid_t> kids = children(gw.pid());
   REQUIRE(kids.size() == 1);
   REQUIRE(::kill(kids[0], SIGKILL) == 0);
+  std::string state = state_of(ws, name);
+  for (int i = 0; i < 200 && state != "disconnected"; ++i) {
+    std::this_thread::sleep_for(5ms);
+    state = state_of(ws, name);
+  }
+  REQUIRE(state == "disconnected");
 
   // The gateway restarts the child a second after it died. Meanwhile pages
   // from loopback origins claim its id, saying they are Node pages: each one
@@ -140,7 +146,7 @@ TEST_CASE_METHOD(NodeGateway, "no page-door socket becomes the Node page, even w
     std::this_thread::sleep_for(50ms);
   }
   // The real Node page came back to its log, and runs the agents' code.
-  std::string state;
+  state.clear();
   for (int i = 0; i < 200 && (state.empty() || state == "disconnected"); ++i) {
     std::this_thread::sleep_for(25ms);
     state = state_of(ws, name);
