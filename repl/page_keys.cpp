@@ -36,15 +36,28 @@ std::string sha256_hex(std::string_view bytes) {
   return out;
 }
 
-PageKeys::PageKeys(std::string file) : file_(std::move(file)) {
+PageKeys::PageKeys(std::string file, const std::function<bool(const std::string& id)>& keep) : file_(std::move(file)) {
   if (file_.empty()) return;
   std::ifstream in(file_);
   std::string line;
+  std::size_t lines = 0;
   while (std::getline(in, line)) {
+    ++lines;
     std::istringstream fields(line);
     std::string id, kind, hash;
-    if (fields >> id >> kind >> hash && valid_id(id) && hash.size() == 64) keys_[id] = Key{kind, hash};
+    if (fields >> id >> kind >> hash && valid_id(id) && hash.size() == 64 && (!keep || keep(id)))
+      keys_[id] = Key{kind, hash};
   }
+  if (lines == keys_.size()) return;
+  // Rewritten without the dropped lines: a temp file renamed over it.
+  std::string text;
+  for (const auto& [id, key] : keys_) text += id + " " + key.kind + " " + key.hash + "\n";
+  const std::string temp = file_ + ".tmp";
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  const bool ok = fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
+                  ::fsync(fd) == 0;
+  if (fd >= 0) ::close(fd);
+  if (!ok || ::rename(temp.c_str(), file_.c_str()) != 0) ::unlink(temp.c_str());
 }
 
 std::string PageKeys::issue(const std::string& id, const std::string& kind) {

@@ -7,6 +7,7 @@
 // committed), so an instance keeps its id across gateway restarts.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -15,8 +16,10 @@ namespace repl {
 
 class PageKeys {
  public:
-  // `file` "" keeps the hashes in memory only.
-  explicit PageKeys(std::string file = "");
+  // `file` "" keeps the hashes in memory only. Keys whose id `keep` says
+  // no (an instance whose log is gone) are dropped from the file, so it
+  // holds no more lines than there are logs.
+  explicit PageKeys(std::string file = "", const std::function<bool(const std::string& id)>& keep = {});
 
   // A new instance's secret: 128 random bits as 32 hex digits. Its hash is
   // on disk when this returns (if the file can be written).

@@ -64,6 +64,22 @@ bool ends_with_lines(std::string_view text, const Lines& lines) {
 
 bool ends_with_footer(std::string_view text) { return ends_with_lines(text, {std::string(footer)}); }
 
+// The instance ids of the logs in `dir` (debug/<name>-<id>.md).
+std::set<std::string> log_ids(const std::string& dir) {
+  std::set<std::string> ids;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (dirent* e = ::readdir(d)) {
+      std::string_view file = e->d_name;
+      if (file.size() < 4 || file.substr(file.size() - 3) != ".md") continue;
+      file.remove_suffix(3);
+      if (const std::size_t dash = file.rfind('-'); dash != std::string_view::npos && valid_id(file.substr(dash + 1)))
+        ids.emplace(file.substr(dash + 1));
+    }
+    ::closedir(d);
+  }
+  return ids;
+}
+
 editgit::Identity page_identity(std::string_view stem) {
   return {std::string(stem), std::string(stem) + "@page.editgate.invalid"};
 }
@@ -130,7 +146,7 @@ Repl::Repl(const editproto::Workspace& ws, Committer& committer, boost::asio::an
       ex_(std::move(ex)),
       opt_(options),
       registry_timer_(std::make_unique<boost::asio::steady_timer>(ex_)),
-      keys_(opt_.keys_file) {}
+      keys_(opt_.keys_file, [ids = log_ids(ws.root() + "/debug")](const std::string& id) { return ids.count(id) > 0; }) {}
 
 Repl::~Repl() = default;
 

@@ -112,7 +112,11 @@ TEST_CASE("a page keeps its instance across a gateway restart, and only with its
   CHECK(keys.find(id + " browser ") != std::string::npos);
   CHECK(keys.find(secret) == std::string::npos);
 
+  // A key whose log is gone is dropped when the next gateway starts.
+  test::write_file(dir / ".editgate/page-keys", keys + "0123456789ab browser " + std::string(64, 'f') + "\n");
+
   client::Gateway gw(dir.str());
+  CHECK(test::read_file(dir / ".editgate/page-keys") == keys);
   FakePage wrong(gw.port(), id, std::string(secret.rbegin(), secret.rend()));
   wrong.welcome();
   CHECK(wrong.id != id);
