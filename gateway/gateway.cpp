@@ -15,6 +15,25 @@ bool Gateway::enter() {
 
 void Gateway::leave() { connections_.fetch_sub(1); }
 
+bool Gateway::enter_page(const std::string& origin) {
+  {
+    std::lock_guard lock(pages_mutex_);
+    auto it = page_origins_.find(origin);
+    const std::size_t here = it == page_origins_.end() ? 0 : it->second;
+    if (page_sockets_ >= limits_.page_sockets || here >= limits_.page_sockets_per_origin) return false;
+    ++page_sockets_;
+    ++page_origins_[origin];
+  }
+  leave();
+  return true;
+}
+
+void Gateway::leave_page(const std::string& origin) {
+  std::lock_guard lock(pages_mutex_);
+  --page_sockets_;
+  if (auto it = page_origins_.find(origin); it != page_origins_.end() && --it->second == 0) page_origins_.erase(it);
+}
+
 void Gateway::join(std::weak_ptr<Stoppable> session) {
   std::lock_guard lock(mutex_);
   // Drop the entries of sessions already gone, so the list stays short.

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -26,7 +27,9 @@ struct ServeLimits {
   std::size_t header_bytes = 16 * 1024;
   std::size_t ws_message_bytes = 16u << 20;   // one WebSocket message (the edit op's whole text)
   std::size_t auth_message_bytes = 4 * 1024;  // the first message, before the cookie is known
-  std::size_t connections = 128;
+  std::size_t connections = 128;              // agents, and requests not yet told apart
+  std::size_t page_sockets = 256;             // the page door's, a pool of their own
+  std::size_t page_sockets_per_origin = 32;
   std::size_t streamed_edits = 16;            // open edit-begin streams per WebSocket
   std::chrono::milliseconds header_timeout{10'000};  // the whole request head (slow clients)
   std::chrono::milliseconds body_timeout{60'000};    // between two pieces of a body
@@ -62,6 +65,11 @@ class Gateway {
   bool enter();
   void leave();
   std::size_t connections() const { return connections_.load(); }
+  // A page socket moves from the pool above to the pages' own, so pages
+  // never take the agents' places; false (nothing moved) when its origin
+  // or all pages are at their limit.
+  bool enter_page(const std::string& origin);
+  void leave_page(const std::string& origin);
 
   void join(std::weak_ptr<Stoppable> session);
 
@@ -83,6 +91,9 @@ class Gateway {
   std::string nonce_;
   std::chrono::steady_clock::time_point started_;
   std::atomic<std::size_t> connections_{0};
+  std::mutex pages_mutex_;
+  std::size_t page_sockets_ = 0;
+  std::map<std::string, std::size_t> page_origins_;  // live page sockets by origin
   std::atomic<bool> stopping_{false};
   std::function<void()> on_stop_;
   std::mutex mutex_;

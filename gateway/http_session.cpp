@@ -170,8 +170,16 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
                                  editproto::unicode::to_valid_utf8(origin),
                              false);
       if (gw_.stopping()) return respond_error(Error::shutting_down, "the gateway is stopping", false);
-      counted_ = false;
-      return start_page_session(std::move(stream_), parser_->release(), gw_, std::string(origin));
+      // Counted by origin as compared (page_origin_allowed normalized it already).
+      std::string page_origin = normalize_origin(origin).value_or(std::string(origin));
+      if (!gw_.enter_page(page_origin))
+        return respond_error(Error::too_many_pages,
+                             "too many pages are connected from " + editproto::unicode::to_valid_utf8(origin) +
+                                 " (at most " + std::to_string(gw_.limits().page_sockets_per_origin) + " per origin, " +
+                                 std::to_string(gw_.limits().page_sockets) + " in all)",
+                             false);
+      counted_ = false;  // the page session leaves the pages' pool
+      return start_page_session(std::move(stream_), parser_->release(), gw_, std::move(page_origin));
     }
     // Browsers send Origin; a page from anywhere but an allowed origin
     // never gets past this, whatever else it knows.

@@ -58,7 +58,7 @@ class NodePage : public std::enable_shared_from_this<NodePage> {
   std::string id_file() const { return program_.substr(0, program_.rfind('/')) + "/node-page.id"; }
 
   void start() {
-    if (id_.empty()) std::ifstream(id_file()) >> id_;
+    if (id_.empty()) std::ifstream(id_file()) >> id_ >> secret_;
     int fds[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
       std::cerr << "editgate: the Node page cannot start: socketpair failed\n";
@@ -185,16 +185,27 @@ class NodePage : public std::enable_shared_from_this<NodePage> {
           const boost::json::value* f = o.if_contains(k);
           return f && f->is_string() ? std::string(f->get_string()) : std::string();
         };
-        h = repl::Hello{field("id"), field("name"), field("url"), field("title"), "node", "editgate"};
+        h = repl::Hello{"", "", field("name"), field("url"), field("title"), "node", "editgate"};
       }
       h.kind = "node";
-      // A restarted child comes back to its log.
-      if (!id_.empty()) h.id = id_;
+      h.origin = "editgate";
+      // A restarted child comes back to its log with the instance's secret,
+      // which stays in the gateway (its welcome leaves it out): the child proves itself by holding the
+      // other end of the socket pair made for it, which nothing else can reach.
+      h.id = id_;
+      h.secret = secret_;
       if (auto got = repl_.connect(h, link_)) {
-        // Kept across gateway restarts too: the next gateway's Node page
-        // comes back to this log, where file-driven agents write.
-        if (id_ != *got) std::ofstream(id_file()) << *got << '\n';
-        id_ = *got;
+        // Kept across gateway restarts too (mode 0600 in .editgate/): the next
+        // gateway's Node page comes back to this log, where file-driven agents write.
+        if (id_ != got->id) {
+          const std::string line = got->id + ' ' + got->secret + '\n';
+          const int fd = ::open(id_file().c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+          if (fd < 0 || ::write(fd, line.data(), line.size()) != static_cast<ssize_t>(line.size()))
+            std::cerr << "editgate: cannot write " << id_file() << "; the next gateway's Node page gets a new log\n";
+          if (fd >= 0) ::close(fd);
+          secret_ = got->secret;
+        }
+        id_ = got->id;
       }
     } else if (!id_.empty()) {
       repl_.from_page(id_, line);
@@ -247,7 +258,8 @@ class NodePage : public std::enable_shared_from_this<NodePage> {
   net::any_io_executor ex_;
   repl::Repl& repl_;
   std::string root_, program_, node_;
-  std::string id_;  // the instance id, once welcomed; kept for the next child
+  std::string id_;      // the instance id, once welcomed; kept for the next child
+  std::string secret_;  // and its secret, which the child never sees
   std::unique_ptr<local::socket> socket_;
   std::unique_ptr<net::streambuf> buffer_;
   std::shared_ptr<Link> link_;

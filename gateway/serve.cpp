@@ -164,6 +164,7 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   }
   repl::Options repl_options;
   repl_options.timeout = std::chrono::milliseconds(args.job_timeout_ms);
+  repl_options.keys_file = state->path() + "/page-keys";
   Engine& eng = **engine;
   repl::Repl pages(eng.workspace(), **committer, eng.executor(), repl_options);
   pages.before_write = [&eng](const std::string& path) {

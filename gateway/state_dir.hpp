@@ -3,6 +3,8 @@
 //   lock    held (flock) while a gateway serves the workspace; names its pid and URL
 //   cookie  the agents' secret: 128 random bits as hex, mode 0600, kept across restarts
 //   port    the port number while the gateway runs, as nREPL writes .nrepl-port
+//   page-keys     SHA-256 hashes of the pages' secrets (repl/page_keys.hpp)
+//   node-page.id  the built-in Node page's instance id and secret, mode 0600
 #pragma once
 
 #include "gateway/error.hpp"

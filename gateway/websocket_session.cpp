@@ -197,7 +197,7 @@ class page_session : public Stoppable, public std::enable_shared_from_this<page_
   page_session(beast::tcp_stream&& stream, Gateway& gateway, std::string origin)
       : ws_(std::move(stream)), gw_(gateway), origin_(std::move(origin)), hello_timer_(ws_.get_executor()) {}
 
-  ~page_session() override { gw_.leave(); }
+  ~page_session() override { gw_.leave_page(origin_); }
 
   void run(http::request<http::buffer_body> req) {
     gw_.join(weak_from_this());
@@ -294,8 +294,8 @@ class page_session : public Stoppable, public std::enable_shared_from_this<page_
       const boost::json::value* f = o.if_contains(k);
       return f && f->is_string() ? std::string(f->get_string()) : std::string();
     };
-    repl::Hello h{field("id"), field("name"), field("url"), field("title"), field("kind"), origin_};
-    if (h.kind == "node") h.kind = "browser";  // only the gateway starts Node pages
+    // Whatever the page says, it is a browser: only the gateway starts Node pages.
+    repl::Hello h{field("id"), field("secret"), field("name"), field("url"), field("title"), "browser", origin_};
     hello_sent_ = true;
     hello_timer_.cancel();
     auto link = std::make_shared<Link>();
@@ -303,7 +303,7 @@ class page_session : public Stoppable, public std::enable_shared_from_this<page_
     link_ = link;
     repl::Repl* r = gw_.repl();
     gw_.engine().post([r, h = std::move(h), link, id = id_] {
-      if (auto got = r->connect(h, link)) *id = *got;
+      if (auto got = r->connect(h, link)) *id = got->id;
     });
   }
 

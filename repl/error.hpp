@@ -19,6 +19,7 @@ enum class Error {
   log_conflict,        // the chat log was edited so that the gateway's text could not be placed
   request_edited,      // the request was changed in the log after the gateway accepted it
   queue_full,          // too many jobs waiting for one page
+  rate_limited,        // too many new page instances from one origin lately
   shutting_down,
   io,
 };

@@ -1,6 +1,9 @@
 #include "repl/names.hpp"
 
-#include <random>
+#include <sys/random.h>
+
+#include <cerrno>
+#include <stdexcept>
 
 namespace repl {
 
@@ -41,10 +44,25 @@ editgit::Identity agent_identity(std::string_view agent) {
 }
 
 std::string random_hex(std::size_t digits) {
-  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  // From the kernel: instance ids and their secrets must not be predictable
+  // from one another (a seeded generator's output is).
+  std::string bytes((digits + 1) / 2, '\0');
+  std::size_t got = 0;
+  while (got < bytes.size()) {
+    const ssize_t r = ::getrandom(bytes.data() + got, bytes.size() - got, 0);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      throw std::runtime_error("getrandom failed");
+    }
+    got += static_cast<std::size_t>(r);
+  }
   static constexpr char hex[] = "0123456789abcdef";
   std::string out;
-  for (std::size_t i = 0; i < digits; ++i) out += hex[rng() & 15];
+  for (unsigned char c : bytes) {
+    out += hex[c >> 4];
+    out += hex[c & 15];
+  }
+  out.resize(digits);
   return out;
 }
 

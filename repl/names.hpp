@@ -18,10 +18,16 @@ std::string sanitize_name(std::string_view name);
 // of the characters an address may hold ("claude@editgate.invalid").
 editgit::Identity agent_identity(std::string_view agent);
 
-// `digits` random hex digits.
+// `digits` random hex digits, from the kernel.
 std::string random_hex(std::size_t digits);
 
-// Whether `id` could be an instance id the gateway handed out.
+// A new instance id's length: 48 random bits. Ids are names, in log file
+// names and in `editgate eval`; the secret beside each (PageKeys) is what
+// lets a page take its instance back.
+constexpr std::size_t id_digits = 12;
+
+// Whether `id` could be an instance id the gateway handed out (4 to 16 hex
+// digits: the logs of older gateways have 4).
 bool valid_id(std::string_view id);
 
 }  // namespace repl

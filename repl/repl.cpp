@@ -64,6 +64,22 @@ bool ends_with_lines(std::string_view text, const Lines& lines) {
 
 bool ends_with_footer(std::string_view text) { return ends_with_lines(text, {std::string(footer)}); }
 
+// The instance ids of the logs in `dir` (debug/<name>-<id>.md).
+std::set<std::string> log_ids(const std::string& dir) {
+  std::set<std::string> ids;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (dirent* e = ::readdir(d)) {
+      std::string_view file = e->d_name;
+      if (file.size() < 4 || file.substr(file.size() - 3) != ".md") continue;
+      file.remove_suffix(3);
+      if (const std::size_t dash = file.rfind('-'); dash != std::string_view::npos && valid_id(file.substr(dash + 1)))
+        ids.emplace(file.substr(dash + 1));
+    }
+    ::closedir(d);
+  }
+  return ids;
+}
+
 editgit::Identity page_identity(std::string_view stem) {
   return {std::string(stem), std::string(stem) + "@page.editgate.invalid"};
 }
@@ -129,7 +145,8 @@ Repl::Repl(const editproto::Workspace& ws, Committer& committer, boost::asio::an
       committer_(committer),
       ex_(std::move(ex)),
       opt_(options),
-      registry_timer_(std::make_unique<boost::asio::steady_timer>(ex_)) {}
+      registry_timer_(std::make_unique<boost::asio::steady_timer>(ex_)),
+      keys_(opt_.keys_file, [ids = log_ids(ws.root() + "/debug")](const std::string& id) { return ids.count(id) > 0; }) {}
 
 Repl::~Repl() = default;
 
@@ -161,8 +178,31 @@ bool Repl::is_log(const std::string& path) const {
   return false;
 }
 
-Result<std::string> Repl::connect(const Hello& hello, std::shared_ptr<PageLink> link) {
-  auto refuse = [&](Error code, const std::string& message) -> Result<std::string> {
+// A token bucket per origin. The built-in Node page is not counted: only
+// the gateway starts it, and it keeps one instance.
+bool Repl::may_add_page(const std::string& origin) {
+  if (origin == "editgate") return true;
+  const auto now = clock::now();
+  const double burst = static_cast<double>(opt_.new_page_burst);
+  if (new_pages_.size() >= 1000)  // origins whose bucket is full again are forgotten
+    std::erase_if(new_pages_, [&](const auto& e) {
+      return e.second.tokens + std::chrono::duration<double>(now - e.second.at) /
+                                   std::chrono::duration<double>(opt_.new_page_every) >= burst;
+    });
+  if (new_pages_.size() >= 1000 && !new_pages_.count(origin)) return false;
+  auto [it, fresh] = new_pages_.try_emplace(origin, Bucket{burst, now});
+  Bucket& b = it->second;
+  if (!fresh)
+    b.tokens = std::min(burst, b.tokens + std::chrono::duration<double>(now - b.at) /
+                                              std::chrono::duration<double>(opt_.new_page_every));
+  b.at = now;
+  if (b.tokens < 1) return false;
+  b.tokens -= 1;
+  return true;
+}
+
+Result<Repl::Welcome> Repl::connect(const Hello& hello, std::shared_ptr<PageLink> link) {
+  auto refuse = [&](Error code, const std::string& message) -> Result<Welcome> {
     link->send(json::serialize(json::object{{"type", "refused"}, {"error", to_string(code)}, {"message", message}}));
     link->close();
     return Failure{code, message};
@@ -170,7 +210,11 @@ Result<std::string> Repl::connect(const Hello& hello, std::shared_ptr<PageLink> 
   if (stopping_) return refuse(Error::shutting_down, "the gateway is stopping");
   Page* p = nullptr;
   bool returning = false;
-  if (!hello.id.empty() && valid_id(hello.id)) {
+  // An instance is taken back only with the secret issued to it, by a page
+  // of its kind (the page door's are all browsers). An unknown id and a
+  // wrong secret are alike: the page is a new instance, so no answer tells
+  // which ids exist. Only the secret's holder hears in_use.
+  if (!hello.id.empty() && valid_id(hello.id) && keys_.check(hello.id, hello.kind, hello.secret)) {
     if (auto it = pages_.find(hello.id); it != pages_.end()) {
       p = it->second.get();
       if (p->link)
@@ -196,14 +240,19 @@ Result<std::string> Repl::connect(const Hello& hello, std::shared_ptr<PageLink> 
     }
   }
   const std::string url = editproto::unicode::to_valid_utf8(hello.url.substr(0, 2000));
+  std::string secret;  // issued to a new instance, sent once in its welcome
   if (!p) {
+    if (!may_add_page(hello.origin))
+      return refuse(Error::rate_limited,  // the origin is the page door's, normalized
+                    "too many new pages from " + hello.origin + " lately; connect again in a few seconds");
     std::string id;
     const std::string name = sanitize_name(hello.name.empty() ? hello.title : hello.name);
     for (int tries = 0; tries < 100; ++tries) {
-      id = random_hex(tries < 50 ? 4 : 8);
+      id = random_hex(id_digits);
       auto st = ws_.stat("debug/" + name + "-" + id + ".md");
       if (!pages_.count(id) && st && !st->exists) break;
     }
+    secret = keys_.issue(id, hello.kind == "node" ? "node" : "browser");
     auto page = std::make_unique<Page>();
     page->id = id;
     page->stem = name + "-" + id;
@@ -249,13 +298,16 @@ Result<std::string> Repl::connect(const Hello& hello, std::shared_ptr<PageLink> 
       commit(*p, {std::move(*made)}, p->stem, "page " + p->stem + " connected (" + url + ")", {{"Editgate-Kind", "page"}});
     }
   }
-  p->link->send(json::serialize(json::object{{"type", "welcome"}, {"id", p->id}, {"name", p->stem}, {"log", p->log->path()}}));
+  json::object welcome{{"type", "welcome"}, {"id", p->id}, {"name", p->stem}, {"log", p->log->path()}};
+  // The Node page's secret stays with its transport, out of reach of the code it runs.
+  if (!secret.empty() && p->kind != "node") welcome["secret"] = secret;
+  p->link->send(json::serialize(welcome));
   std::cerr << "editgate: page " + p->stem + " connected (" + p->kind + ", " + url + ")\n";
   write_registry();
   changed(*p, "agent");
   pump(*p);
   report(*p);
-  return p->id;
+  return Welcome{p->id, secret};
 }
 
 void Repl::disconnect(const std::string& id, const PageLink* link) {

@@ -15,6 +15,7 @@
 #include "repl/committer.hpp"
 #include "repl/error.hpp"
 #include "repl/format.hpp"
+#include "repl/page_keys.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -45,11 +46,12 @@ class PageLink {
 };
 
 struct Hello {
-  std::string id;    // the instance id the page kept; "" for a new page
+  std::string id;      // the instance id the page kept; "" for a new page
+  std::string secret;  // the secret of that id, from its first welcome
   std::string name;
   std::string url;
   std::string title;
-  std::string kind;  // browser, node
+  std::string kind;  // browser, node: set by the transport, never by the page
   std::string origin;
 };
 
@@ -74,6 +76,11 @@ struct Options {
   std::size_t inline_result_bytes = 4096;  // larger results go to debug-archive/
   std::size_t max_queued = 1000;           // jobs waiting for one page
   std::size_t max_events_kept = 1000;      // per job, beyond that only counted
+  // New page instances per origin: a burst of this many, then one per
+  // new_page_every (each makes a log and a commit).
+  std::size_t new_page_burst = 10;
+  std::chrono::milliseconds new_page_every{2'000};
+  std::string keys_file;  // where PageKeys keeps its hashes; "" in memory
 };
 
 class Repl {
@@ -84,8 +91,12 @@ class Repl {
   Repl& operator=(const Repl&) = delete;
 
   // The page door. connect() answers the hello (welcome or refused) through
-  // the link itself; the instance id it returns names the page afterwards.
-  Result<std::string> connect(const Hello& hello, std::shared_ptr<PageLink> link);
+  // the link itself; the instance id it returns names the page afterwards,
+  // and the secret (a new instance's only) takes it back later.
+  struct Welcome {
+    std::string id, secret;
+  };
+  Result<Welcome> connect(const Hello& hello, std::shared_ptr<PageLink> link);
   void disconnect(const std::string& id, const PageLink* link);
   void from_page(const std::string& id, std::string_view message);
 
@@ -174,6 +185,13 @@ class Repl {
   bool registry_pending_ = false;
   bool stopping_ = false;
   AgentFiles* files_ = nullptr;
+  PageKeys keys_;
+  struct Bucket {  // new instances of one origin
+    double tokens = 0;
+    std::chrono::steady_clock::time_point at;
+  };
+  std::map<std::string, Bucket> new_pages_;  // by origin
+  bool may_add_page(const std::string& origin);
 };
 
 }  // namespace repl

@@ -118,18 +118,21 @@ inline std::vector<std::string> header_lines(const std::string& text) {
   return out;
 }
 
-// A page on the page door, scripted by the test.
+// A page on the page door, scripted by the test: it comes back to an
+// instance with its id and secret, as /adapter.js does.
 struct FakePage {
   client::Ws ws;
-  std::string id, name, log;
-  FakePage(unsigned short port, const std::string& keep_id = "", const std::string& origin = "http://localhost:9999")
+  std::string id, secret, name, log;
+  FakePage(unsigned short port, const std::string& keep_id = "", const std::string& keep_secret = "",
+           const std::string& origin = "http://localhost:9999", const std::string& kind = "browser")
       : ws(port, {{"Origin", origin}}, "/v1/page") {
     ws.send(json::serialize(json::object{{"type", "hello"},
                                          {"id", keep_id.empty() ? json::value(nullptr) : json::value(keep_id)},
+                                         {"secret", keep_secret.empty() ? json::value(nullptr) : json::value(keep_secret)},
                                          {"name", "Fake Page"},
                                          {"url", "http://localhost:9999/fake.html"},
                                          {"title", "Fake"},
-                                         {"kind", "browser"}}));
+                                         {"kind", kind}}));
   }
   json::object next() {
     auto m = ws.read(10s);
@@ -140,6 +143,7 @@ struct FakePage {
     json::object w = next();
     REQUIRE(w.at("type") == "welcome");
     id = w.at("id").as_string();
+    if (const json::value* s = w.if_contains("secret")) secret = s->as_string();
     name = w.at("name").as_string();
     log = w.at("log").as_string();
   }

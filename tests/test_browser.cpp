@@ -162,6 +162,8 @@ TEST_CASE("a headless Chromium page with /adapter.js runs code for an agent, and
   }
   CHECK(back);
   CHECK(eval(ws, page, "1 + 1").at("value") == 2);
+  // What took the instance back: its id and secret, kept in sessionStorage.
+  CHECK(eval(ws, page, "JSON.parse(sessionStorage.getItem('editgate.instance')).secret.length").at("value") == 32);
   int browser_pages = 0;
   for (const auto& p : pages(ws)) browser_pages += p.at("kind") == "browser" ? 1 : 0;
   CHECK(browser_pages == 1);
@@ -213,7 +215,7 @@ TEST_CASE("a duplicated tab gets a log of its own, and a busy tab answers interr
   }
   REQUIRE(!second.empty());
   CHECK(pages(ws).size() == 2);
-  CHECK(eval(ws, second, "sessionStorage.getItem('editgate.instance')").at("value") ==
+  CHECK(eval(ws, second, "JSON.parse(sessionStorage.getItem('editgate.instance')).id").at("value") ==
         second.substr(second.rfind('-') + 1).c_str());
   CHECK(eval(ws, first, "1 + 1").at("value") == 2);
   const std::string first_log = test::read_file(dir / ("debug/" + first + ".md"));

@@ -353,7 +353,7 @@ TEST_CASE("the page door: origins, one socket per instance, hostile text, late r
   const test::fs::path log = dir / page.log;
 
   // A second socket claiming the same instance is refused, not a takeover.
-  FakePage twin(gw.port(), page.id);
+  FakePage twin(gw.port(), page.id, page.secret);
   json::object refused = twin.next();
   CHECK(refused.at("type") == "refused");
   CHECK(refused.at("error") == "in_use");
@@ -403,7 +403,7 @@ TEST_CASE("the page door: origins, one socket per instance, hostile text, late r
   CHECK(page.next().at("type") == "eval");
   page.ws.close();
   CHECK(obj(agent.until_done().back()).at("reason") == "context_destroyed");
-  FakePage again(gw.port(), page.id);
+  FakePage again(gw.port(), page.id, page.secret);
   again.welcome();
   CHECK(again.name == page.name);
   text = wait_file(log, [](const std::string& t) { return t.find("reconnected at") != std::string::npos; });

@@ -2,7 +2,7 @@
 // speaks the page protocol of repl/README.md. The gateway serves it as /adapter.js, inside one
 // function after serialize.js; a page loads it with <script src="http://127.0.0.1:PORT/adapter.js">.
 
-var INSTANCE_KEY = 'editgate.instance';
+var INSTANCE_KEY = 'editgate.instance';  // {"id","secret"} as JSON: the secret takes the id back
 var IN_USE_PATIENCE_MS = 3000;  // a reload's new socket can arrive before the old one has closed
 var FIRST_DELAY_MS = 250;
 var MAX_DELAY_MS = 5000;
@@ -16,7 +16,7 @@ var socket = null;
 var welcomed = false;
 var delay = FIRST_DELAY_MS;
 var inUseSince = 0;  // when the gateway first refused our id as in use, 0 when it has not
-var instanceId = readInstanceId();
+var instance = readInstance();  // {id, secret} or null
 var buffered = [];  // events while the socket is down
 var dropped = 0;
 var jobs = new Map();  // job id -> {abandon} while it runs; abandon is set while it awaits
@@ -35,15 +35,18 @@ if (window.editgate) {
   connect();
 }
 
-function readInstanceId() {
-  try { return sessionStorage.getItem(INSTANCE_KEY); } catch (e) { return null; }  // storage can be blocked
+function readInstance() {
+  try {
+    var kept = JSON.parse(sessionStorage.getItem(INSTANCE_KEY));
+    return kept && typeof kept.id === 'string' && typeof kept.secret === 'string' ? kept : null;
+  } catch (e) { return null; }  // storage can be blocked; an id of an older adapter has no secret
 }
 
-function writeInstanceId(id) {
-  instanceId = id;
+function writeInstance(kept) {
+  instance = kept;
   try {
-    if (id === null) sessionStorage.removeItem(INSTANCE_KEY);
-    else sessionStorage.setItem(INSTANCE_KEY, id);
+    if (kept === null) sessionStorage.removeItem(INSTANCE_KEY);
+    else sessionStorage.setItem(INSTANCE_KEY, JSON.stringify(kept));
   } catch (e) { /* kept for this document only */ }
 }
 
@@ -70,8 +73,9 @@ function connect() {
   socket = ws;
   ws.onopen = function () {
     ws.send(JSON.stringify({
-      type: 'hello', id: instanceId, name: document.title || location.pathname, url: location.href,
-      title: document.title, kind: 'browser', user_agent: navigator.userAgent
+      type: 'hello', id: instance && instance.id, secret: instance && instance.secret,
+      name: document.title || location.pathname, url: location.href, title: document.title, kind: 'browser',
+      user_agent: navigator.userAgent
     }));
   };
   ws.onmessage = function (ev) {
@@ -95,7 +99,8 @@ function welcome(msg) {
   welcomed = true;
   delay = FIRST_DELAY_MS;
   inUseSince = 0;
-  if (typeof msg.id === 'string') writeInstanceId(msg.id);
+  // A new instance comes with its secret; a page that came back keeps the one it has.
+  if (typeof msg.id === 'string' && typeof msg.secret === 'string') writeInstance({ id: msg.id, secret: msg.secret });
   var queue = buffered;
   buffered = [];
   queue.forEach(send);
@@ -116,7 +121,7 @@ function refused(msg) {
     inUseSince = Date.now();
   } else if (Date.now() - inUseSince >= IN_USE_PATIENCE_MS) {
     // Still in use: another tab holds this id (a duplicated tab copies sessionStorage).
-    writeInstanceId(null);
+    writeInstance(null);
     inUseSince = 0;
     delay = FIRST_DELAY_MS;
   }
