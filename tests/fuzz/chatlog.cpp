@@ -16,14 +16,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -88,10 +92,11 @@ void check_reader(std::string_view text) {
 
 void check_lint(std::string_view text) {
   const std::size_t n = repl::split_lines(text).size();
-  const auto mtime = std::chrono::system_clock::time_point(std::chrono::seconds(1'700'000'000));
-  for (const auto& [path, when] : {std::pair{std::string_view("debug/page-1a2b.md"), std::optional(mtime)},
-                                   std::pair{std::string_view("debug.md"), std::optional(mtime)},
-                                   std::pair{std::string_view("debug.md"), std::optional<decltype(mtime)>()}}) {
+  using When = std::optional<std::chrono::system_clock::time_point>;
+  const When mtime = std::chrono::system_clock::time_point(std::chrono::seconds(1'700'000'000));
+  const std::pair<std::string_view, When> forms[] = {
+      {"debug/page-1a2b.md", mtime}, {"debug.md", mtime}, {"debug.md", std::nullopt}};
+  for (const auto& [path, when] : forms) {
     const repl::LintReport r = repl::lint_log(path, text, when);
     for (const repl::LintProblem& p : r.problems) FUZZ_CHECK(p.line >= 1 && p.line <= n + 1);
     for (const repl::LintPair& p : r.pairs) {
