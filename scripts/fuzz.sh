@@ -96,7 +96,13 @@ status=0
 summary=""
 for t in $targets; do
   bin="$build/tests/fuzz/fuzz_$t"
+  # The corpus a long run grows is kept; a short run starts from the seeds
+  # alone, so its time does not grow with that corpus.
   corpus="$build/corpus/$t"
+  if [ "$short" = 1 ]; then
+    corpus="$build/short-corpus/$t"
+    rm -rf "$corpus"
+  fi
   findings="$build/findings/$t"
   mkdir -p "$corpus" "$findings"
   dirs=""
