@@ -323,7 +323,8 @@ void Session::rebase(File& f, FileContent fresh) {
 }
 
 std::vector<BlockResult> Session::flush() {
-  for (auto& [path, f] : files_) {
+  for (auto& entry : files_) {
+    File& f = entry.second;  // not a structured binding: clang 14 cannot capture one in a lambda
     if (!f.dirty) {
       f.attempts.clear();
       continue;

@@ -185,27 +185,30 @@ void OpSession::fail(const json::object& echo, Error code, const std::string& me
 
 void OpSession::refuse(Error code, const std::string& message) { fail({}, code, message); }
 
-void OpSession::handle(std::string_view text) {
-  if (ending_) return;
+CheckedRequest check_request(std::string_view text) {
+  CheckedRequest r;
+  auto refuse = [&](Error code, std::string message) {
+    r.failure = Failure{code, std::move(message)};
+    return std::move(r);
+  };
   boost::system::error_code ec;
   json::value v = json::parse(text, ec);
-  if (ec) return fail({}, Error::bad_json, "the message is not JSON (" + ec.message() + ")");
-  if (!v.is_object()) return fail({}, Error::bad_json, "a request is a JSON object with an \"op\"");
-  Request r;
+  if (ec) return refuse(Error::bad_json, "the message is not JSON (" + ec.message() + ")");
+  if (!v.is_object()) return refuse(Error::bad_json, "a request is a JSON object with an \"op\"");
   r.msg = std::move(v.get_object());
   for (std::string_view k : {"id", "session"})
     if (const json::value* e = r.msg.if_contains(k)) r.echo[k] = *e;
   const json::value* op_name = r.msg.if_contains("op");
-  if (!op_name || !op_name->is_string()) return fail(r.echo, Error::missing_param, "the request has no \"op\"");
-  const Op* op = nullptr;
-  for (const Op& o : ops())
+  if (!op_name || !op_name->is_string()) return refuse(Error::missing_param, "the request has no \"op\"");
+  const OpSession::Op* op = nullptr;
+  for (const OpSession::Op& o : OpSession::ops())
     if (o.name == op_name->get_string()) op = &o;
   if (!op)
-    return fail(r.echo, Error::unknown_op, "no op \"" + std::string(op_name->get_string()) +
-                                               "\"; send {\"op\":\"describe\"} for the list");
+    return refuse(Error::unknown_op, "no op \"" + std::string(op_name->get_string()) +
+                                         "\"; send {\"op\":\"describe\"} for the list");
   const std::string name(op->name);
   for (std::string_view p : op->params)
-    if (!r.msg.contains(p)) return fail(r.echo, Error::missing_param, name + " needs \"" + std::string(p) + "\"");
+    if (!r.msg.contains(p)) return refuse(Error::missing_param, name + " needs \"" + std::string(p) + "\"");
   auto listed = [](const std::vector<std::string_view>& names, std::string_view k) {
     return std::find(names.begin(), names.end(), k) != names.end();
   };
@@ -214,11 +217,23 @@ void OpSession::handle(std::string_view text) {
     // The envelope; an `id` is checked only where the op is keyed by it.
     if (k == "op" || k == "session" || (k == "id" && !listed(op->params, k))) continue;
     if (!listed(op->params, k) && !listed(op->optional, k))
-      return fail(r.echo, Error::bad_request, name + " takes no \"" + std::string(k) + "\"");
-    if (auto bad = check_kind(k, kv.value())) return fail(r.echo, Error::bad_request, *bad);
+      return refuse(Error::bad_request, name + " takes no \"" + std::string(k) + "\"");
+    if (auto bad = check_kind(k, kv.value())) return refuse(Error::bad_request, *bad);
   }
   if (const json::value* s = r.msg.if_contains("session"); s && (!s->is_string() || !valid_name(s->get_string())))
-    return fail(r.echo, Error::bad_request, "session must be 1-64 letters, digits, '.', '_' or '-'");
+    return refuse(Error::bad_request, "session must be 1-64 letters, digits, '.', '_' or '-'");
+  r.op = op->name;
+  return r;
+}
+
+void OpSession::handle(std::string_view text) {
+  if (ending_) return;
+  CheckedRequest checked = check_request(text);
+  if (checked.failure) return fail(checked.echo, checked.failure->code, checked.failure->message);
+  const Op* op = nullptr;
+  for (const Op& o : ops())
+    if (o.name == checked.op) op = &o;
+  Request r{std::move(checked.msg), std::move(checked.echo)};
   (this->*(op->run))(r);
 }
 

@@ -28,6 +28,17 @@ Result<void> check_auth(std::string_view text, std::string_view cookie);
 // The op table as `describe` reports it: {"ops": {...}, "versions": {...}}.
 boost::json::object describe_ops();
 
+// A request message parsed and checked against the op table: its op exists,
+// its parameters are there, none is unknown and each has its kind. What
+// OpSession::handle does before it runs the op; on its own for the fuzzer.
+struct CheckedRequest {
+  boost::json::object msg;
+  boost::json::object echo;        // id and session, as the client sent them
+  std::string_view op;             // the op's name in the table; empty on failure
+  std::optional<Failure> failure;  // the error reply, echoing `echo`
+};
+CheckedRequest check_request(std::string_view text);
+
 class OpSession : public std::enable_shared_from_this<OpSession> {
  public:
   // `send` queues one text message; it is called on `ex` only, which is
@@ -59,6 +70,7 @@ class OpSession : public std::enable_shared_from_this<OpSession> {
   struct Op;
   static const std::vector<Op>& ops();
   friend boost::json::object describe_ops();
+  friend CheckedRequest check_request(std::string_view text);
 
   void reply(const boost::json::object& echo, boost::json::object body);
   void fail(const boost::json::object& echo, Error code, const std::string& message);

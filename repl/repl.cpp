@@ -1,6 +1,7 @@
 #include "repl/repl.hpp"
 
 #include "editproto/unicode.hpp"
+#include "repl/intake.hpp"
 #include "repl/markdown.hpp"
 #include "repl/names.hpp"
 
@@ -51,15 +52,6 @@ std::string token(std::string_view s, std::string_view fallback) {
         c == '_')
       out += c;
   return out.empty() || out.size() > 40 ? std::string(fallback) : out;
-}
-
-// Whether the last lines of `text` that are not blank are `lines`.
-bool ends_with_lines(std::string_view text, const Lines& lines) {
-  while (!text.empty() && text.back() == '\n') text.remove_suffix(1);
-  std::string tail;
-  for (const std::string& l : lines) tail += (tail.empty() ? "" : "\n") + l;
-  if (tail.empty() || text.size() < tail.size() || text.substr(text.size() - tail.size()) != tail) return false;
-  return text.size() == tail.size() || text[text.size() - tail.size() - 1] == '\n';
 }
 
 bool ends_with_footer(std::string_view text) { return ends_with_lines(text, {std::string(footer)}); }
@@ -1130,117 +1122,49 @@ void Repl::changed(Page& p, const std::string& agent) {
 std::vector<std::shared_ptr<Repl::Job>> Repl::take_requests(Page& p, const std::string& seen, const std::string& found,
                                                             const std::string& agent) {
   const std::string& path = p.log->path();
-  Lines known = split_lines(seen);
-  const Lines fresh = split_lines(found);
-  // A draft the footer was moved below may be finished where it is: it
-  // counts as appended still.
-  if (!p.draft.empty()) {
-    Lines end = p.draft;
-    for (const Lines& tail : {Lines{"", std::string(footer)}, Lines{}}) {
-      Lines with = end;
-      with.insert(with.end(), tail.begin(), tail.end());
-      if (ends_with_lines(seen, with)) {
-        while (!known.empty() && known.back().empty()) known.pop_back();
-        known.resize(known.size() - with.size());
-        break;
-      }
-    }
-    p.draft.clear();
-  }
-  std::size_t common = 0;
-  while (common < known.size() && common < fresh.size() && known[common] == fresh[common]) ++common;
-  Lines known_rest(known.begin() + static_cast<std::ptrdiff_t>(common), known.end());
-  while (!known_rest.empty() && known_rest.back().empty()) known_rest.pop_back();
-  // Only text added at the end counts: where the footer was, or after it.
-  const bool footer_gone = known_rest.size() == 1 && known_rest.front() == footer;
-  if (!known_rest.empty() && !footer_gone) {
+  const Appended a = read_appended(seen, found, p.draft);
+  p.draft.clear();
+  if (a.edited_above) {
     std::cerr << "editgate: " + path + " was edited above its end; nothing there is run\n";
     return {};
   }
-  // Where the accepting edit starts: the footer above the new text (it
-  // goes), or a few lines of context, so the edit's anchor is unique.
-  std::size_t context = common >= 3 ? common - 3 : 0;
-  bool drop_footer = false;
-  if (!footer_gone) {
-    std::size_t f = common;
-    while (f > 0 && fresh[f - 1].empty()) --f;
-    if (f > 0 && fresh[f - 1] == footer) {
-      context = f - 1;
-      drop_footer = true;
-    }
-  }
-  // The appended text; a footer in it is the gateway's anchor, not the agent's.
-  bool had_footer = footer_gone || drop_footer;
-  Lines tail;
-  for (std::size_t i = common; i < fresh.size(); ++i) {
-    if (fresh[i] == footer)
-      had_footer = true;
-    else
-      tail.push_back(fresh[i]);
-  }
-  while (!tail.empty() && tail.back().empty()) tail.pop_back();
-  Lines old(fresh.begin() + static_cast<std::ptrdiff_t>(context), fresh.end());
-  while (!old.empty() && old.back().empty()) old.pop_back();
-  Lines before(fresh.begin() + static_cast<std::ptrdiff_t>(context), fresh.begin() + static_cast<std::ptrdiff_t>(common));
-  if (drop_footer) {
-    before.erase(before.begin());
-    while (!before.empty() && before.front().empty()) before.erase(before.begin());
-  }
   auto rewrite = [&](Lines now) -> Result<FileChange> {
     while (!now.empty() && now.back().empty()) now.pop_back();
-    if (old == now) return Failure{Error::log_conflict, "unchanged"};
-    if (old.empty()) return Failure{Error::log_conflict, "nothing appended"};
+    if (a.old == now) return Failure{Error::log_conflict, "unchanged"};
+    if (a.old.empty()) return Failure{Error::log_conflict, "nothing appended"};
     if (before_write) before_write(path);
-    return p.log->replace(old, now);
+    return p.log->replace(a.old, now);
   };
-  if (tail.empty()) return {};
+  if (a.tail.empty()) return {};
 
-  std::string tail_text;
-  for (const std::string& l : tail) tail_text += l + "\n";
-  Scan scan = scan_requests(tail_text);
-  if (scan.draft) {
+  if (a.scan.draft) {
     // A fence is still open: nothing runs, and the footer goes below the
     // draft, so the log's end is the anchor again. The draft may still be
     // finished in place.
-    p.draft = tail;
-    if (had_footer) {
-      Lines now = before;
-      now.insert(now.end(), tail.begin(), tail.end());
+    p.draft = a.tail;
+    if (a.had_footer) {
+      Lines now = a.before;
+      now.insert(now.end(), a.tail.begin(), a.tail.end());
       now.insert(now.end(), {"", std::string(footer)});
       if (auto done = rewrite(now)) p.uncommitted.push_back(std::move(*done));
     }
     return {};
   }
+  Accepted accepted = accept_requests(a, agent, [&](const std::string& who) {
+    return request_header(who, p.stem, clock_text(wall::now()));
+  });
   std::vector<std::shared_ptr<Job>> jobs;
-  Lines normal;  // the tail with the headers the agent left out
-  std::size_t at = 0;
-  for (const Request& r : scan.requests) {
-    if (r.header && (!r.header->suffix.empty())) continue;  // reply-looking text is not a request
-    normal.insert(normal.end(), tail.begin() + static_cast<std::ptrdiff_t>(at),
-                  tail.begin() + static_cast<std::ptrdiff_t>(r.first));
+  for (AcceptedRequest& r : accepted.requests) {
     auto job = std::make_shared<Job>();
-    job->agent = r.header ? r.header->from : (agent.empty() ? "agent" : agent);
+    job->agent = std::move(r.agent);
     job->from_log = true;
     job->timeout = opt_.timeout;
-    Lines head;
-    if (!r.header_line) head.push_back(request_header(job->agent, p.stem, clock_text(wall::now())));
-    std::size_t from = r.first;
-    for (const CodeBlock& b : r.blocks) {
-      Lines seg = head;
-      head.clear();
-      seg.insert(seg.end(), tail.begin() + static_cast<std::ptrdiff_t>(from),
-                 tail.begin() + static_cast<std::ptrdiff_t>(b.last + 1));
-      job->segments.push_back(std::move(seg));
-      job->codes.push_back(b.code);
-      from = b.last + 1;
-    }
-    for (const Lines& seg : job->segments) normal.insert(normal.end(), seg.begin(), seg.end());
-    at = from;
+    job->segments = std::move(r.segments);
+    job->codes = std::move(r.codes);
     jobs.push_back(std::move(job));
   }
   if (jobs.empty()) return {};
-  normal.insert(normal.end(), tail.begin() + static_cast<std::ptrdiff_t>(at), tail.end());
-  normal.insert(normal.begin(), before.begin(), before.end());
+  Lines& normal = accepted.normal;  // the tail with the headers the agent left out
   // Numbered now, so the request's commit names its jobs as the eval op's does.
   std::string numbers;
   std::vector<std::pair<std::string, std::string>> trailers{{"Editgate-Kind", "request"},

@@ -1,0 +1,112 @@
+#include "repl/intake.hpp"
+
+#include <iterator>
+
+namespace repl {
+
+bool ends_with_lines(std::string_view text, const Lines& lines) {
+  while (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+  std::string tail;
+  for (const std::string& l : lines) tail += (tail.empty() ? "" : "\n") + l;
+  if (tail.empty() || text.size() < tail.size() || text.substr(text.size() - tail.size()) != tail) return false;
+  return text.size() == tail.size() || text[text.size() - tail.size() - 1] == '\n';
+}
+
+Appended read_appended(const std::string& seen, const std::string& found, const Lines& draft) {
+  Appended a;
+  Lines known = split_lines(seen);
+  const Lines fresh = split_lines(found);
+  // A draft the footer was moved below may be finished where it is: it
+  // counts as appended still.
+  if (!draft.empty()) {
+    Lines end = draft;
+    for (const Lines& tail : {Lines{"", std::string(footer)}, Lines{}}) {
+      Lines with = end;
+      with.insert(with.end(), tail.begin(), tail.end());
+      if (ends_with_lines(seen, with)) {
+        while (!known.empty() && known.back().empty()) known.pop_back();
+        known.resize(known.size() - with.size());
+        break;
+      }
+    }
+  }
+  std::size_t common = 0;
+  while (common < known.size() && common < fresh.size() && known[common] == fresh[common]) ++common;
+  Lines known_rest(known.begin() + static_cast<std::ptrdiff_t>(common), known.end());
+  while (!known_rest.empty() && known_rest.back().empty()) known_rest.pop_back();
+  // Only text added at the end counts: where the footer was, or after it.
+  const bool footer_gone = known_rest.size() == 1 && known_rest.front() == footer;
+  if (!known_rest.empty() && !footer_gone) {
+    a.edited_above = true;
+    return a;
+  }
+  // Where the accepting edit starts: the footer above the new text (it
+  // goes), or a few lines of context, so the edit's anchor is unique.
+  std::size_t context = common >= 3 ? common - 3 : 0;
+  bool drop_footer = false;
+  if (!footer_gone) {
+    std::size_t f = common;
+    while (f > 0 && fresh[f - 1].empty()) --f;
+    if (f > 0 && fresh[f - 1] == footer) {
+      context = f - 1;
+      drop_footer = true;
+    }
+  }
+  // The appended text; a footer in it is the gateway's anchor, not the agent's.
+  a.had_footer = footer_gone || drop_footer;
+  for (std::size_t i = common; i < fresh.size(); ++i) {
+    if (fresh[i] == footer)
+      a.had_footer = true;
+    else
+      a.tail.push_back(fresh[i]);
+  }
+  while (!a.tail.empty() && a.tail.back().empty()) a.tail.pop_back();
+  a.old.assign(fresh.begin() + static_cast<std::ptrdiff_t>(context), fresh.end());
+  while (!a.old.empty() && a.old.back().empty()) a.old.pop_back();
+  a.before.assign(fresh.begin() + static_cast<std::ptrdiff_t>(context),
+                  fresh.begin() + static_cast<std::ptrdiff_t>(common));
+  if (drop_footer) {
+    a.before.erase(a.before.begin());
+    while (!a.before.empty() && a.before.front().empty()) a.before.erase(a.before.begin());
+  }
+  if (a.tail.empty()) return a;
+  std::string tail_text;
+  for (const std::string& l : a.tail) tail_text += l + "\n";
+  a.scan = scan_requests(tail_text);
+  return a;
+}
+
+Accepted accept_requests(const Appended& a, const std::string& agent,
+                         const std::function<std::string(const std::string& agent)>& header) {
+  Accepted out;
+  const Lines& tail = a.tail;
+  std::size_t at = 0;
+  for (const Request& r : a.scan.requests) {
+    if (r.header && (!r.header->suffix.empty())) continue;  // reply-looking text is not a request
+    out.normal.insert(out.normal.end(), tail.begin() + static_cast<std::ptrdiff_t>(at),
+                      tail.begin() + static_cast<std::ptrdiff_t>(r.first));
+    AcceptedRequest job;
+    job.agent = r.header ? r.header->from : (agent.empty() ? "agent" : agent);
+    Lines head;
+    if (!r.header_line) head.push_back(header(job.agent));
+    std::size_t from = r.first;
+    for (const CodeBlock& b : r.blocks) {
+      Lines seg = head;
+      head.clear();
+      seg.insert(seg.end(), tail.begin() + static_cast<std::ptrdiff_t>(from),
+                 tail.begin() + static_cast<std::ptrdiff_t>(b.last + 1));
+      job.segments.push_back(std::move(seg));
+      job.codes.push_back(b.code);
+      from = b.last + 1;
+    }
+    for (const Lines& seg : job.segments) out.normal.insert(out.normal.end(), seg.begin(), seg.end());
+    at = from;
+    out.requests.push_back(std::move(job));
+  }
+  if (out.requests.empty()) return out;
+  out.normal.insert(out.normal.end(), tail.begin() + static_cast<std::ptrdiff_t>(at), tail.end());
+  out.normal.insert(out.normal.begin(), a.before.begin(), a.before.end());
+  return out;
+}
+
+}  // namespace repl
