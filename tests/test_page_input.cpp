@@ -39,7 +39,7 @@ TEST_CASE("commit messages: page text is summary or body, never a trailer", "[gi
   CHECK(read_trailers("s\n\nEditgate-Kind: edit\nSigned-off-by: A <a@b>\n\n").size() == 2);
 }
 
-TEST_CASE("page strings become one bounded line; page numbers are checked", "[repl][trust]") {
+TEST_CASE("page strings become one bounded line, and page numbers are checked", "[repl][trust]") {
   using repl::page_line;
   CHECK(page_line("a\nb\r\x1b[31mc\x7f", 100) == "a\\x0ab\\x0d\\x1b[31mc\\x7f");
   CHECK(page_line("x\xE2\x80\xA8y\xE2\x80\xAEz\xC2\x85", 100) == "x\\u2028y\\u202ez\\x85");
