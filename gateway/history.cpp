@@ -2,6 +2,7 @@
 
 #include "editproto/unicode.hpp"
 #include "gateway/report.hpp"
+#include "git/message.hpp"
 
 #include <boost/json.hpp>
 
@@ -17,12 +18,10 @@ using editproto::Status;
 
 namespace {
 
-std::string trailers(std::string_view kind, const std::string& agent, const std::string& session) {
-  std::string out;
-  out += std::string(trailer::agent) + ": " + agent + "\n";
-  out += std::string(trailer::session) + ": " + session + "\n";
-  out += std::string(trailer::kind) + ": " + std::string(kind) + "\n";
-  return out;
+editgit::Trailers trailers(std::string_view kind, const std::string& agent, const std::string& session) {
+  return {{std::string(trailer::agent), agent},
+          {std::string(trailer::session), session},
+          {std::string(trailer::kind), std::string(kind)}};
 }
 
 // "a, b, c and 2 more": a summary line stays readable in `git log --oneline`.
@@ -34,12 +33,7 @@ std::string list_paths(const std::vector<std::string>& paths) {
   return out;
 }
 
-// Trailer values and summary lines are single lines.
-std::string one_line(std::string s) {
-  for (char& c : s)
-    if (c == '\n' || c == '\r') c = ' ';
-  return s;
-}
+using editgit::message_line;
 
 std::string when(std::int64_t time, int offset_minutes, bool iso) {
   std::time_t local = static_cast<std::time_t>(time + offset_minutes * 60);
@@ -91,31 +85,32 @@ std::string edit_message(const std::vector<BlockResult>& blocks, const std::stri
   for (const BlockResult& r : blocks)
     if (r.status == Status::applied && std::find(paths.begin(), paths.end(), r.path) == paths.end())
       paths.push_back(r.path);
-  std::string out = one_line("edit " + list_paths(paths) + " (" + counts(blocks) + ")") + "\n\n";
+  std::string body;
   for (const BlockResult& r : blocks) {
-    out += "block " + std::to_string(r.index + 1) + " " + std::string(editproto::to_string(r.status));
+    body += "block " + std::to_string(r.index + 1) + " " + std::string(editproto::to_string(r.status));
     if (r.reason != Reason::none && editproto::to_string(r.reason) != editproto::to_string(r.status))
-      out += " (" + std::string(editproto::to_string(r.reason)) + ")";
-    if (!r.path.empty()) out += ": " + one_line(r.path);
-    if (!r.path.empty() && r.line) out += ":" + std::to_string(*r.line);
-    out += "\n";
+      body += " (" + std::string(editproto::to_string(r.reason)) + ")";
+    if (!r.path.empty()) body += ": " + message_line(r.path);
+    if (!r.path.empty() && r.line) body += ":" + std::to_string(*r.line);
+    body += "\n";
   }
-  return out + "\n" + trailers("edit", one_line(agent), one_line(session));
+  return editgit::compose_message("edit " + list_paths(paths) + " (" + counts(blocks) + ")", body,
+                                  trailers("edit", agent, session));
 }
 
 std::string earlier_message(const std::vector<std::string>& paths, const std::string& agent,
                             const std::string& session) {
-  std::string out = one_line("save uncommitted changes to " + list_paths(paths)) + "\n\n";
-  out += "These files had changes that were not committed when " + one_line(agent) +
-         " edited them. This commit records them as they were, so the next commit shows only the agent's edit.\n\n";
-  return out + trailers("earlier-state", one_line(agent), one_line(session));
+  return editgit::compose_message(
+      "save uncommitted changes to " + list_paths(paths),
+      "These files had changes that were not committed when " + message_line(agent) +
+          " edited them. This commit records them as they were, so the next commit shows only the agent's edit.",
+      trailers("earlier-state", agent, session));
 }
 
 std::string undo_message(const editgit::CommitInfo& undone, const std::string& agent, const std::string& session) {
-  std::string out = one_line("undo: " + undone.summary) + "\n\n";
-  out += "This reverts commit " + undone.id + ".\n\n";
-  out += trailers("undo", one_line(agent), one_line(session));
-  return out + std::string(trailer::undoes) + ": " + undone.id + "\n";
+  editgit::Trailers t = trailers("undo", agent, session);
+  t.emplace_back(std::string(trailer::undoes), undone.id);
+  return editgit::compose_message("undo: " + undone.summary, "This reverts commit " + undone.id + ".", t);
 }
 
 std::string new_session_id() {

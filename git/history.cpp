@@ -1,6 +1,7 @@
 // Reading history back: commits with their trailers, and what one commit
 // changed.
 #include "git/handle.hpp"
+#include "git/message.hpp"
 #include "git/repository.hpp"
 
 namespace editgit {
@@ -21,12 +22,9 @@ CommitInfo describe(const git_commit* c) {
   info.offset_minutes = git_commit_time_offset(c);
   info.message = git_commit_message(c);
   info.summary = info.message.substr(0, info.message.find('\n'));
-  git_message_trailer_array arr{};
-  if (git_message_trailers(&arr, info.message.c_str()) == 0) {
-    for (std::size_t i = 0; i < arr.count; ++i) info.trailers.emplace_back(arr.trailers[i].key, arr.trailers[i].value);
-    git_message_trailer_array_free(&arr);
-  }
-  git_error_clear();
+  // Not git_message_trailers: it ends the message at a "---" line, so text
+  // above that line would be read as the trailers.
+  info.trailers = read_trailers(info.message);
   return info;
 }
 

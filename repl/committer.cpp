@@ -1,5 +1,7 @@
 #include "repl/committer.hpp"
 
+#include "git/message.hpp"
+
 #include <iostream>
 #include <map>
 
@@ -92,28 +94,26 @@ void Committer::commit(std::vector<CommitItem> batch) {
     c.after = {std::string_view(f.after)};
     req.changes.push_back(std::move(c));
   }
-  std::string message;
   if (batch.size() == 1) {
     req.author = batch.front().author;
-    message = batch.front().summary + "\n\n";
-    for (const auto& [k, v] : batch.front().trailers) message += k + ": " + v + "\n";
+    req.message = editgit::compose_message(batch.front().summary, "", batch.front().trailers);
   } else {
     // Grouped under load: every exchange keeps its line and its trailers.
     req.author = {"editgate", "editgate@editgate.invalid"};
-    message = "repl: " + std::to_string(batch.size()) + " exchanges\n\n";
-    for (const CommitItem& item : batch) message += "- " + item.summary + "\n";
-    message += "\nEditgate-Kind: repl\n";
+    std::string body;
+    for (const CommitItem& item : batch) body += "- " + editgit::message_line(item.summary) + "\n";
+    editgit::Trailers trailers{{"Editgate-Kind", "repl"}};
     for (const CommitItem& item : batch)
       for (const auto& [k, v] : item.trailers)
-        if (k != "Editgate-Kind") message += k + ": " + v + "\n";
+        if (k != "Editgate-Kind") trailers.emplace_back(k, v);
+    req.message = editgit::compose_message("repl: " + std::to_string(batch.size()) + " exchanges", body, trailers);
   }
-  req.message = std::move(message);
   req.earlier_message = [](const std::vector<std::string>& paths) {
     // The REPL's files change outside the gateway only by a save: a person's
     // or a file-writing agent's.
     std::string m = "saved outside editgate:";
     for (const auto& p : paths) m += " " + p;
-    return m + "\n\nEditgate-Kind: earlier-state\n";
+    return editgit::compose_message(m, "", {{"Editgate-Kind", "earlier-state"}});
   };
   auto done = repo_.commit(req);
   if (!done)

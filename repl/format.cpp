@@ -19,6 +19,15 @@ std::string clock_text(std::chrono::system_clock::time_point t) {
   return buf;
 }
 
+std::string clock_text_ms(std::int64_t epoch_ms) {
+  const std::time_t secs = static_cast<std::time_t>(epoch_ms / 1000 - (epoch_ms % 1000 < 0 ? 1 : 0));
+  std::tm tm{};
+  if (!localtime_r(&secs, &tm)) return "??:??:??";
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%02d:%02d:%02d", tm.tm_hour, tm.tm_min, tm.tm_sec);
+  return buf;
+}
+
 std::string duration_text(double ms) {
   char buf[32];
   if (ms < 2000)
@@ -55,7 +64,7 @@ Lines new_log(std::string_view page, std::string_view url, std::string_view even
   return {
       "# " + std::string(page),
       "",
-      "> This file is a REPL presented as a chat between you and a live page (" + clean_page_text(url) +
+      "> This file is a REPL presented as a chat between you and a live page (" + markdown_inline(url) +
           "). Add a fenced JavaScript block at the bottom and the page will run it; the result is printed below. "
           "Please do not edit the replies or the last line.",
       "> Every console message and background error of the page is also in [" + std::string(events_file) + "](" +
@@ -63,6 +72,16 @@ Lines new_log(std::string_view page, std::string_view url, std::string_view even
       "",
       std::string(footer),
   };
+}
+
+std::string markdown_inline(std::string_view line) {
+  std::string out;
+  out.reserve(line.size());
+  for (char c : line) {
+    if (std::string_view("\\`*_[]()<>#!|~&").find(c) != std::string_view::npos) out += '\\';
+    out += c;
+  }
+  return out;
 }
 
 namespace {

@@ -22,6 +22,9 @@ inline constexpr std::string_view footer = "> Write code in a fenced JS block be
 
 // "12:04:05" in local time.
 std::string clock_text(std::chrono::system_clock::time_point t);
+// The same for milliseconds since the epoch, any of them (no conversion
+// that could overflow); "??:??:??" where the C library cannot say.
+std::string clock_text_ms(std::int64_t epoch_ms);
 // "17ms" under 2 s, else "2.3s".
 std::string duration_text(double ms);
 
@@ -38,6 +41,12 @@ std::string placeholder(long seconds);  // "executing (5s)"
 
 // The title, the instructive header and the footer of a new log.
 Lines new_log(std::string_view page, std::string_view url, std::string_view events_file);
+
+// One line of page text (page_line's) as it is written inside a line of
+// Markdown: every ASCII punctuation character that could start an inline
+// construct (emphasis, code, a link, an autolink, raw HTML, an entity, a
+// table cell) is backslash-escaped, so the text shows as itself.
+std::string markdown_inline(std::string_view line);
 
 // Page text made safe for a fence: valid UTF-8, LF line ends, no control
 // characters but tab, and every line that could pass for a header, a footer

@@ -4,6 +4,7 @@
 #include "repl/intake.hpp"
 #include "repl/markdown.hpp"
 #include "repl/names.hpp"
+#include "repl/page_input.hpp"
 
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/post.hpp>
@@ -193,7 +194,24 @@ bool Repl::may_add_page(const std::string& origin) {
   return true;
 }
 
-Result<Repl::Welcome> Repl::connect(const Hello& hello, std::shared_ptr<PageLink> link) {
+namespace {
+
+// The hello's text is the page's: one line each, bounded, before any of it
+// is used (page_input.hpp).
+Hello clean_hello(const Hello& raw) {
+  Hello h = raw;
+  h.name = page_line(raw.name, page_bounds::name);
+  h.url = page_line(raw.url, page_bounds::url);
+  h.title = page_line(raw.title, page_bounds::title);
+  h.kind = page_line(raw.kind, page_bounds::word);
+  h.origin = page_line(raw.origin, page_bounds::url);
+  return h;
+}
+
+}  // namespace
+
+Result<Repl::Welcome> Repl::connect(const Hello& raw_hello, std::shared_ptr<PageLink> link) {
+  const Hello hello = clean_hello(raw_hello);
   auto refuse = [&](Error code, const std::string& message) -> Result<Welcome> {
     link->send(json::serialize(json::object{{"type", "refused"}, {"error", to_string(code)}, {"message", message}}));
     link->close();
@@ -231,7 +249,7 @@ Result<Repl::Welcome> Repl::connect(const Hello& hello, std::shared_ptr<PageLink
       ::closedir(dir);
     }
   }
-  const std::string url = editproto::unicode::to_valid_utf8(hello.url.substr(0, 2000));
+  const std::string& url = hello.url;
   std::string secret;  // issued to a new instance, sent once in its welcome
   if (!p) {
     if (!may_add_page(hello.origin))
@@ -253,7 +271,7 @@ Result<Repl::Welcome> Repl::connect(const Hello& hello, std::shared_ptr<PageLink
   }
   p->link = std::move(link);
   p->url = url;
-  p->title = editproto::unicode::to_valid_utf8(hello.title.substr(0, 500));
+  p->title = hello.title;
   p->kind = hello.kind == "node" ? "node" : "browser";
   p->origin = hello.origin;
   p->last_seen = wall::now();
@@ -278,7 +296,7 @@ Result<Repl::Welcome> Repl::connect(const Hello& hello, std::shared_ptr<PageLink
       p->log->set_known(**existing);
     }
     if (returning)
-      note(*p, {"> _" + p->stem + " reconnected at " + clock_text(wall::now()) + " (" + clean_page_text(url) +
+      note(*p, {"> _" + p->stem + " reconnected at " + clock_text(wall::now()) + " (" + markdown_inline(url) +
                 "): a reload, a navigation or a lost connection_"});
     place_footer(*p);
   } else {
@@ -339,7 +357,7 @@ void Repl::write_registry() {
       "Open a page's log under debug/ to run code in that page.\n\n";
   for (const auto& [id, p] : pages_) {
     const std::string state = !p->link ? "disconnected" : p->running ? "executing" : "idle";
-    text += "* " + p->stem + " (" + clean_page_text(p->url) + ") last " + clock_text(p->last_seen) + " state: " + state +
+    text += "* " + p->stem + " (" + markdown_inline(p->url) + ") last " + clock_text(p->last_seen) + " state: " + state +
             " [log](" + p->log->path() + ")\n";
   }
   const std::string_view bytes = text;
@@ -513,7 +531,7 @@ std::vector<FileChange> Repl::log_events(Page& p, const std::vector<Event>& even
   std::string before = now->bytes;
   std::string after = before;
   for (const Event& e : events) {
-    after += clock_text(wall::time_point(std::chrono::milliseconds(e.ts))) + " " + e.source + ": ";
+    after += clock_text_ms(e.ts) + " " + e.source + ": ";
     Lines lines = split_lines(clean_page_text(e.text));
     for (std::size_t i = 0; i < lines.size(); ++i) after += (i ? "    " : "") + lines[i] + "\n";
     if (lines.empty()) after += "\n";
@@ -711,8 +729,11 @@ Lines Repl::render_result(Page& p, std::uint64_t job, const json::object& msg, s
 void Repl::on_result(Page& p, const json::object& msg) {
   auto id = job_of(msg);
   if (!id) return;
+  // The page's own measure, but never longer than the gateway waited for
+  // it; the gateway's when the page sent none that holds (page_input.hpp).
+  const double waited = p.running && p.running->id == *id ? ms_since(p.running->started) : 0.0;
   auto d = msg.find("duration_ms");
-  const double duration = d != msg.end() && d->value().is_number() ? d->value().to_number<double>() : 0.0;
+  const double duration = d != msg.end() && d->value().is_double() ? std::min(d->value().get_double(), waited) : waited;
   auto ok_it = msg.find("ok");
   const bool ok = ok_it != msg.end() && ok_it->value().is_bool() && ok_it->value().get_bool();
 
@@ -910,7 +931,7 @@ void Repl::from_page(const std::string& id, std::string_view text) {
   boost::system::error_code ec;
   json::value v = json::parse(text, ec);
   if (ec || !v.is_object()) return;  // a page's garbage is its own problem
-  const json::object& msg = v.get_object();
+  const json::object msg = clean_page_message(std::move(v.get_object()));
   const std::string type = str(msg, "type");
   if (p.unanswered && job_of(msg) == p.unanswered && (type == "result" || type == "interrupted")) {
     p.unanswered.reset();
@@ -946,7 +967,7 @@ void Repl::from_page(const std::string& id, std::string_view text) {
     if (!job || !p.running || p.running->id != *job) return;
     p.input_job = *job;
     if (p.running->listener.out)
-      p.running->listener.out({{"need-input", editproto::unicode::to_valid_utf8(str(msg, "prompt"))}, {"page", p.stem}});
+      p.running->listener.out({{"need-input", str(msg, "prompt")}, {"page", p.stem}});
   }
 }
 
@@ -955,10 +976,11 @@ void Repl::on_event(Page& p, const json::object& msg) {
   e.source = token(str(msg, "source"), "console.log");
   const std::string lang = str(msg, "lang");
   e.lang = lang == "JSON" || lang == "Error" ? lang : "Text";
-  e.text = editproto::unicode::to_valid_utf8(str(msg, "text").substr(0, 64 * 1024));
+  e.text = str(msg, "text");
+  // A time the page cannot have meant (page_time) was left out: the gateway's own.
   auto ts = msg.find("ts");
-  e.ts = ts != msg.end() && ts->value().is_number()
-             ? static_cast<std::int64_t>(ts->value().to_number<double>())
+  e.ts = ts != msg.end() && ts->value().is_int64()
+             ? ts->value().get_int64()
              : std::chrono::duration_cast<std::chrono::milliseconds>(wall::now().time_since_epoch()).count();
   if (p.running) {
     Job& job = *p.running;
