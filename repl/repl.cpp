@@ -129,7 +129,8 @@ Repl::Repl(const editproto::Workspace& ws, Committer& committer, boost::asio::an
       committer_(committer),
       ex_(std::move(ex)),
       opt_(options),
-      registry_timer_(std::make_unique<boost::asio::steady_timer>(ex_)) {}
+      registry_timer_(std::make_unique<boost::asio::steady_timer>(ex_)),
+      provenance_(ws.root()) {}
 
 Repl::~Repl() = default;
 
@@ -252,7 +253,7 @@ Result<std::string> Repl::connect(const Hello& hello, std::shared_ptr<PageLink> 
   p->link->send(json::serialize(json::object{{"type", "welcome"}, {"id", p->id}, {"name", p->stem}, {"log", p->log->path()}}));
   std::cerr << "editgate: page " + p->stem + " connected (" + p->kind + ", " + url + ")\n";
   write_registry();
-  changed(*p, "agent");
+  changed(*p, "agent", false);
   pump(*p);
   report(*p);
   return p->id;
@@ -1045,21 +1046,23 @@ Result<void> Repl::input(const std::string& page, std::string text) {
 // ---- the edit path -------------------------------------------------------------
 
 void Repl::written(const std::string& path, const std::string& agent) {
-  if (Page* p = by_log(path)) changed(*p, agent);
+  if (Page* p = by_log(path)) changed(*p, agent, true);
 }
 
 void Repl::saved(const std::string& path) {
-  if (Page* p = by_log(path)) changed(*p, "agent");
+  if (Page* p = by_log(path)) changed(*p, "agent", false);
 }
 
-void Repl::changed(Page& p, const std::string& agent) {
+void Repl::changed(Page& p, const std::string& agent, bool door) {
   // A save the gateway's own write was applied on top of is read first,
   // then whatever changed since.
   for (int round = 0; round < 4; ++round) {
     std::string seen, found;
+    bool saved = !door;
     if (auto u = p.log->take_unseen()) {
       seen = std::move(u->known);
       found = std::move(u->found);
+      saved = true;  // someone else's change, under the gateway's own write
     } else {
       auto now = p.log->read();
       if (!now || !*now || **now == p.log->known()) return;
@@ -1067,7 +1070,7 @@ void Repl::changed(Page& p, const std::string& agent) {
       found = std::move(**now);
       p.log->set_known(found);  // seen now: the gateway's next write starts from it
     }
-    auto jobs = take_requests(p, seen, found, agent);
+    auto jobs = take_requests(p, seen, found, agent, saved);
     check_jobs(p);
     for (auto& job : jobs) submit(p, std::move(job));
   }
@@ -1076,7 +1079,7 @@ void Repl::changed(Page& p, const std::string& agent) {
 // The requests in what was appended to `seen`, accepted (the footer goes,
 // missing headers are written in) and numbered; the caller submits them.
 std::vector<std::shared_ptr<Repl::Job>> Repl::take_requests(Page& p, const std::string& seen, const std::string& found,
-                                                            const std::string& agent) {
+                                                            const std::string& agent, bool saved) {
   const std::string& path = p.log->path();
   Lines known = split_lines(seen);
   const Lines fresh = split_lines(found);
@@ -1120,13 +1123,19 @@ std::vector<std::shared_ptr<Repl::Job>> Repl::take_requests(Page& p, const std::
   // The appended text; a footer in it is the gateway's anchor, not the agent's.
   bool had_footer = footer_gone || drop_footer;
   Lines tail;
+  std::vector<std::size_t> origin;  // each tail line's line in `found`
   for (std::size_t i = common; i < fresh.size(); ++i) {
-    if (fresh[i] == footer)
+    if (fresh[i] == footer) {
       had_footer = true;
-    else
+    } else {
       tail.push_back(fresh[i]);
+      origin.push_back(i);
+    }
   }
-  while (!tail.empty() && tail.back().empty()) tail.pop_back();
+  while (!tail.empty() && tail.back().empty()) {
+    tail.pop_back();
+    origin.pop_back();
+  }
   Lines old(fresh.begin() + static_cast<std::ptrdiff_t>(context), fresh.end());
   while (!old.empty() && old.back().empty()) old.pop_back();
   Lines before(fresh.begin() + static_cast<std::ptrdiff_t>(context), fresh.begin() + static_cast<std::ptrdiff_t>(common));
@@ -1159,13 +1168,35 @@ std::vector<std::shared_ptr<Repl::Job>> Repl::take_requests(Page& p, const std::
     }
     return {};
   }
+  // Text that came with git never runs: how much of the log did is asked
+  // once there is a request. When git cannot say, nothing runs.
+  std::optional<Provenance> from_git;
+  auto came_with_git = [&](const Request& r) {
+    if (!from_git) {
+      auto asked = provenance_.of(path, found, fresh, saved);
+      from_git = asked ? *asked
+                       : Provenance{fresh.size(), "git could not tell whether it came with a commit (" +
+                                                      asked.error().message + ")"};
+    }
+    return origin[r.blocks.front().first] < from_git->committed;
+  };
   std::vector<std::shared_ptr<Job>> jobs;
+  std::size_t refused = 0;
   Lines normal;  // the tail with the headers the agent left out
   std::size_t at = 0;
   for (const Request& r : scan.requests) {
     if (r.header && (!r.header->suffix.empty())) continue;  // reply-looking text is not a request
     normal.insert(normal.end(), tail.begin() + static_cast<std::ptrdiff_t>(at),
                   tail.begin() + static_cast<std::ptrdiff_t>(r.first));
+    if (came_with_git(r)) {
+      // Left as it is, unanswered, with the note under it.
+      at = r.blocks.back().last + 1;
+      normal.insert(normal.end(), tail.begin() + static_cast<std::ptrdiff_t>(r.first),
+                    tail.begin() + static_cast<std::ptrdiff_t>(at));
+      normal.insert(normal.end(), {"", not_run_note(p.stem, from_git->why)});
+      ++refused;
+      continue;
+    }
     auto job = std::make_shared<Job>();
     job->agent = r.header ? r.header->from : (agent.empty() ? "agent" : agent);
     job->from_log = true;
@@ -1186,9 +1217,20 @@ std::vector<std::shared_ptr<Repl::Job>> Repl::take_requests(Page& p, const std::
     at = from;
     jobs.push_back(std::move(job));
   }
-  if (jobs.empty()) return {};
+  if (jobs.empty() && refused == 0) return {};
   normal.insert(normal.end(), tail.begin() + static_cast<std::ptrdiff_t>(at), tail.end());
   normal.insert(normal.begin(), before.begin(), before.end());
+  if (jobs.empty()) {
+    // Nothing runs: the notes go in, and the footer back at the end.
+    std::cerr << "editgate: " + path + ": " + std::to_string(refused) + " request(s) that came with git not run (" +
+                     from_git->why + ")\n";
+    normal.insert(normal.end(), {"", std::string(footer)});
+    if (auto done = rewrite(normal))
+      commit(p, {std::move(*done)}, p.stem, "page " + p.stem + ": " + std::to_string(refused) +
+                                                " request(s) that came with git not run",
+             {{"Editgate-Kind", "page"}});
+    return {};
+  }
   // Numbered now, so the request's commit names its jobs as the eval op's does.
   std::string numbers;
   std::vector<std::pair<std::string, std::string>> trailers{{"Editgate-Kind", "request"},
