@@ -134,6 +134,20 @@ TEST_CASE("requests waiting in a log across a gateway restart: uncommitted ones 
     local_request_runs(dir, name, "'still here'", "\"still here\"");
     CHECK_FALSE(test::fs::exists(dir / "committed.txt"));
   }
+  SECTION("appended, stashed, and popped while the gateway runs: the stash is a commit, so it does not run") {
+    append(log, writes("stashed.txt"));
+    test::git_ok(dir.path(), {"stash", "-q"});
+    client::Gateway gw{dir.str(), {}, true};
+    client::Ws ws{gw.port()};
+    ws.login(gw.cookie());
+    wait_page(ws, "node-");
+    wait_clean(dir.path(), rel);
+    test::git_ok(dir.path(), {"stash", "pop", "-q"});
+    const std::string text = wait_file(log, has_note);
+    INFO(text << gw.err());
+    local_request_runs(dir, name, "'after the stash'", "\"after the stash\"");
+    CHECK_FALSE(test::fs::exists(dir / "stashed.txt"));
+  }
   SECTION("committed, then a local request appended below it: only the local one runs") {
     append(log, writes("committed.txt"));
     test::git_ok(dir.path(), {"commit", "-qam", "a request in the log"});
