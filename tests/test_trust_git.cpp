@@ -151,9 +151,10 @@ TEST_CASE("requests waiting in a log across a gateway restart: uncommitted ones 
   SECTION("committed, then a local request appended below it: only the local one runs") {
     append(log, writes("committed.txt"));
     test::git_ok(dir.path(), {"commit", "-qam", "a request in the log"});
-    append(log, writes("local.txt"));
+    // A header of its own: a bare block right under a request continues it.
+    append(log, "> **claude** to " + name + " at 10:00:01\n" + writes("local.txt"));
     client::Gateway gw{dir.str(), {}, true};
-    wait_commit(dir.path(), "reply: " + name + " to agent");
+    wait_commit(dir.path(), "reply: " + name + " to claude");
     const std::string text = test::read_file(log);
     INFO(text << gw.err());
     CHECK(has_note(text));
