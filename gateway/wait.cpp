@@ -44,7 +44,8 @@ std::string str(const json::object& o, std::string_view key) {
 // What the log holds below the page's last reply or background: a closed
 // runnable block is a request the gateway has not taken yet, an announcement
 // a job that runs (the log is written before the status files, which the
-// gateway writes off its path); an open fence is a draft, which never runs.
+// gateway writes off its path); an open fence is a draft, which never runs,
+// and a request with the gateway's note that it came with git never will.
 enum class Tail { settled, request, draft };
 
 Tail log_tail(const fs::path& log, const std::string& page) {
@@ -67,8 +68,8 @@ Tail log_tail(const fs::path& log, const std::string& page) {
     auto h = repl::parse_header(lines[i]);
     if (h && h->from == page)
       pending = h->suffix.empty();
-    else if (lines[i].rfind("> **" + page + "** background at ", 0) == 0)
-      pending = false;
+    else if (lines[i].rfind("> **" + page + "** background at ", 0) == 0 || repl::is_not_run_note(lines[i], page))
+      pending = false;  // a request that came with git is left unanswered, for good
   }
   return pending ? Tail::request : Tail::settled;
 }

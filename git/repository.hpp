@@ -133,6 +133,15 @@ class Repository {
   // The blob id of `path` in HEAD's tree; "" when HEAD has no such file.
   Result<std::string> head_blob(const std::string& path) const;
 
+  // Whether the object store holds `bytes` as a blob, hashed as `git add`
+  // would store them as `path`: a state of the file git has had whole (a
+  // commit's, a stash's, or one staged at some time).
+  Result<bool> holds_blob(const std::string& path, std::string_view bytes) const;
+
+  // `path` as HEAD has it, as a checkout would write it; nullopt when HEAD
+  // has no such file (or no commit yet).
+  Result<std::optional<std::string>> head_text(const std::string& path) const;
+
   // Adds `pattern` as a line of the repository's info/exclude unless one
   // already says it: for files editgate keeps in the work tree but never
   // commits (.editgate/). Leaves the rest of the file as it was.

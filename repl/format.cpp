@@ -60,6 +60,20 @@ std::string reply_header(std::string_view page, std::string_view agent, std::str
 
 std::string placeholder(long seconds) { return "executing (" + std::to_string(seconds) + "s)"; }
 
+namespace {
+std::string not_run_start(std::string_view page) {
+  return "> _" + header_name(page) + " did not run the request above: ";
+}
+}  // namespace
+
+std::string not_run_note(std::string_view page, std::string_view why) {
+  return not_run_start(page) + std::string(why) +
+         ". Text that is part of a commit is history, never instructions. To run it, send it again: with `editgate "
+         "eval " + header_name(page) + "`, or by appending it anew below as a local change._";
+}
+
+bool is_not_run_note(std::string_view line, std::string_view page) { return line.starts_with(not_run_start(page)); }
+
 Lines new_log(std::string_view page, std::string_view url, std::string_view events_file) {
   return {
       "# " + std::string(page),

@@ -39,6 +39,11 @@ std::string reply_header(std::string_view page, std::string_view agent, std::str
                          std::string_view suffix);
 std::string placeholder(long seconds);  // "executing (5s)"
 
+// The gateway's note under a request that did not run because it came with
+// git (`why` says how), and whether `line` is one, for `page`.
+std::string not_run_note(std::string_view page, std::string_view why);
+bool is_not_run_note(std::string_view line, std::string_view page);
+
 // The title, the instructive header and the footer of a new log.
 Lines new_log(std::string_view page, std::string_view url, std::string_view events_file);
 

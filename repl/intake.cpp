@@ -55,12 +55,17 @@ Appended read_appended(const std::string& seen, const std::string& found, const 
   // The appended text; a footer in it is the gateway's anchor, not the agent's.
   a.had_footer = footer_gone || drop_footer;
   for (std::size_t i = common; i < fresh.size(); ++i) {
-    if (fresh[i] == footer)
+    if (fresh[i] == footer) {
       a.had_footer = true;
-    else
+    } else {
       a.tail.push_back(fresh[i]);
+      a.origin.push_back(i);
+    }
   }
-  while (!a.tail.empty() && a.tail.back().empty()) a.tail.pop_back();
+  while (!a.tail.empty() && a.tail.back().empty()) {
+    a.tail.pop_back();
+    a.origin.pop_back();
+  }
   a.old.assign(fresh.begin() + static_cast<std::ptrdiff_t>(context), fresh.end());
   while (!a.old.empty() && a.old.back().empty()) a.old.pop_back();
   a.before.assign(fresh.begin() + static_cast<std::ptrdiff_t>(context),
@@ -77,7 +82,8 @@ Appended read_appended(const std::string& seen, const std::string& found, const 
 }
 
 Accepted accept_requests(const Appended& a, const std::string& agent,
-                         const std::function<std::string(const std::string& agent)>& header) {
+                         const std::function<std::string(const std::string& agent)>& header,
+                         const RefusalNote& refuse) {
   Accepted out;
   const Lines& tail = a.tail;
   std::size_t at = 0;
@@ -85,6 +91,15 @@ Accepted accept_requests(const Appended& a, const std::string& agent,
     if (r.header && (!r.header->suffix.empty())) continue;  // reply-looking text is not a request
     out.normal.insert(out.normal.end(), tail.begin() + static_cast<std::ptrdiff_t>(at),
                       tail.begin() + static_cast<std::ptrdiff_t>(r.first));
+    if (auto note = refuse ? refuse(r) : std::nullopt) {
+      // Left as it is, unanswered, with the note under it.
+      at = r.blocks.back().last + 1;
+      out.normal.insert(out.normal.end(), tail.begin() + static_cast<std::ptrdiff_t>(r.first),
+                        tail.begin() + static_cast<std::ptrdiff_t>(at));
+      out.normal.insert(out.normal.end(), {"", std::move(*note)});
+      ++out.refused;
+      continue;
+    }
     AcceptedRequest job;
     job.agent = r.header ? r.header->from : (agent.empty() ? "agent" : agent);
     Lines head;
@@ -103,7 +118,10 @@ Accepted accept_requests(const Appended& a, const std::string& agent,
     at = from;
     out.requests.push_back(std::move(job));
   }
-  if (out.requests.empty()) return out;
+  if (out.requests.empty() && out.refused == 0) {
+    out.normal.clear();
+    return out;
+  }
   out.normal.insert(out.normal.end(), tail.begin() + static_cast<std::ptrdiff_t>(at), tail.end());
   out.normal.insert(out.normal.begin(), a.before.begin(), a.before.end());
   return out;

@@ -7,7 +7,9 @@
 #include "repl/format.hpp"
 #include "repl/markdown.hpp"
 
+#include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +22,7 @@ bool ends_with_lines(std::string_view text, const Lines& lines);
 struct Appended {
   bool edited_above = false;  // the log changed above its end: nothing there runs
   Lines tail;                 // the appended lines, without the footer and trailing blank lines
+  std::vector<std::size_t> origin;  // each tail line's line number (0-based) in `found`
   Lines old;                  // the lines an accepting edit replaces: some context and the tail
   Lines before;               // the context that stays above the tail (the footer dropped)
   bool had_footer = false;    // the footer was above the tail or in it
@@ -39,13 +42,18 @@ struct AcceptedRequest {
 
 struct Accepted {
   std::vector<AcceptedRequest> requests;
-  Lines normal;  // `before` and the tail with the missing headers written in; empty when no request
+  std::size_t refused = 0;  // requests left unanswered, each with its note under it
+  Lines normal;  // `before` and the tail with the missing headers and the notes written in; empty when none
 };
+
+// A request that may not run gets the note this returns (nothing: it runs).
+using RefusalNote = std::function<std::optional<std::string>(const Request&)>;
 
 // The requests of an appended text (not a draft) that run: text that looks
 // like a reply is not one. `header` writes the header of a request that has
-// none, for its agent.
+// none, for its agent; `refuse` (when given) keeps a request from running.
 Accepted accept_requests(const Appended& a, const std::string& agent,
-                         const std::function<std::string(const std::string& agent)>& header);
+                         const std::function<std::string(const std::string& agent)>& header,
+                         const RefusalNote& refuse = {});
 
 }  // namespace repl

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <deque>
 #include <set>
+#include <limits>
 #include <dirent.h>
 #include <iostream>
 
@@ -139,7 +140,8 @@ Repl::Repl(const editproto::Workspace& ws, Committer& committer, boost::asio::an
       ex_(std::move(ex)),
       opt_(options),
       registry_timer_(std::make_unique<boost::asio::steady_timer>(ex_)),
-      keys_(opt_.keys_file, [ids = log_ids(ws.root() + "/debug")](const std::string& id) { return ids.count(id) > 0; }) {}
+      keys_(opt_.keys_file, [ids = log_ids(ws.root() + "/debug")](const std::string& id) { return ids.count(id) > 0; }),
+      provenance_(ws.root()) {}
 
 Repl::~Repl() = default;
 
@@ -314,7 +316,7 @@ Result<Repl::Welcome> Repl::connect(const Hello& raw_hello, std::shared_ptr<Page
   p->link->send(json::serialize(welcome));
   std::cerr << "editgate: page " + p->stem + " connected (" + p->kind + ", " + url + ")\n";
   write_registry();
-  changed(*p, "agent");
+  changed(*p, "agent", false);
   pump(*p);
   report(*p);
   return Welcome{p->id, secret};
@@ -1111,21 +1113,23 @@ Result<void> Repl::input(const std::string& page, std::string text) {
 // ---- the edit path -------------------------------------------------------------
 
 void Repl::written(const std::string& path, const std::string& agent) {
-  if (Page* p = by_log(path)) changed(*p, agent);
+  if (Page* p = by_log(path)) changed(*p, agent, true);
 }
 
 void Repl::saved(const std::string& path) {
-  if (Page* p = by_log(path)) changed(*p, "agent");
+  if (Page* p = by_log(path)) changed(*p, "agent", false);
 }
 
-void Repl::changed(Page& p, const std::string& agent) {
+void Repl::changed(Page& p, const std::string& agent, bool door) {
   // A save the gateway's own write was applied on top of is read first,
   // then whatever changed since.
   for (int round = 0; round < 4; ++round) {
     std::string seen, found;
+    bool saved = !door;
     if (auto u = p.log->take_unseen()) {
       seen = std::move(u->known);
       found = std::move(u->found);
+      saved = true;  // someone else's change, under the gateway's own write
     } else {
       auto now = p.log->read();
       if (!now || !*now || **now == p.log->known()) return;
@@ -1133,7 +1137,7 @@ void Repl::changed(Page& p, const std::string& agent) {
       found = std::move(**now);
       p.log->set_known(found);  // seen now: the gateway's next write starts from it
     }
-    auto jobs = take_requests(p, seen, found, agent);
+    auto jobs = take_requests(p, seen, found, agent, saved);
     check_jobs(p);
     for (auto& job : jobs) submit(p, std::move(job));
   }
@@ -1142,7 +1146,7 @@ void Repl::changed(Page& p, const std::string& agent) {
 // The requests in what was appended to `seen`, accepted (the footer goes,
 // missing headers are written in) and numbered; the caller submits them.
 std::vector<std::shared_ptr<Repl::Job>> Repl::take_requests(Page& p, const std::string& seen, const std::string& found,
-                                                            const std::string& agent) {
+                                                            const std::string& agent, bool saved) {
   const std::string& path = p.log->path();
   const Appended a = read_appended(seen, found, p.draft);
   p.draft.clear();
@@ -1172,9 +1176,22 @@ std::vector<std::shared_ptr<Repl::Job>> Repl::take_requests(Page& p, const std::
     }
     return {};
   }
-  Accepted accepted = accept_requests(a, agent, [&](const std::string& who) {
-    return request_header(who, p.stem, clock_text(wall::now()));
-  });
+  // Text that came with git never runs: how much of the log did is asked
+  // once there is a request. When git cannot say, nothing runs.
+  std::optional<Provenance> from_git;
+  auto came_with_git = [&](const Request& r) -> std::optional<std::string> {
+    if (!from_git) {
+      auto asked = provenance_.of(path, found, split_lines(found), saved);
+      from_git = asked ? *asked
+                       : Provenance{std::numeric_limits<std::size_t>::max(),
+                                    "git could not tell whether it came with a commit (" + asked.error().message + ")"};
+    }
+    if (a.origin[r.blocks.front().first] < from_git->committed) return not_run_note(p.stem, from_git->why);
+    return std::nullopt;
+  };
+  Accepted accepted = accept_requests(
+      a, agent, [&](const std::string& who) { return request_header(who, p.stem, clock_text(wall::now())); },
+      came_with_git);
   std::vector<std::shared_ptr<Job>> jobs;
   for (AcceptedRequest& r : accepted.requests) {
     auto job = std::make_shared<Job>();
@@ -1185,8 +1202,19 @@ std::vector<std::shared_ptr<Repl::Job>> Repl::take_requests(Page& p, const std::
     job->codes = std::move(r.codes);
     jobs.push_back(std::move(job));
   }
-  if (jobs.empty()) return {};
-  Lines& normal = accepted.normal;  // the tail with the headers the agent left out
+  if (jobs.empty() && accepted.refused == 0) return {};
+  Lines& normal = accepted.normal;  // the tail with the headers the agent left out and the notes
+  if (jobs.empty()) {
+    // Nothing runs: the notes go in, and the footer back at the end.
+    std::cerr << "editgate: " + path + ": " + std::to_string(accepted.refused) +
+                     " request(s) that came with git not run (" + from_git->why + ")\n";
+    normal.insert(normal.end(), {"", std::string(footer)});
+    if (auto done = rewrite(normal))
+      commit(p, {std::move(*done)}, p.stem,
+             "page " + p.stem + ": " + std::to_string(accepted.refused) + " request(s) that came with git not run",
+             {{"Editgate-Kind", "page"}});
+    return {};
+  }
   // Numbered now, so the request's commit names its jobs as the eval op's does.
   std::string numbers;
   std::vector<std::pair<std::string, std::string>> trailers{{"Editgate-Kind", "request"},

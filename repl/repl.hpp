@@ -16,6 +16,7 @@
 #include "repl/error.hpp"
 #include "repl/format.hpp"
 #include "repl/page_keys.hpp"
+#include "repl/provenance.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -108,7 +109,9 @@ class Repl {
   Result<void> input(const std::string& page, std::string text);
 
   // The edit path: an agent's edit wrote `path`. When it is a chat log, the
-  // requests it appended below the footer are dispatched.
+  // requests it appended below the footer are dispatched. Here and below, a
+  // request that came with git (part of a commit) does not run: a note under
+  // it says so (repl/provenance.hpp).
   bool is_log(const std::string& path) const;
   void written(const std::string& path, const std::string& agent);
   // The file watcher: `path` was saved by someone else (an editor, a
@@ -148,9 +151,10 @@ class Repl {
   void finish(Page& p, Job& job, Lines reply, boost::json::object done, bool error);
   void fail(Page& p, Job& job, Error code, const std::string& message);
   void wait_for_answer(Page& p, const Job& job);
-  void changed(Page& p, const std::string& agent);
+  // `door`: the change is an agent's edit; else a save, or text found at start.
+  void changed(Page& p, const std::string& agent, bool door);
   std::vector<std::shared_ptr<Job>> take_requests(Page& p, const std::string& seen, const std::string& found,
-                                                  const std::string& agent);
+                                                  const std::string& agent, bool saved);
   void check_jobs(Page& p);
   void tick(Page& p);
   void flush_background(Page& p);
@@ -192,6 +196,7 @@ class Repl {
   };
   std::map<std::string, Bucket> new_pages_;  // by origin
   bool may_add_page(const std::string& origin);
+  GitProvenance provenance_;
 };
 
 }  // namespace repl

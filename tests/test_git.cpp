@@ -485,3 +485,32 @@ TEST_CASE("git: undo is refused - and touches nothing - when a file changed sinc
   }
   CHECK(r.head() == head);
 }
+
+TEST_CASE("git: what git holds of a file - HEAD's text as checked out, and whether a version is a blob it has") {
+  Repo r;
+  write_file(r / ".gitattributes", "*.md text eol=crlf\n");
+  write_file(r / "sub/log.md", "one\r\ntwo\r\n");
+  r.commit_all("init");
+  auto repo = editgit::Repository::open((r / "sub").string(), {}, false);
+  REQUIRE(repo.has_value());
+  // Paths are the workspace's; text as a checkout writes it (CRLF here), hashed as git add stores it.
+  auto head = repo->head_text("log.md");
+  REQUIRE(head.has_value());
+  REQUIRE(head->has_value());
+  CHECK(**head == "one\r\ntwo\r\n");
+  CHECK(repo->holds_blob("log.md", "one\r\ntwo\r\n").value());
+  CHECK_FALSE(repo->holds_blob("log.md", "one\r\ntwo\r\nthree\r\n").value());
+  CHECK_FALSE(repo->head_text("missing.md").value().has_value());
+  // A version only another branch has, fetched objects included: held all the same.
+  r.git({"checkout", "-q", "-b", "other"});
+  write_file(r / "sub/log.md", "one\r\ntwo\r\nthree\r\n");
+  r.commit_all("other");
+  r.git({"checkout", "-q", "main"});
+  CHECK(repo->holds_blob("log.md", "one\r\ntwo\r\nthree\r\n").value());
+  CHECK(**repo->head_text("log.md") == "one\r\ntwo\r\n");
+  // No commit yet: HEAD has no file.
+  Repo empty;
+  auto none = editgit::Repository::open(empty.dir.str(), {}, false);
+  REQUIRE(none.has_value());
+  CHECK_FALSE(none->head_text("log.md").value().has_value());
+}

@@ -1,0 +1,37 @@
+#include "repl/provenance.hpp"
+
+namespace repl {
+
+Result<Provenance> GitProvenance::of(const std::string& path, const std::string& text, const Lines& lines,
+                                     bool saved) {
+  if (!repo_) {
+    auto opened = editgit::Repository::open(root_, {}, false);
+    // No repository: nothing is committed, so nothing came with git.
+    if (!opened && opened.error().code == editgit::Error::not_found) return Provenance{};
+    if (!opened) return Failure{Error::io, "cannot open the git repository: " + opened.error().message};
+    repo_.emplace(std::move(*opened));
+  }
+  if (saved) {
+    // Conflict markers and half-applied states: whatever appears now came with the operation.
+    if (auto ready = repo_->ready_to_commit(); !ready && ready.error().code == editgit::Error::conflict)
+      return Provenance{lines.size(), "it came with git, in the middle of a merge, rebase, cherry-pick, revert "
+                                      "or am"};
+    // Pulls, checkouts, merges, rebases, resets and stashes write files
+    // whole, as blobs the repository holds (fetched before the file changes).
+    auto held = repo_->holds_blob(path, text);
+    if (!held) return Failure{Error::io, "cannot ask git about " + path + ": " + held.error().message};
+    if (*held)
+      return Provenance{lines.size(), "it came with git: the log as found is a version git holds (a pull, "
+                                      "checkout, merge, rebase, reset or stash wrote it)"};
+  }
+  // A local change on top of a commit: the lines as HEAD has them are the commit's.
+  auto head = repo_->head_text(path);
+  if (!head) return Failure{Error::io, "cannot ask git about " + path + ": " + head.error().message};
+  if (!*head) return Provenance{};
+  const Lines committed = split_lines(**head);
+  std::size_t n = 0;
+  while (n < committed.size() && n < lines.size() && committed[n] == lines[n]) ++n;
+  return Provenance{n, n ? "it came with git: it is in the log as committed in HEAD" : ""};
+}
+
+}  // namespace repl
