@@ -24,6 +24,7 @@ std::string_view to_string(Error e) {
     case Error::commit_failed: return "commit_failed";
     case Error::too_many_connections: return "too_many_connections";
     case Error::too_many_streams: return "too_many_streams";
+    case Error::slow_client: return "slow_client";
     case Error::shutting_down: return "shutting_down";
     case Error::in_use: return "in_use";
     case Error::io: return "io_error";
@@ -45,7 +46,8 @@ unsigned http_status(Error e) {
     case Error::in_use: return 409;
     case Error::payload_too_large: return 413;
     case Error::header_too_large: return 431;
-    case Error::too_many_streams: return 429;
+    case Error::too_many_streams:
+    case Error::slow_client: return 429;
     case Error::too_many_connections:
     case Error::shutting_down: return 503;
     case Error::bad_request:

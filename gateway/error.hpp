@@ -30,6 +30,7 @@ enum class Error {
   commit_failed,         // the files are written, the commit was not made (a lock, the disk)
   too_many_connections,
   too_many_streams,      // streamed edits open on one WebSocket
+  slow_client,           // a WebSocket client left too many replies unread
   shutting_down,
   in_use,                // another gateway serves this workspace; the port is taken
   io,                    // the operating system refused a read or write
