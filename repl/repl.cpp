@@ -91,6 +91,7 @@ struct Repl::Job {
   std::vector<Event> events;
   std::size_t events_bytes = 0;  // of the kept events' text
   std::size_t events_dropped = 0;
+  std::size_t prompts = 0;  // need-input messages passed on, bounded like the events
   // from_log: segments[0] is the request from its header through its first
   // block; segments[k] the lines after block k-1 through block k.
   std::vector<Lines> segments;
@@ -798,6 +799,7 @@ void Repl::finish(Page& p, Job& job, Lines reply, json::object done, bool error)
     job.events.clear();
     job.events_bytes = 0;
     job.events_dropped = 0;
+    job.prompts = 0;
     p.link->send(json::serialize(json::object{{"type", "eval"},
                                               {"job", job.id},
                                               {"code", job.codes[job.index]},
@@ -913,8 +915,10 @@ void Repl::from_page(const std::string& id, std::string_view text) {
     auto job = job_of(msg);
     if (!job || !p.running || p.running->id != *job) return;
     p.input_job = *job;
+    if (++p.running->prompts > opt_.max_events_kept) return void(++p.running->events_dropped);
     if (p.running->listener.out)
-      p.running->listener.out({{"need-input", editproto::unicode::to_valid_utf8(str(msg, "prompt"))}, {"page", p.stem}});
+      p.running->listener.out({{"need-input", editproto::unicode::to_valid_utf8(str(msg, "prompt").substr(0, 4096))},
+                               {"page", p.stem}});
   }
 }
 
