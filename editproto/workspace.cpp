@@ -173,7 +173,7 @@ Outcome<Workspace::Located> Workspace::locate(const std::string& rel, bool creat
     struct stat st;
     if (::fstatat(current(), c.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
       if (errno != ENOENT) return os_failure("cannot inspect", join(real) + (real.empty() ? "" : "/") + c, errno);
-      if (last) return Located{dirs.empty() ? Fd(::dup(root_fd_->get())) : std::move(dirs.back()), c,
+      if (last) return Located{dirs.empty() ? Fd(::fcntl(root_fd_->get(), F_DUPFD_CLOEXEC, 0)) : std::move(dirs.back()), c,
                                join(real) + (real.empty() ? "" : "/") + c};
       if (!create_parents) return Located{Fd(), c, join(real) + (real.empty() ? "" : "/") + c + "/" + [&] {
         std::vector<std::string> rest(todo.begin(), todo.end());
@@ -205,7 +205,7 @@ Outcome<Workspace::Located> Workspace::locate(const std::string& rel, bool creat
       continue;
     }
     if (last) {
-      Fd dir = dirs.empty() ? Fd(::dup(root_fd_->get())) : std::move(dirs.back());
+      Fd dir = dirs.empty() ? Fd(::fcntl(root_fd_->get(), F_DUPFD_CLOEXEC, 0)) : std::move(dirs.back());
       return Located{std::move(dir), c, join(real) + (real.empty() ? "" : "/") + c};
     }
     if (!S_ISDIR(st.st_mode))

@@ -25,6 +25,7 @@ std::string_view to_string(Error e) {
     case Error::too_many_connections: return "too_many_connections";
     case Error::too_many_streams: return "too_many_streams";
     case Error::too_many_pages: return "too_many_pages";
+    case Error::slow_client: return "slow_client";
     case Error::shutting_down: return "shutting_down";
     case Error::in_use: return "in_use";
     case Error::io: return "io_error";
@@ -48,6 +49,7 @@ unsigned http_status(Error e) {
     case Error::header_too_large: return 431;
     case Error::too_many_streams:
     case Error::too_many_pages: return 429;
+    case Error::slow_client: return 429;
     case Error::too_many_connections:
     case Error::shutting_down: return 503;
     case Error::bad_request:

@@ -31,6 +31,7 @@ enum class Error {
   too_many_connections,
   too_many_streams,      // streamed edits open on one WebSocket
   too_many_pages,        // page sockets from one origin, or from all, over their limit
+  slow_client,           // a WebSocket client left too many replies unread
   shutting_down,
   in_use,                // another gateway serves this workspace; the port is taken
   io,                    // the operating system refused a read or write

@@ -27,6 +27,12 @@ struct ServeLimits {
   std::size_t header_bytes = 16 * 1024;
   std::size_t ws_message_bytes = 16u << 20;   // one WebSocket message (the edit op's whole text)
   std::size_t auth_message_bytes = 4 * 1024;  // the first message, before the cookie is known
+  // Replies queued for one agent's WebSocket: over `high` its reading stops
+  // until the queue drains under `low`; past `max` (what requests already
+  // read still answer) the connection closes with slow_client.
+  std::size_t ws_queue_high = 1u << 20;
+  std::size_t ws_queue_low = 256u << 10;
+  std::size_t ws_queue_max = 64u << 20;
   std::size_t connections = 128;              // agents, and requests not yet told apart
   std::size_t page_sockets = 256;             // the page door's, a pool of their own
   std::size_t page_sockets_per_origin = 32;

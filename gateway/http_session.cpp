@@ -130,11 +130,27 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
     if (ec && timed_out_ && buffer_.size() > 0)
       return respond_error(Error::timeout, "the request head did not arrive within " +
                                                std::to_string(gw_.limits().header_timeout.count()) + " ms", false);
-    if (ec == http::error::bad_target || ec == http::error::bad_method || ec == http::error::bad_version ||
-        ec == http::error::bad_field || ec == http::error::bad_value || ec == http::error::bad_line_ending)
-      return respond_error(Error::bad_request, "malformed HTTP request (" + ec.message() + ")", false);
+    if (malformed(ec)) return respond_error(Error::bad_request, "malformed HTTP request (" + ec.message() + ")", false);
     if (ec) return close();
+    // A body framed by a coding other than chunked has no length we can
+    // trust: a proxy in front may read it differently (request smuggling).
+    if (auto& req = parser_->get(); req.count(http::field::transfer_encoding) && !req.chunked())
+      return respond_error(Error::bad_request, "Transfer-Encoding must end in chunked; other codings are not accepted",
+                           false);
     route();
+  }
+
+  // The parser's verdicts on what the client sent, as opposed to the
+  // connection ending or a limit: each gets the 400 JSON error, then the
+  // connection closes, since where the next request starts is unknown.
+  static bool malformed(beast::error_code ec) {
+    for (http::error e : {http::error::bad_line_ending, http::error::bad_method, http::error::bad_target,
+                          http::error::bad_version, http::error::bad_field, http::error::bad_value,
+                          http::error::bad_content_length, http::error::bad_transfer_encoding,
+                          http::error::multiple_content_length, http::error::bad_chunk,
+                          http::error::bad_chunk_extension, http::error::bad_obs_fold})
+      if (ec == e) return true;
+    return false;
   }
 
   void route() {
@@ -372,6 +388,8 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
       if (ec == http::error::need_buffer) ec = {};
       if (ec) {
         if (self->timed_out_) return self->respond_error(Error::timeout, "the body stopped arriving", false);
+        if (malformed(ec))
+          return self->respond_error(Error::bad_request, "malformed HTTP body (" + ec.message() + ")", false);
         return self->close();
       }
       self->eval_body_.append(self->body_.get(), body_piece - self->parser_->get().body().size);

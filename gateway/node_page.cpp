@@ -70,6 +70,10 @@ class NodePage : public std::enable_shared_from_this<NodePage> {
     posix_spawn_file_actions_adddup2(&actions, 2, 1);  // code that writes to stdout reaches the terminal's stderr
     posix_spawn_file_actions_adddup2(&actions, fds[1], 3);
     posix_spawn_file_actions_addchdir_np(&actions, root_.c_str());
+    // The child gets stdio and the page's socket, nothing else: whatever the
+    // gateway holds open at this moment (a connection accepted a moment ago
+    // on another thread, a file a stream has open) stays the gateway's.
+    posix_spawn_file_actions_addclosefrom_np(&actions, 4);
     std::vector<std::string> env_strings;
     for (char** e = environ; *e; ++e)
       if (std::string_view(*e).substr(0, 9) != "EDITGATE_") env_strings.emplace_back(*e);

@@ -15,6 +15,8 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/strand.hpp>
 
+#include <fcntl.h>
+
 #include <condition_variable>
 #include <csignal>
 #include <filesystem>
@@ -29,6 +31,10 @@ namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
 namespace {
+
+// Asio opens and accepts sockets without close-on-exec: set here, so a
+// child the gateway starts never holds the listening socket or a client's.
+void close_on_exec(int fd) { ::fcntl(fd, F_SETFD, ::fcntl(fd, F_GETFD) | FD_CLOEXEC); }
 
 // Accepts connections, each onto a strand of its own, until closed.
 class listener : public std::enable_shared_from_this<listener> {
@@ -45,7 +51,10 @@ class listener : public std::enable_shared_from_this<listener> {
  private:
   void on_accept(boost::system::error_code ec, tcp::socket socket) {
     if (ec == net::error::operation_aborted || !acceptor_.is_open()) return;
-    if (!ec) start_http_session(std::move(socket), gw_);
+    if (!ec) {
+      close_on_exec(socket.native_handle());
+      start_http_session(std::move(socket), gw_);
+    }
     // Out of descriptors and the like: keep serving the others.
     do_accept();
   }
@@ -136,7 +145,10 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   net::io_context ioc{1};
   tcp::acceptor acceptor(ioc);
   tcp::endpoint endpoint(address, args.port);
-  if (acceptor.open(endpoint.protocol(), ec); !ec) acceptor.set_option(net::socket_base::reuse_address(true), ec);
+  if (acceptor.open(endpoint.protocol(), ec); !ec) {
+    close_on_exec(acceptor.native_handle());
+    acceptor.set_option(net::socket_base::reuse_address(true), ec);
+  }
   if (!ec) acceptor.bind(endpoint, ec);
   if (!ec) acceptor.listen(net::socket_base::max_listen_connections, ec);
   if (ec) {

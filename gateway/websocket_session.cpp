@@ -1,7 +1,10 @@
 // The agents' WebSocket door. Messages are read in pieces of bounded size,
 // so an oversized one is discarded as it arrives and answered with an
 // error while the connection lives on. Before the auth message nothing but
-// the handshake exists: no OpSession, no engine work.
+// the handshake exists: no OpSession, no engine work. Replies wait in one
+// write queue of bounded size: a client that does not read them stops
+// being read (backpressure), and one that lets them pile up past the cap
+// is closed with slow_client.
 #include "gateway/websocket_session.hpp"
 
 #include "gateway/history.hpp"
@@ -17,11 +20,14 @@ namespace editgate {
 namespace {
 
 constexpr std::size_t read_piece = 64 * 1024;
+// A close for a client that left its replies unread must get out within
+// this, or the socket is cut: one that reads nothing cannot take it.
+constexpr std::chrono::seconds close_within{30};
 
 class websocket_session : public Stoppable, public std::enable_shared_from_this<websocket_session> {
  public:
   websocket_session(beast::tcp_stream&& stream, Gateway& gateway)
-      : ws_(std::move(stream)), gw_(gateway), auth_timer_(ws_.get_executor()) {}
+      : ws_(std::move(stream)), gw_(gateway), auth_timer_(ws_.get_executor()), cut_timer_(ws_.get_executor()) {}
 
   ~websocket_session() override { gw_.leave(); }
 
@@ -57,7 +63,13 @@ class websocket_session : public Stoppable, public std::enable_shared_from_this<
     do_read();
   }
 
+  // With too many replies unread, the next message waits: what the client
+  // sends stays in its socket until the queue drains (on_write resumes).
   void do_read() {
+    if (queued_bytes_ > gw_.limits().ws_queue_high) {
+      paused_ = true;
+      return;
+    }
     ws_.async_read_some(buffer_.prepare(read_piece),
                         beast::bind_front_handler(&websocket_session::on_read, shared_from_this()));
   }
@@ -128,9 +140,32 @@ class websocket_session : public Stoppable, public std::enable_shared_from_this<
   }
 
   void send(std::string msg) {
-    if (closed_) return;
+    if (closed_ || overflowed_) return;
+    queued_bytes_ += msg.size();
     queue_.push_back(std::move(msg));
+    if (queued_bytes_ > gw_.limits().ws_queue_max) return overflow();
     if (queue_.size() == 1) do_write();
+  }
+
+  // Replies of requests already read went past the cap: the ones not on
+  // the wire yet are dropped, open streams commit what they applied, and
+  // the connection closes with slow_client. A client that reads nothing at
+  // all cannot take even the close frame: then the socket is cut.
+  void overflow() {
+    overflowed_ = true;
+    // The front is on the wire, unless the message that overflowed is alone.
+    const bool writing = queue_.size() > 1;
+    queue_.erase(queue_.begin() + (writing ? 1 : 0), queue_.end());
+    queued_bytes_ = writing ? queue_.front().size() : 0;
+    auth_timer_.cancel();
+    if (ops_) ops_->end(Error::slow_client, false);
+    close_after_writes(websocket::close_code::try_again_later, to_string(Error::slow_client));
+    cut_timer_.expires_after(close_within);
+    cut_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
+      if (ec) return;
+      beast::error_code ignored;
+      beast::get_lowest_layer(self->ws_).socket().close(ignored);
+    });
   }
 
   void do_write() {
@@ -142,15 +177,22 @@ class websocket_session : public Stoppable, public std::enable_shared_from_this<
   void on_write(beast::error_code ec, std::size_t) {
     if (ec) {
       queue_.clear();
+      queued_bytes_ = 0;
       closed_ = true;
+      cut_timer_.cancel();
       return;
     }
+    queued_bytes_ -= queue_.front().size();
     queue_.pop_front();
+    if (paused_ && !closing_ && queued_bytes_ <= gw_.limits().ws_queue_low) {
+      paused_ = false;
+      do_read();
+    }
     if (!queue_.empty()) return do_write();
     if (closing_) do_close();
   }
 
-  void close_after_writes(websocket::close_code code, const char* reason) {
+  void close_after_writes(websocket::close_code code, std::string_view reason) {
     if (closing_) return;
     closing_ = true;
     close_reason_ = websocket::close_reason(code, reason);
@@ -160,7 +202,7 @@ class websocket_session : public Stoppable, public std::enable_shared_from_this<
   void do_close() {
     if (closed_) return;
     closed_ = true;
-    ws_.async_close(close_reason_, [self = shared_from_this()](beast::error_code) {});
+    ws_.async_close(close_reason_, [self = shared_from_this()](beast::error_code) { self->cut_timer_.cancel(); });
   }
 
   websocket::stream<beast::tcp_stream> ws_;
@@ -171,6 +213,10 @@ class websocket_session : public Stoppable, public std::enable_shared_from_this<
   bool too_big_ = false;
   std::shared_ptr<OpSession> ops_;
   std::deque<std::string> queue_;
+  std::size_t queued_bytes_ = 0;  // in queue_, the message on the wire included
+  bool paused_ = false;           // reading waits for the queue to drain
+  bool overflowed_ = false;       // past ws_queue_max: nothing more is queued
+  net::steady_timer cut_timer_;   // a close that cannot be written in time
   bool closing_ = false;  // a close follows the queued messages
   bool closed_ = false;   // no more writes
   websocket::close_reason close_reason_;

@@ -29,7 +29,7 @@ bool write_all(int fd, std::string_view bytes) {
 }  // namespace
 
 std::uint64_t marker_number(const std::string& path) {
-  FILE* f = std::fopen(path.c_str(), "r");
+  FILE* f = std::fopen(path.c_str(), "re");
   if (!f) return 0;
   unsigned long long n = 0;
   if (std::fscanf(f, "%llu", &n) != 1) n = 0;

@@ -74,6 +74,12 @@ std::set<std::string> log_ids(const std::string& dir) {
   return ids;
 }
 
+// Where output past Options::max_events_kept went: nowhere, and the log says so.
+std::string dropped_note(std::size_t n, const Options& o) {
+  return "(" + std::to_string(n) + " more events were not kept: past " + std::to_string(o.max_events_kept) +
+         " events or " + std::to_string(o.max_event_bytes_kept / 1024) + " KiB of output they are only counted)";
+}
+
 editgit::Identity page_identity(std::string_view stem) {
   return {std::string(stem), std::string(stem) + "@page.editgate.invalid"};
 }
@@ -93,7 +99,9 @@ struct Repl::Job {
   std::chrono::milliseconds timeout{0};
   std::unique_ptr<boost::asio::steady_timer> deadline;
   std::vector<Event> events;
+  std::size_t events_bytes = 0;  // of the kept events' text
   std::size_t events_dropped = 0;
+  std::size_t prompts = 0;  // need-input messages passed on, bounded like the events
   // from_log: segments[0] is the request from its header through its first
   // block; segments[k] the lines after block k-1 through block k.
   std::vector<Lines> segments;
@@ -110,6 +118,8 @@ struct Repl::Page {
   Lines active;                        // the announcement, background text and placeholder in the log
   std::vector<FileChange> uncommitted;  // placeholder updates, committed with the reply
   std::vector<Event> background;       // events outside jobs, not flushed yet
+  std::size_t background_bytes = 0;
+  std::size_t background_dropped = 0;
   std::unique_ptr<boost::asio::steady_timer> ticker, background_timer, answer_timer;
   // A job that timed out and whose page has not answered the interrupt
   // since: the queue waits, and a page that stays silent is restarted.
@@ -765,8 +775,7 @@ void Repl::on_result(Page& p, const json::object& msg) {
                            ok ? duration_text(duration) : "**ERROR** after " + duration_text(duration))};
   for (std::string& l : render_result(p, job.id, msg, extra)) reply.push_back(std::move(l));
   for (std::string& l : render_events(job.events)) reply.push_back(std::move(l));
-  if (job.events_dropped)
-    reply.push_back("(" + std::to_string(job.events_dropped) + " more events are only in " + p.events_path + ")");
+  if (job.events_dropped) reply.push_back(dropped_note(job.events_dropped, opt_));
   for (FileChange& c : log_events(p, job.events)) extra.push_back(std::move(c));
 
   json::object done{{"page", p.stem}, {"job", job.id}, {"duration_ms", duration}, {"log", p.log->path()}};
@@ -829,6 +838,7 @@ void Repl::finish(Page& p, Job& job, Lines reply, json::object done, bool error)
     if (!done.contains("log")) done["log"] = p.log->path();
   }
   if (!job.log_error.empty()) done["log_error"] = job.log_error;
+  if (job.events_dropped) done["events_dropped"] = job.events_dropped;
   const std::string status = done.contains("reason") ? std::string(done.at("reason").as_string()) : "ok";
   done["status"] = error ? json::array{"done", "error"} : json::array{"done"};
   Answered answered{job.id, job.agent, job.index + 1, done, !more};
@@ -854,6 +864,9 @@ void Repl::finish(Page& p, Job& job, Lines reply, json::object done, bool error)
     ++job.index;
     job.started = clock::now();
     job.events.clear();
+    job.events_bytes = 0;
+    job.events_dropped = 0;
+    job.prompts = 0;
     p.link->send(json::serialize(json::object{{"type", "eval"},
                                               {"job", job.id},
                                               {"code", job.codes[job.index]},
@@ -890,6 +903,7 @@ void Repl::fail(Page& p, Job& job, Error code, const std::string& message) {
                              "**ERROR** " + std::string(to_string(code)) + " after " + duration_text(ms_since(job.started)))};
     for (std::string& l : fenced("Error", std::string(to_string(code)) + ": " + message)) reply.push_back(std::move(l));
     for (std::string& l : render_events(job.events)) reply.push_back(std::move(l));
+    if (job.events_dropped) reply.push_back(dropped_note(job.events_dropped, opt_));
     for (FileChange& c : log_events(p, job.events)) p.uncommitted.push_back(std::move(c));
     done["duration_ms"] = ms_since(job.started);
     return finish(p, job, std::move(reply), std::move(done), true);
@@ -968,8 +982,10 @@ void Repl::from_page(const std::string& id, std::string_view text) {
     auto job = job_of(msg);
     if (!job || !p.running || p.running->id != *job) return;
     p.input_job = *job;
+    if (++p.running->prompts > opt_.max_events_kept) return void(++p.running->events_dropped);
     if (p.running->listener.out)
-      p.running->listener.out({{"need-input", str(msg, "prompt")}, {"page", p.stem}});
+      p.running->listener.out({{"need-input", editproto::unicode::to_valid_utf8(str(msg, "prompt").substr(0, 4096))},
+                               {"page", p.stem}});
   }
 }
 
@@ -984,17 +1000,29 @@ void Repl::on_event(Page& p, const json::object& msg) {
   e.ts = ts != msg.end() && ts->value().is_int64()
              ? ts->value().get_int64()
              : std::chrono::duration_cast<std::chrono::milliseconds>(wall::now().time_since_epoch()).count();
+  // A flood of output costs a count, not memory: what is past the bound is
+  // neither kept nor passed on.
+  auto fits = [&](const std::vector<Event>& kept, std::size_t bytes) {
+    return kept.size() < opt_.max_events_kept && bytes + e.text.size() <= opt_.max_event_bytes_kept;
+  };
   if (p.running) {
     Job& job = *p.running;
-    if (job.listener.out) job.listener.out({{"out", e.text}, {"source", e.source}, {"page", p.stem}});
-    if (job.events.size() < opt_.max_events_kept)
-      job.events.push_back(std::move(e));
-    else
+    if (!fits(job.events, job.events_bytes)) {
       ++job.events_dropped;
+      return;
+    }
+    if (job.listener.out) job.listener.out({{"out", e.text}, {"source", e.source}, {"page", p.stem}});
+    job.events_bytes += e.text.size();
+    job.events.push_back(std::move(e));
     return;
   }
   // Outside a job: gathered for a second, then written on their own.
-  if (p.background.size() < opt_.max_events_kept) p.background.push_back(std::move(e));
+  if (!fits(p.background, p.background_bytes)) {
+    ++p.background_dropped;
+    return;
+  }
+  p.background_bytes += e.text.size();
+  p.background.push_back(std::move(e));
   if (p.background.size() == 1) {
     p.background_timer->expires_after(std::chrono::seconds(1));
     p.background_timer->async_wait([this, id = p.id](boost::system::error_code ec) {
@@ -1008,13 +1036,17 @@ void Repl::flush_background(Page& p) {
   if (p.background.empty()) return;
   std::vector<Event> events = std::move(p.background);
   p.background.clear();
+  const std::size_t bytes = std::exchange(p.background_bytes, 0), dropped = std::exchange(p.background_dropped, 0);
   if (p.running) {
     // A job started meanwhile: they belong to it now.
     for (Event& e : events) p.running->events.push_back(std::move(e));
+    p.running->events_bytes += bytes;
+    p.running->events_dropped += dropped;
     return;
   }
   Lines lines{"> **" + p.stem + "** background at " + clock_text(wall::now())};
   for (std::string& l : render_events(events)) lines.push_back(std::move(l));
+  if (dropped) lines.push_back(dropped_note(dropped, opt_));
   note(p, lines);
   commit(p, log_events(p, events), p.stem, "background: " + std::to_string(events.size()) + " events of " + p.stem,
          {{"Editgate-Kind", "background"}});

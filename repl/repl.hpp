@@ -57,7 +57,9 @@ struct Hello {
 };
 
 // How an agent hears about its eval: `out` while it runs (console output,
-// need-input), `done` once, with the final reply.
+// need-input), `done` once, with the final reply. `out` hears the events the
+// job keeps (Options::max_events_kept); `done` counts the rest in
+// "events_dropped".
 struct Listener {
   std::function<void(boost::json::object)> out;
   std::function<void(boost::json::object)> done;
@@ -76,12 +78,17 @@ struct Options {
   std::chrono::milliseconds placeholder_every{5'000};
   std::size_t inline_result_bytes = 4096;  // larger results go to debug-archive/
   std::size_t max_queued = 1000;           // jobs waiting for one page
-  std::size_t max_events_kept = 1000;      // per job, beyond that only counted
   // New page instances per origin: a burst of this many, then one per
   // new_page_every (each makes a log and a commit).
   std::size_t new_page_burst = 10;
   std::chrono::milliseconds new_page_every{2'000};
   std::string keys_file;  // where PageKeys keeps its hashes; "" in memory
+  // A job's console output, kept for its reply and its events log and
+  // passed to its agent as it comes: the first 1000 events and 1 MiB of
+  // their text; beyond that only counted (the final reply's events_dropped).
+  // The same bound holds for the output between jobs.
+  std::size_t max_events_kept = 1000;
+  std::size_t max_event_bytes_kept = 1u << 20;
 };
 
 class Repl {

@@ -10,6 +10,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -424,6 +425,14 @@ std::vector<std::string> Ws::until_done(std::chrono::milliseconds wait) {
   }
   return out;
 }
+
+bool Ws::writable(std::chrono::milliseconds wait) {
+  pollfd p{beast::get_lowest_layer(impl_->ws).socket().native_handle(), POLLOUT, 0};
+  return ::poll(&p, 1, static_cast<int>(wait.count())) == 1 && (p.revents & POLLOUT);
+}
+
+std::string Ws::close_reason() const { const auto& r = impl_->ws.reason().reason;
+  return std::string(r.data(), r.size()); }
 
 void Ws::close() {
   beast::error_code result;

@@ -104,6 +104,11 @@ class Ws {
   std::optional<std::string> read(std::chrono::milliseconds wait = 10s);
   // Reads until a message with "status" (a final reply); returns all read.
   std::vector<std::string> until_done(std::chrono::milliseconds wait = 10s);
+  // Whether the socket takes more bytes within `wait`: false when the
+  // server stopped reading and the socket buffers are full.
+  bool writable(std::chrono::milliseconds wait);
+  // The reason of the server's close frame, once read() returned nullopt.
+  std::string close_reason() const;
   void close();
 
  private:

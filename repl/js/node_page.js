@@ -57,6 +57,27 @@ for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
 // through the ones above.
 console.dir = (value) => console.log(value);
 
+// The page's own last words (refused, a broken channel) go to the real stderr; everything the code
+// writes to process.stdout / process.stderr is output like the console's, one event per write
+// (a trailing newline dropped), and never reaches the gateway's own streams.
+const fatal = process.stderr.write.bind(process.stderr);
+for (const stream of [process.stdout, process.stderr]) {
+  const source = stream === process.stdout ? 'process.stdout' : 'process.stderr';
+  stream.write = (chunk, encoding, callback) => {
+    if (typeof encoding === 'function') [callback, encoding] = [encoding, undefined];
+    let text;
+    try {
+      text = typeof chunk === 'string' ? Buffer.from(chunk, Buffer.isEncoding(encoding) ? encoding : 'utf8').toString('utf8')
+        : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('utf8');
+    } catch {
+      text = String(chunk);
+    }
+    emit(source, 'Text', text.endsWith('\n') ? text.slice(0, -1) : text);
+    if (typeof callback === 'function') process.nextTick(callback);
+    return true;
+  };
+}
+
 function errorText(e) {
   return editgateFormatConsole([e]).text;
 }
@@ -206,7 +227,7 @@ function receive(line) {
     if (!msg || typeof msg !== 'object') return;
     switch (msg.type) {
       case 'refused':
-        process.stderr.write('editgate node page: refused (' + msg.error + '): ' + msg.message + '\n');
+        fatal('editgate node page: refused (' + msg.error + '): ' + msg.message + '\n');
         break;
       case 'eval': run(msg); break;
       case 'interrupt': interrupt(msg.job); break;
@@ -216,7 +237,7 @@ function receive(line) {
       case 'stdin': answer(msg); break;
     }
   } catch (e) {
-    process.stderr.write('editgate node page: failed to handle a gateway message: ' + e + '\n');
+    fatal('editgate node page: failed to handle a gateway message: ' + e + '\n');
   }
 }
 
@@ -236,7 +257,7 @@ channel.on('data', (chunk) => {
 channel.on('end', () => process.exit(0));
 channel.on('close', () => process.exit(0));
 channel.on('error', (e) => {
-  process.stderr.write('editgate node page: fd 3: ' + e.message + '\n');
+  fatal('editgate node page: fd 3: ' + e.message + '\n');
   process.exit(1);
 });
 

@@ -164,6 +164,19 @@ describe('the Node page', () => {
     assert.equal(dir.lang, 'JSON');
   });
 
+  it('captures process.stdout.write and process.stderr.write as events', async () => {
+    const r = await page.eval('e9b', 'process.stdout.write("to stdout\\n"); process.stderr.write(Buffer.from("to stderr")); ' +
+      'process.stdout.write("6869", "hex", () => {}); 3');
+    assert.equal(r.value, 3);
+    const out = await page.event((m) => m.source === 'process.stdout' && m.text === 'to stdout', 'the stdout event');
+    assert.equal(out.job, 'e9b');
+    assert.equal(out.lang, 'Text');
+    await page.event((m) => m.source === 'process.stderr' && m.text === 'to stderr', 'the stderr event');
+    await page.event((m) => m.source === 'process.stdout' && m.text === 'hi', 'the hex-encoded write');
+    assert.equal(page.stdout, '');
+    assert.equal(page.stderr, '');
+  });
+
   it('stops a synchronous loop at timeout_ms', async () => {
     const r = await page.eval('e10', 'while (true) {}', 200);
     assert.equal(r.ok, false);
