@@ -50,7 +50,7 @@ for run in $(seq 1 "$runs"); do
   pid=$!
   sleep "$(awk -v m=$whole_us -v r=$RANDOM 'BEGIN { printf "%.6f", m * 1.25 * r / 32768 / 1e6 }')"
   kill -9 "$pid" 2>/dev/null || true
-  set +e; wait "$pid"; rc=$?; set -e
+  set +e; { wait "$pid"; } 2>/dev/null; rc=$?; set -e
   if [ $rc -eq 137 ]; then killed=$((killed + 1)); elif [ $rc -eq 0 ]; then finished=$((finished + 1));
   else failed=$((failed + 1)); echo "run $run exited $rc" >&2; fi
 done
