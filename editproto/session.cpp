@@ -330,16 +330,6 @@ std::vector<BlockResult> Session::flush() {
       continue;
     }
     if (opt_.before_write) opt_.before_write(f.path);
-    if (!opt_.dry_run) {
-      auto st = ws_.stat(f.path);
-      if (st && *st != f.stamp) {
-        auto fresh = ws_.read(f.path, opt_.limits.max_file_bytes);
-        if (fresh && !unchanged(f, fresh->bytes))
-          rebase(f, std::move(*fresh));
-        else if (fresh)
-          f.stamp = fresh->stamp;  // touched, not changed
-      }
-    }
     auto fail_applied = [&](const Failure& why) {
       for (std::size_t idx : f.attempts) {
         BlockResult& r = pending_[idx].result;
@@ -351,28 +341,50 @@ std::vector<BlockResult> Session::flush() {
     auto reload = [&] {
       if (auto again = ws_.read(f.path, opt_.limits.max_file_bytes)) load(f, std::move(*again));
     };
-    if (f.dirty && f.doc) {
+    if (!opt_.dry_run) {
+      const std::size_t slash = f.path.rfind('/');
+      if (cleaned_.insert(slash == std::string::npos ? std::string() : f.path.substr(0, slash)).second)
+        ws_.clean_leftovers(f.path);
+    }
+    // Each round writes the file only if it is still what the blocks were
+    // applied to; when someone changed it, the blocks are applied again to
+    // what is there now (a rebase) and the next round tries that.
+    for (int round = 0; f.dirty && f.doc; ++round) {
       const std::size_t size = f.doc->byte_size();
       if (size > opt_.limits.max_file_bytes) {
         fail_applied({Reason::too_large, f.path + " would grow to " + std::to_string(size) +
                                              " bytes, over the limit of " +
                                              std::to_string(opt_.limits.max_file_bytes) + " bytes"});
         reload();
-      } else if (!opt_.dry_run) {
-        std::vector<std::string_view> bytes = f.doc->chunks();
-        auto written = ws_.write_atomic(f.path, bytes);
-        if (!written) {
-          fail_applied(written.error());
-          reload();
-        } else {
-          f.stamp = *written;
-          f.written = std::move(bytes);
-          f.has_written = true;
-          f.base_fixed = true;
-          f.changed = true;
-          if (std::find(written_.begin(), written_.end(), f.path) == written_.end()) written_.push_back(f.path);
-        }
+        break;
       }
+      if (opt_.dry_run) break;
+      if (round == kMaxWriteRounds) {
+        fail_applied({Reason::io_error, f.path + " kept changing while the edits were written (" +
+                                            std::to_string(kMaxWriteRounds) +
+                                            " times); it was left as the other writer saved it"});
+        reload();
+        break;
+      }
+      std::vector<std::string_view> bytes = f.doc->chunks();
+      auto written = ws_.replace(f.path, bytes, f.stamp, [&](std::string_view fresh) { return unchanged(f, fresh); },
+                                 opt_.limits.max_file_bytes);
+      if (!written) {
+        fail_applied(written.error());
+        reload();
+        break;
+      }
+      if (written->changed) {
+        rebase(f, std::move(*written->changed));
+        continue;
+      }
+      f.stamp = written->stamp;
+      f.written = std::move(bytes);
+      f.has_written = true;
+      f.base_fixed = true;
+      f.changed = true;
+      if (std::find(written_.begin(), written_.end(), f.path) == written_.end()) written_.push_back(f.path);
+      break;
     }
     f.dirty = false;
     f.attempts.clear();

@@ -122,6 +122,9 @@ class Session {
   std::map<std::string, std::vector<std::string_view>> hints_;  // real path -> lines blocks look for
   std::vector<std::shared_ptr<const std::string_view[]>> hint_text_;  // keeps those lines alive
   std::vector<Pending> pending_;
+  std::set<std::string> cleaned_;  // folders whose leftover temp files were looked for
+  // Rebases on a file another writer keeps changing, before its blocks fail.
+  static constexpr int kMaxWriteRounds = 16;
 };
 
 }  // namespace editproto

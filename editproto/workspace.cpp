@@ -1,6 +1,9 @@
 #include "editproto/workspace.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -282,23 +285,11 @@ Outcome<FileContent> Workspace::read(const std::string& real_rel, std::size_t ma
   return out;
 }
 
-Outcome<Stamp> Workspace::write_atomic(const std::string& real_rel, std::span<const std::string_view> chunks) const {
-  auto located = locate(real_rel, true);
-  if (!located) return located.error();
-  const int dir = located->dir.get();
-  const std::string& name = located->name;
-
-  mode_t mode = 0666 & ~umask_;
-  struct stat st;
-  if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
-    if (!S_ISREG(st.st_mode))
-      return Failure{Reason::file_not_found, "'" + real_rel + "' is " + kind_of(st.st_mode) + ", not a file"};
-    mode = st.st_mode & 07777;
-  }
-
+Outcome<Fd> Workspace::write_temp(int dir, const std::string& name, const std::string& real_rel,
+                                  std::span<const std::string_view> chunks, mode_t mode, std::string& tmp) const {
   static std::atomic<unsigned> counter{0};
-  std::string tmp = "." + name + ".editgate-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
-  Fd fd(::openat(dir, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  tmp = "." + name + ".editgate-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+  Fd fd(::openat(dir, tmp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (!fd) return os_failure("cannot create a temporary file next to", real_rel, errno);
   auto fail = [&](const char* what) {
     int err = errno;
@@ -336,10 +327,236 @@ Outcome<Stamp> Workspace::write_atomic(const std::string& real_rel, std::span<co
     at += n;
   }
   if (::fchmod(fd.get(), mode) != 0) return fail("cannot set the mode of");
-  if (::close(fd.release()) != 0) return fail("cannot write");
-  if (::renameat(dir, tmp.c_str(), dir, name.c_str()) != 0) return fail("cannot replace");
-  if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return os_failure("cannot inspect", real_rel, errno);
+  return fd;
+}
+
+Outcome<Stamp> Workspace::write_atomic(const std::string& real_rel, std::span<const std::string_view> chunks) const {
+  auto located = locate(real_rel, true);
+  if (!located) return located.error();
+  const int dir = located->dir.get();
+  const std::string& name = located->name;
+
+  mode_t mode = 0666 & ~umask_;
+  struct stat st;
+  if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
+    if (!S_ISREG(st.st_mode))
+      return Failure{Reason::file_not_found, "'" + real_rel + "' is " + kind_of(st.st_mode) + ", not a file"};
+    mode = st.st_mode & 07777;
+  }
+  std::string tmp;
+  auto fd = write_temp(dir, name, real_rel, chunks, mode, tmp);
+  if (!fd) return fd.error();
+  if (::renameat(dir, tmp.c_str(), dir, name.c_str()) != 0) {
+    int err = errno;
+    ::unlinkat(dir, tmp.c_str(), 0);
+    return os_failure("cannot replace", real_rel, err);
+  }
+  if (::fstat(fd->get(), &st) != 0) return os_failure("cannot inspect", real_rel, errno);
   return stamp_of(st);
+}
+
+namespace {
+
+// The whole content behind `fd`, from its start; nullopt past `max_bytes`.
+std::optional<std::string> read_all(int fd, std::size_t max_bytes) {
+  std::string out;
+  std::size_t got = 0;
+  for (;;) {
+    if (got == out.size()) out.resize(got + 65536);
+    ssize_t n = ::pread(fd, out.data() + got, out.size() - got, static_cast<off_t>(got));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return std::nullopt;
+    }
+    if (n == 0) break;
+    got += static_cast<std::size_t>(n);
+    if (got > max_bytes) return std::nullopt;
+  }
+  out.resize(got);
+  return out;
+}
+
+bool same_inode(int dir, const std::string& name, int fd) {
+  struct stat a, b;
+  return ::fstatat(dir, name.c_str(), &a, AT_SYMLINK_NOFOLLOW) == 0 && ::fstat(fd, &b) == 0 && a.st_dev == b.st_dev &&
+         a.st_ino == b.st_ino;
+}
+
+// Whether `fd` holds exactly `chunks`.
+bool holds_exactly(int fd, std::span<const std::string_view> chunks, std::size_t max_bytes) {
+  auto bytes = read_all(fd, max_bytes);
+  if (!bytes) return false;
+  std::string_view rest = *bytes;
+  for (std::string_view c : chunks) {
+    if (rest.substr(0, c.size()) != c) return false;
+    rest.remove_prefix(c.size());
+  }
+  return rest.empty();
+}
+
+bool exchange(int dir, const std::string& a, const std::string& b) {
+  return ::renameat2(dir, a.c_str(), dir, b.c_str(), RENAME_EXCHANGE) == 0;
+}
+
+}  // namespace
+
+Outcome<Workspace::Replaced> Workspace::replace(const std::string& real_rel, std::span<const std::string_view> chunks,
+                                                const Stamp& seen, const std::function<bool(std::string_view)>& same,
+                                                std::size_t max_bytes) const {
+  auto located = locate(real_rel, true);
+  if (!located) return located.error();
+  const int dir = located->dir.get();
+  const std::string& name = located->name;
+  auto changed_now = [&]() -> Outcome<Replaced> {
+    auto fresh = read(real_rel, max_bytes);
+    if (!fresh) return fresh.error();
+    return Replaced{{}, std::move(*fresh)};
+  };
+
+  // The file as it is now, through a descriptor that stays on it: the swap
+  // below must replace exactly this file, with exactly this content.
+  Fd old(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  if (!old && errno != ENOENT) {
+    if (errno == ELOOP)
+      return Failure{Reason::path_escape, "'" + real_rel + "' became a symlink while it was being written"};
+    return os_failure("cannot read", real_rel, errno);
+  }
+  mode_t mode = 0666 & ~umask_;
+  struct stat first{};
+  if (old) {
+    struct stat& st = first;
+    if (::fstat(old.get(), &st) != 0) return os_failure("cannot inspect", real_rel, errno);
+    if (!S_ISREG(st.st_mode))
+      return Failure{Reason::file_not_found, "'" + real_rel + "' is " + kind_of(st.st_mode) + ", not a file"};
+    mode = st.st_mode & 07777;
+    if (!seen.exists) return changed_now();
+    if (stamp_of(st) != seen) {
+      auto bytes = read_all(old.get(), max_bytes);
+      if (!bytes || !same(*bytes)) return changed_now();
+    }
+  } else if (seen.exists) {
+    return Replaced{{}, FileContent{}};
+  }
+
+  std::string tmp;
+  auto fd = write_temp(dir, name, real_rel, chunks, mode, tmp);
+  if (!fd) return fd.error();
+  auto written = [&]() -> Outcome<Replaced> {
+    struct stat st;
+    if (::fstat(fd->get(), &st) != 0) return os_failure("cannot inspect", real_rel, errno);
+    return Replaced{stamp_of(st), std::nullopt};
+  };
+  auto give_up = [&](const char* what) -> Outcome<Replaced> {
+    int err = errno;
+    ::unlinkat(dir, tmp.c_str(), 0);
+    return os_failure(what, real_rel, err);
+  };
+
+  if (!old) {
+    // A new file: it must still not exist.
+    if (::renameat2(dir, tmp.c_str(), dir, name.c_str(), RENAME_NOREPLACE) == 0) return written();
+    if (errno == EEXIST) {
+      ::unlinkat(dir, tmp.c_str(), 0);
+      return changed_now();
+    }
+    if (errno != EINVAL && errno != ENOSYS) return give_up("cannot create");
+    // A file system without renameat2's flags: a plain rename, after a last look.
+    if (::faccessat(dir, name.c_str(), F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+      ::unlinkat(dir, tmp.c_str(), 0);
+      return changed_now();
+    }
+    if (::renameat(dir, tmp.c_str(), dir, name.c_str()) != 0) return give_up("cannot create");
+    return written();
+  }
+
+  // A last look, the instant before the swap, keeps the time a save made
+  // meanwhile is swapped out (and back) as short as it can be.
+  {
+    struct stat now, kept;
+    if (::fstatat(dir, name.c_str(), &now, AT_SYMLINK_NOFOLLOW) != 0 || ::fstat(old.get(), &kept) != 0 ||
+        now.st_dev != kept.st_dev || now.st_ino != kept.st_ino || kept.st_size != first.st_size ||
+        kept.st_mtim.tv_sec != first.st_mtim.tv_sec || kept.st_mtim.tv_nsec != first.st_mtim.tv_nsec) {
+      ::unlinkat(dir, tmp.c_str(), 0);
+      return changed_now();
+    }
+  }
+  if (!exchange(dir, tmp, name)) {
+    if (errno == ENOENT) {  // removed meanwhile
+      ::unlinkat(dir, tmp.c_str(), 0);
+      return changed_now();
+    }
+    if (errno != EINVAL && errno != ENOSYS) return give_up("cannot replace");
+    // No RENAME_EXCHANGE here: a plain rename, after a last look.
+    auto bytes = read_all(old.get(), max_bytes);
+    if (!same_inode(dir, name, old.get()) || !bytes || !same(*bytes)) {
+      ::unlinkat(dir, tmp.c_str(), 0);
+      return changed_now();
+    }
+    if (::renameat(dir, tmp.c_str(), dir, name.c_str()) != 0) return give_up("cannot replace");
+    return written();
+  }
+  // `tmp` now names what was at `name` just before the swap. It must be the
+  // file checked above, with the content checked above: a write in place
+  // since then shows through `old`, a save by rename as another inode.
+  if (same_inode(dir, tmp, old.get())) {
+    auto bytes = read_all(old.get(), max_bytes);
+    if (bytes && same(*bytes)) {
+      auto done = written();
+      ::unlinkat(dir, tmp.c_str(), 0);
+      return done;
+    }
+  }
+  // Someone saved in between: swap their file back. If `name` no longer
+  // holds ours untouched, a newer save went there after the swap: that one
+  // goes back to `name`, and the older one, which it replaced, is dropped.
+  if (exchange(dir, tmp, name)) {
+    if (!same_inode(dir, tmp, fd->get()) || !holds_exactly(fd->get(), chunks, max_bytes)) exchange(dir, tmp, name);
+  } else if (errno == ENOENT) {  // ours was removed after the swap: theirs goes back
+    ::renameat2(dir, tmp.c_str(), dir, name.c_str(), RENAME_NOREPLACE);
+  }
+  ::unlinkat(dir, tmp.c_str(), 0);
+  return changed_now();
+}
+
+void Workspace::clean_leftovers(const std::string& real_rel) const {
+  const std::size_t slash = real_rel.rfind('/');
+  const std::string folder = slash == std::string::npos ? std::string() : real_rel.substr(0, slash);
+  Fd dir;
+  if (folder.empty()) {
+    dir = Fd(::openat(root_fd_->get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  } else {
+    auto located = locate(folder, false);
+    if (!located || !located->dir) return;
+    dir = Fd(::openat(located->dir.get(), located->name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  }
+  if (!dir) return;
+  DIR* d = ::fdopendir(dir.get());
+  if (!d) return;
+  const int fd = dir.release();
+  std::vector<std::string> stale;
+  while (const dirent* e = ::readdir(d)) {
+    std::string_view n = e->d_name;
+    // ".<name>.editgate-<pid>-<n>", as write_temp names them.
+    const std::size_t mark = n.rfind(".editgate-");
+    if (!n.starts_with('.') || mark == std::string_view::npos || mark == 0) continue;
+    std::string_view tail = n.substr(mark + 10);
+    const std::size_t dash = tail.find('-');
+    if (dash == 0 || dash == std::string_view::npos || dash + 1 == tail.size()) continue;
+    auto digits = [](std::string_view s) {
+      return s.size() <= 10 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+    };
+    if (!digits(tail.substr(0, dash)) || !digits(tail.substr(dash + 1))) continue;
+    const long pid = std::strtol(std::string(tail.substr(0, dash)).c_str(), nullptr, 10);
+    if (pid <= 0 || pid == ::getpid()) continue;
+    // Only a writer that is gone: a live one is between its write and its rename.
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+    stale.emplace_back(n);
+  }
+  for (const std::string& n : stale) {
+    struct stat st;
+    if (::fstatat(fd, n.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) ::unlinkat(fd, n.c_str(), 0);
+  }
+  ::closedir(d);
 }
 
 Outcome<void> Workspace::remove(const std::string& real_rel) const {

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -75,6 +76,26 @@ class Workspace {
   // The bytes are the concatenation of `chunks`.
   Outcome<Stamp> write_atomic(const std::string& real_rel, std::span<const std::string_view> chunks) const;
 
+  // Replaces the file by `chunks` only if it is still what the caller based
+  // them on: `seen` is its stamp when last read or written (!exists: there
+  // was no file) and `same` tells whether bytes found there are that content.
+  // The new file is swapped in with renameat2(RENAME_EXCHANGE) and the file it
+  // replaced is checked once more, through a descriptor kept on it since the
+  // check before the swap: a save that landed in between (by rename or in
+  // place) is swapped back, so it is never overwritten. When the file is not
+  // what the caller expected, nothing is written and `changed` holds what is
+  // there now (to rebase on and try again).
+  struct Replaced {
+    Stamp stamp;                          // the file written (when !changed)
+    std::optional<FileContent> changed;   // what the file holds instead
+  };
+  Outcome<Replaced> replace(const std::string& real_rel, std::span<const std::string_view> chunks, const Stamp& seen,
+                            const std::function<bool(std::string_view)>& same, std::size_t max_bytes) const;
+
+  // Removes temp files of this writer (".<name>.editgate-<pid>-<n>") that a
+  // process no longer running left in the folder of `real_rel`, after a crash.
+  void clean_leftovers(const std::string& real_rel) const;
+
   // Removes a regular file (undo of a file an edit created). A missing file
   // is not an error.
   Outcome<void> remove(const std::string& real_rel) const;
@@ -86,6 +107,10 @@ class Workspace {
     std::string real_rel;
   };
   Outcome<Located> locate(const std::string& rel, bool create_parents) const;
+  // A temp file next to `name` holding `chunks`, in the mode `mode`; its
+  // name goes to `tmp` and its descriptor stays open for reading.
+  Outcome<Fd> write_temp(int dir, const std::string& name, const std::string& real_rel,
+                         std::span<const std::string_view> chunks, mode_t mode, std::string& tmp) const;
 
   std::string root_;       // as given
   std::string root_real_;  // realpath of the root

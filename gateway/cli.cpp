@@ -108,7 +108,8 @@ int run_edits(const EditArgs& a, bool dry_run, std::istream& in, std::ostream& o
       if (auto ready = r->ready_to_commit(); !ready) r = ready.error();
     }
     if (!r) {
-      err << "editgate: " << r.error().message << '\n';
+      // A named code first: scripts tell "locked" (retry later) from the rest.
+      err << "editgate: " << editgit::to_string(r.error().code) << ": " << r.error().message << '\n';
       return 2;
     }
     repo.emplace(std::move(*r));

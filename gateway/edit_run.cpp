@@ -40,7 +40,9 @@ boost::json::object done_message(const RunReport& report, std::optional<Failure>
 Result<std::unique_ptr<EditRun>> EditRun::start(const editproto::Workspace& ws, editgit::Repository& repo,
                                                 Owners& owners, const EditHooks& hooks, EditParams params) {
   if (!params.dry_run) {
-    if (auto ready = repo.ready_to_commit(); !ready) return Failure{Error::conflict, ready.error().message};
+    if (auto ready = repo.ready_to_commit(); !ready)
+      return Failure{ready.error().code == editgit::Error::locked ? Error::locked : Error::conflict,
+                     ready.error().message};
   }
   editproto::Options opt = options_for(params);
   return std::unique_ptr<EditRun>(new EditRun(ws, repo, owners, hooks, std::move(params), std::move(opt)));

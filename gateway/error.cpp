@@ -22,6 +22,7 @@ std::string_view to_string(Error e) {
     case Error::timeout: return "timeout";
     case Error::conflict: return "conflict";
     case Error::commit_failed: return "commit_failed";
+    case Error::locked: return "locked";
     case Error::too_many_connections: return "too_many_connections";
     case Error::too_many_streams: return "too_many_streams";
     case Error::too_many_pages: return "too_many_pages";
@@ -44,6 +45,7 @@ unsigned http_status(Error e) {
     case Error::timeout: return 408;
     case Error::conflict:
     case Error::commit_failed:
+    case Error::locked:
     case Error::in_use: return 409;
     case Error::payload_too_large: return 413;
     case Error::header_too_large: return 431;

@@ -28,6 +28,7 @@ enum class Error {
   timeout,               // headers or the auth message too slow
   conflict,              // git is mid-merge/rebase; the id is already in use
   commit_failed,         // the files are written, the commit was not made (a lock, the disk)
+  locked,                // another git process holds the index's or the branch's lock: nothing was written
   too_many_connections,
   too_many_streams,      // streamed edits open on one WebSocket
   too_many_pages,        // page sockets from one origin, or from all, over their limit

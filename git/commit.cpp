@@ -2,6 +2,7 @@
 // replaced, then the commits, then a compare-and-swap of the branch, then the
 // index entries of our paths. HEAD moving in between means: rebuild the trees
 // on the new HEAD and try again.
+#include "git/commit_lock.hpp"
 #include "git/handle.hpp"
 #include "git/index.hpp"
 #include "git/repository.hpp"
@@ -148,24 +149,23 @@ Result<CommitResult> Repository::commit(const CommitRequest& req) {
   const auto deadline = Clock::now() + opt_.lock_timeout;
   CommitResult result;
   if (auto ready = ready_to_commit(); !ready) return ready.error();
+  // editgate's own lock, for the whole commit: it records the git locks held
+  // below, so that if this process is killed holding one, the next editgate
+  // knows the lock is a dead editgate's and removes it.
+  auto own = CommitLock::take(gitdir_, commondir_, deadline);
+  if (!own) return own.error();
 
+  auto head = read_head(repo_);
+  if (!head) return head.error();
   // Another git process in the middle of something: wait for it, as git would
-  // have to, rather than fail a moment later on its lock.
-  const std::string& lock = index_->lock_path();
-  while (::access(lock.c_str(), F_OK) == 0) {
-    if (Clock::now() >= deadline)
-      return Failure{Error::locked, lock + " is held by another git process (waited " +
-                                        std::to_string(opt_.lock_timeout.count()) +
-                                        " ms); if no git command is running, delete that file"};
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  // have to, rather than fail a moment later on its lock; then read what it left.
+  if (auto free = wait_for_git_locks(deadline, head->ref); !free) return free.error();
+  head = read_head(repo_);
+  if (!head) return head.error();
 
   auto current_index = index_->current();
   if (!current_index) return current_index.error();
   git_index* const index = *current_index;
-
-  auto head = read_head(repo_);
-  if (!head) return head.error();
 
   bool trust_mode = true;  // core.filemode
   {
@@ -326,11 +326,14 @@ Result<CommitResult> Repository::commit(const CommitRequest& req) {
     const std::string summary = new_id ? req.message.substr(0, req.message.find('\n')) : "editgate: earlier state";
     const std::string log = std::string(head->tip ? "commit: " : "commit (initial): ") + summary;
     git_reference* moved = nullptr;
+    const std::string ref_lock_path = ref_lock(head->ref);
     int rc = retry_locked(deadline, [&] {
+      own->holding(ref_lock_path);  // again on every try: the record is newer than a lock someone else made
       if (head->tip)
         return git_reference_create_matching(&moved, repo_, head->ref.c_str(), &*parent, 1, &*head->tip, log.c_str());
       return git_reference_create(&moved, repo_, head->ref.c_str(), &*parent, 0, log.c_str());
     });
+    own->released();
     RefPtr owned(moved);
     if ((rc == GIT_EMODIFIED || rc == GIT_EEXISTS) && attempt < opt_.max_attempts) {
       git_error_clear();
@@ -354,6 +357,7 @@ Result<CommitResult> Repository::commit(const CommitRequest& req) {
   // The index entries of our paths, and only those, now match the new commit
   // and the files on disk, so `git status` is clean for them.
   for (const Planned& p : plan) result.paths.push_back(p.rel);
+  own->holding(index_->lock_path());
   auto updated = index_->update(deadline, [&](git_index* idx) {
     for (const Planned& p : plan) {
       if (!p.after || !p.st) {
@@ -365,6 +369,7 @@ Result<CommitResult> Repository::commit(const CommitRequest& req) {
     }
     return 0;
   });
+  own->released();
   if (!updated)
     result.warning = "the commit landed, but the index was not updated (git status may show the committed files "
                      "as changed): " + updated.error().message;

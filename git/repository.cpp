@@ -1,12 +1,16 @@
 #include "git/repository.hpp"
 
 #include "git/handle.hpp"
+#include "git/commit_lock.hpp"
 #include "git/index.hpp"
 
 #include <pwd.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <climits>
+#include <thread>
 #include <cstdlib>
 #include <utility>
 
@@ -58,6 +62,8 @@ Repository::Repository(git_repository* repo, std::string workdir, std::string pr
     : repo_(repo),
       workdir_(std::move(workdir)),
       prefix_(std::move(prefix)),
+      gitdir_(git_repository_path(repo)),
+      commondir_(git_repository_commondir(repo)),
       opt_(std::move(options)),
       index_(std::make_unique<detail::IndexFile>(git_repository_path(repo))) {}
 
@@ -65,6 +71,8 @@ Repository::Repository(Repository&& o) noexcept
     : repo_(std::exchange(o.repo_, nullptr)),
       workdir_(std::move(o.workdir_)),
       prefix_(std::move(o.prefix_)),
+      gitdir_(std::move(o.gitdir_)),
+      commondir_(std::move(o.commondir_)),
       opt_(std::move(o.opt_)),
       index_(std::move(o.index_)) {}
 
@@ -74,6 +82,8 @@ Repository& Repository::operator=(Repository&& o) noexcept {
     repo_ = std::exchange(o.repo_, nullptr);
     workdir_ = std::move(o.workdir_);
     prefix_ = std::move(o.prefix_);
+    gitdir_ = std::move(o.gitdir_);
+    commondir_ = std::move(o.commondir_);
     opt_ = std::move(o.opt_);
     index_ = std::move(o.index_);
   }
@@ -112,7 +122,7 @@ Result<void> Repository::ready_to_commit() const {
   const char* what = nullptr;
   switch (git_repository_state(repo_)) {
     case GIT_REPOSITORY_STATE_NONE:
-    case GIT_REPOSITORY_STATE_BISECT: return {};
+    case GIT_REPOSITORY_STATE_BISECT: break;
     case GIT_REPOSITORY_STATE_MERGE: what = "a merge"; break;
     case GIT_REPOSITORY_STATE_REVERT:
     case GIT_REPOSITORY_STATE_REVERT_SEQUENCE: what = "a revert"; break;
@@ -121,8 +131,37 @@ Result<void> Repository::ready_to_commit() const {
     case GIT_REPOSITORY_STATE_APPLY_MAILBOX: what = "git am"; break;
     default: what = "a rebase"; break;
   }
-  return Failure{Error::conflict, "the repository is in the middle of " + std::string(what) +
-                                      "; finish or abort it first, or write the files without a commit (--no-commit)"};
+  if (what)
+    return Failure{Error::conflict, "the repository is in the middle of " + std::string(what) +
+                                        "; finish or abort it first, or write the files without a commit (--no-commit)"};
+  const auto deadline = std::chrono::steady_clock::now() + opt_.lock_timeout;
+  // Taking editgate's own lock clears what a killed editgate left behind.
+  auto own = CommitLock::take(gitdir_, commondir_, deadline);
+  if (!own) return own.error();
+  auto head = read_head(repo_);
+  if (!head) return head.error();
+  return wait_for_git_locks(deadline, head->ref);
+}
+
+std::string Repository::ref_lock(const std::string& ref) const {
+  return (ref == "HEAD" ? gitdir_ : commondir_) + ref + ".lock";
+}
+
+Result<void> Repository::wait_for_git_locks(std::chrono::steady_clock::time_point deadline,
+                                            const std::string& ref) const {
+  for (const std::string& lock : {gitdir_ + "index.lock", ref_lock(ref)}) {
+    auto pause = std::chrono::milliseconds(2);
+    while (::access(lock.c_str(), F_OK) == 0) {
+      if (std::chrono::steady_clock::now() >= deadline)
+        return Failure{Error::locked, lock + " is held by another git process (waited " +
+                                          std::to_string(opt_.lock_timeout.count()) +
+                                          " ms); if no git command is running, delete that file (or write the files without a commit: "
+                                          "--no-commit)"};
+      std::this_thread::sleep_for(pause);
+      pause = std::min(pause * 2, std::chrono::milliseconds(50));
+    }
+  }
+  return {};
 }
 
 Result<std::string> Repository::head_blob(const std::string& path) const {

@@ -115,7 +115,10 @@ class Repository {
 
   // Error::conflict when git is in the middle of a merge, rebase, revert,
   // cherry-pick or `git am`: a commit then would cut across the user's
-  // operation. Callers ask before writing files; commit() asks again.
+  // operation. Error::locked when another git process holds index.lock or
+  // the branch's lock past Options::lock_timeout; a lock that a killed
+  // editgate left is removed first. Callers ask before writing files;
+  // commit() asks again.
   Result<void> ready_to_commit() const;
 
   // Commits the changes on top of whatever HEAD is when the branch moves.
@@ -154,9 +157,17 @@ class Repository {
  private:
   Repository(git_repository* repo, std::string workdir, std::string prefix, Options options);
 
+  // Waits until `deadline` while index.lock or the lock of the ref HEAD
+  // moves exists, then Error::locked naming it.
+  Result<void> wait_for_git_locks(std::chrono::steady_clock::time_point deadline, const std::string& ref) const;
+  // Where git locks `ref` ("HEAD" or "refs/heads/...").
+  std::string ref_lock(const std::string& ref) const;
+
   git_repository* repo_ = nullptr;
   std::string workdir_;  // ends in '/'
   std::string prefix_;
+  std::string gitdir_;     // ends in '/'
+  std::string commondir_;  // ends in '/'; refs live here (the same as gitdir_ but in a linked worktree)
   Options opt_;
   std::unique_ptr<detail::IndexFile> index_;
 };

@@ -202,16 +202,18 @@ TEST_CASE("cli: apply --no-commit writes the files and leaves git alone") {
   CHECK_THAT(read_file(t.dir / "src/inventory.py"), Contains("def require(items, name):"));
 }
 
-TEST_CASE("cli: a commit that cannot be made exits 2, says why and keeps the written files") {
+TEST_CASE("cli: a git lock held by another process stops apply before any file is written") {
   Tree t;
   test::git_ok(t.dir.path(), {"init", "-q"});
   test::write_file(t.dir / ".git/index.lock", "");
+  const std::string before = read_file(t.dir / "src/inventory.py");
   Result r = editgate({"apply", "--root", t.root(), "--lock-timeout", "100", kResponse});
   CHECK(r.exit_code == 2);
-  CHECK_THAT(r.out, Contains("3 applied\n"));
-  CHECK_THAT(r.out, Contains("commit failed: locked: "));
-  CHECK_THAT(r.out, Contains("index.lock is held by another git process (waited 100 ms)"));
-  CHECK_THAT(read_file(t.dir / "src/inventory.py"), Contains("def require(items, name):"));
+  CHECK(r.out.empty());
+  CHECK_THAT(r.err, Contains("editgate: locked: "));
+  CHECK_THAT(r.err, Contains("index.lock is held by another git process (waited 100 ms); if no git command is "
+                             "running, delete that file (or write the files without a commit: --no-commit)"));
+  CHECK(read_file(t.dir / "src/inventory.py") == before);
 }
 
 TEST_CASE("cli: log outside a repository exits 2 with the reason") {

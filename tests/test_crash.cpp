@@ -1,0 +1,206 @@
+// `editgate apply` killed (SIGKILL) at random moments, many times over: no
+// file is ever half written, git's object store stays sound, no lock or temp
+// file left behind stops or litters the next run, and the next apply commits
+// as the agent. scripts/crash_soak.sh runs the same for as long as asked.
+#include "support.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <random>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+using Catch::Contains;
+using test::read_file;
+using test::TempDir;
+
+namespace {
+
+constexpr int kFiles = 3;
+constexpr int kLines = 4000;
+
+// A file of the test tree when its counter is `n`.
+std::string content(int file, long n) {
+  std::string out;
+  for (int i = 0; i < kLines; ++i) {
+    if (i == kLines / 2) out += "counter = " + std::to_string(n) + "\n";
+    out += "file " + std::to_string(file) + " line " + std::to_string(i) + "\n";
+  }
+  return out;
+}
+
+// The counter of a file that is exactly content(file, n); -1 for anything else.
+long counter_of(int file, const std::string& bytes) {
+  const std::size_t at = bytes.find("counter = ");
+  if (at == std::string::npos) return -1;
+  const long n = std::strtol(bytes.c_str() + at + 10, nullptr, 10);
+  return bytes == content(file, n) ? n : -1;
+}
+
+std::string path_of(int file) { return "src/f" + std::to_string(file) + ".txt"; }
+
+// Starts `editgate apply` on `response` and returns its pid.
+pid_t start_apply(const TempDir& d, const std::string& response) {
+  std::vector<std::string> args = {EDITGATE_BIN, "apply", "--root", d.str(), "--agent", "crash-agent",
+                                   "--lock-timeout", "3000", response};
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  const int rc = ::posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  REQUIRE(rc == 0);
+  return pid;
+}
+
+struct Tally {
+  int killed = 0, finished = 0, failed = 0, torn = 0;
+};
+
+// The response that moves every file on by one from where it is now; CHECKs
+// that every file is whole (some run's before or after).
+std::string next_response(const TempDir& d, Tally& t) {
+  std::string out;
+  for (int f = 0; f < kFiles; ++f) {
+    const long n = counter_of(f, read_file(d / path_of(f)));
+    if (n < 0) {
+      ++t.torn;
+      continue;
+    }
+    out += test::block(path_of(f), {"counter = " + std::to_string(n)}, {"counter = " + std::to_string(n + 1)});
+  }
+  return out;
+}
+
+// Files a killed writer may leave: the edit engine's temp files, the index's
+// private links, and git's locks.
+std::vector<std::string> leftovers(const TempDir& d) {
+  std::vector<std::string> out;
+  for (const auto& e : test::fs::recursive_directory_iterator(d.path())) {
+    const std::string name = e.path().filename().string();
+    if (name.find(".editgate-") != std::string::npos || name.starts_with("index.editgate-") ||
+        (name.ends_with(".lock") && name != "editgate-commit.lock"))
+      out.push_back(test::fs::relative(e.path(), d.path()).string());
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("crash: apply killed at random points - whole files, a sound repository, and the next apply commits") {
+  TempDir d;
+  test::fs::create_directories(d / "src");
+  for (int f = 0; f < kFiles; ++f) test::write_file(d / path_of(f), content(f, 0));
+  test::git_ok(d.path(), {"init", "-q"});
+  test::git_ok(d.path(), {"add", "-A"});
+  test::git_ok(d.path(), {"commit", "-q", "-m", "init"});
+  TempDir io;
+  const std::string response = (io / "response.md").string();
+
+  Tally t;
+  // How long one whole run takes here, to spread the kills over it.
+  test::write_file(response, next_response(d, t));
+  const auto t0 = std::chrono::steady_clock::now();
+  int status = 0;
+  ::waitpid(start_apply(d, response), &status, 0);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  const auto whole = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0);
+
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_int_distribution<long> delay(0, whole.count() * 5 / 4);
+  for (int run = 0; run < 40; ++run) {
+    test::write_file(response, next_response(d, t));
+    const pid_t pid = start_apply(d, response);
+    std::this_thread::sleep_for(std::chrono::microseconds(delay(rng)));
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+    if (WIFSIGNALED(status)) ++t.killed;
+    else if (WEXITSTATUS(status) == 0) ++t.finished;
+    else ++t.failed;  // a run that ran to its end must have committed
+  }
+  INFO("killed " << t.killed << ", finished " << t.finished << ", failed " << t.failed);
+  CHECK(t.torn == 0);
+  CHECK(t.failed == 0);
+  CHECK(t.killed > 0);
+
+  // The next apply is not stopped by anything a killed run left, commits as
+  // the agent, and cleans up after the killed runs.
+  test::write_file(response, next_response(d, t));
+  test::Proc last = test::run({EDITGATE_BIN, "apply", "--root", d.str(), "--agent", "crash-agent", "--lock-timeout",
+                               "3000", response});
+  INFO(last.out << last.err);
+  CHECK(last.exit_code == 0);
+  CHECK(t.torn == 0);
+  CHECK(test::git_ok(d.path(), {"log", "-1", "--format=%an"}) == "crash-agent\n");
+  CHECK(test::git_ok(d.path(), {"status", "--porcelain"}).empty());
+  CHECK(leftovers(d).empty());
+  test::Proc fsck = test::git(d.path(), {"fsck", "--full", "--strict"});
+  INFO(fsck.out << fsck.err);
+  CHECK(fsck.exit_code == 0);
+  CHECK_FALSE(fsck.err.find("error") != std::string::npos);
+}
+
+TEST_CASE("crash: a git lock that a killed editgate left is cleared - one held by another process stops apply") {
+  TempDir d;
+  test::write_file(d / "a.txt", "one\n");
+  test::git_ok(d.path(), {"init", "-q", "-b", "main"});
+  test::git_ok(d.path(), {"add", "-A"});
+  test::git_ok(d.path(), {"commit", "-q", "-m", "init"});
+  const std::string response = test::block("a.txt", {"one"}, {"two"});
+  const std::string record = (d / ".git/editgate-commit.lock").string();
+  const std::string lock = test::fs::canonical(d / ".git/refs/heads").string() + "/main.lock";
+  auto apply = [&] {
+    return test::run({EDITGATE_BIN, "apply", "--root", d.str(), "--agent", "crash-agent", "--lock-timeout", "200"},
+                     response);
+  };
+
+  SECTION("left by an editgate killed while moving the branch: removed, and the apply commits") {
+    // What a killed editgate leaves: its record names the lock, made just after.
+    test::write_file(record, "pid 999999999\nlock " + lock + "\n");
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    test::write_file(lock, "");
+    test::Proc r = apply();
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK_FALSE(test::fs::exists(lock));
+    CHECK(read_file(d / "a.txt") == "two\n");
+    CHECK(test::git_ok(d.path(), {"log", "-1", "--format=%an"}) == "crash-agent\n");
+  }
+  SECTION("held by another git process: apply stops before writing, naming the lock") {
+    test::write_file(lock, "");
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    // A record written after the lock was made (an editgate that was waiting
+    // for it when it was killed) does not make the lock editgate's.
+    test::write_file(record, "pid 999999999\nlock " + lock + "\n");
+    test::Proc r = apply();
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("editgate: locked: " + lock + " is held by another git process (waited 200 ms); "
+                               "if no git command is running, delete that file"));
+    CHECK(read_file(d / "a.txt") == "one\n");
+    CHECK(test::fs::exists(lock));
+    test::Proc nc = test::run({EDITGATE_BIN, "apply", "--root", d.str(), "--no-commit"}, response);
+    CHECK(nc.exit_code == 0);
+    CHECK(read_file(d / "a.txt") == "two\n");
+  }
+  SECTION("an index.lock held by another git process also stops apply before writing") {
+    test::write_file(d / ".git/index.lock", "");
+    test::Proc r = apply();
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("index.lock is held by another git process (waited 200 ms)"));
+    CHECK(read_file(d / "a.txt") == "one\n");
+  }
+}
