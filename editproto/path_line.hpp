@@ -1,4 +1,4 @@
-// The path-line rules of DESIGN §3: which line before "««« EDIT" names a file.
+// The path-line rules: which line before "««« EDIT" names a file.
 #pragma once
 
 #include <optional>

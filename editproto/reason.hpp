@@ -1,4 +1,4 @@
-// Statuses and reason codes of the edit protocol (DESIGN §3). Their spellings
+// Statuses and reason codes of the edit protocol. Their spellings
 // are the API: clients, tests and CI scripts match on them.
 #pragma once
 

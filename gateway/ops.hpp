@@ -1,4 +1,4 @@
-// The agents' WebSocket protocol (seed 003's shape), without the socket:
+// The agents' WebSocket protocol (an nREPL/Jupyter-like shape), without the socket:
 // the websocket session hands each text message to an OpSession and writes
 // whatever it sends. Ops are listed once, in a table that `describe`
 // reports and the dispatcher checks requests against.

@@ -1,4 +1,4 @@
-// The checks every request passes before it reaches an op (DESIGN §7). Pure
+// The checks every request passes before it reaches an op. Pure
 // functions of header values, so they are tested without a socket.
 #pragma once
 

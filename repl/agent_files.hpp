@@ -1,4 +1,4 @@
-// The files an agent that can only read and write files watches (seed 002),
+// The files an agent that can only read and write files watches,
 // under .editgate/ (never committed):
 //   pages/<page>/status.json         state, phase, progress, message, job, updated_at
 //   pages/<page>/ready.marker        the page is connected and idle

@@ -1,4 +1,4 @@
-// The text of a chat log, as seed 001 writes it: headers, the footer, the
+// The text of a chat log, as editgate writes it: headers, the footer, the
 // executing placeholder, fenced blocks and background events. Page text is
 // untrusted: it is fenced so it cannot close its fence, and lines that could
 // pass for a header are escaped.

@@ -98,7 +98,7 @@ struct Head {
   bool background = false;  // "> **page** background at HH:MM:SS"
   std::string from, to, clock, suffix;
   std::optional<int> time;  // seconds of the day; nullopt: no time written
-  bool late_form = false;   // seed 000's "**page** to agent(HH:MM:SS)"
+  bool late_form = false;   // the legacy single-file format's "**page** to agent(HH:MM:SS)"
   bool bare = false;        // no time: a header only when a block or the placeholder follows it
 };
 
@@ -418,7 +418,7 @@ class Linter {
                   ": the gateway keeps exactly one, as the last line, and anchors its writes on it; delete this one");
   }
 
-  // debug.md, or headers naming more than one page: seed 000's single file.
+  // debug.md, or headers naming more than one page: the legacy single-file log.
   void decide_form() {
     std::string_view name = report_.path;
     if (const std::size_t slash = name.find_last_of('/'); slash != npos) name.remove_prefix(slash + 1);
@@ -519,7 +519,7 @@ class Linter {
     return same_page(q.head->to, r.head.from) && (q.head->from == r.head.to || r.head.to == "agent");
   }
 
-  // Seed 000: a reply goes to the nearest unmatched request before its time,
+  // the legacy single-file format: a reply goes to the nearest unmatched request before its time,
   // of its page, from its agent (or any agent when it answers "agent").
   void pair_by_time() {
     std::optional<int> file_time;

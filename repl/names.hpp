@@ -1,4 +1,4 @@
-// Page names as they appear in file names and headers (seed 001):
+// Page names as they appear in file names and headers:
 // "Index - 7 Zen" -> "index-7-zen", and the short id that tells apart two
 // instances with one name.
 #pragma once

@@ -1287,7 +1287,7 @@ bool contains_lines(const Lines& hay, const Lines& needle) {
 }
 }  // namespace
 
-// Seed 001's recovery rules, against the log as it is now: a request edited
+// The chat-log recovery rules, against the log as it is now: a request edited
 // after it was accepted is cancelled; a running job whose announcement was
 // edited away gets it back under its request.
 void Repl::check_jobs(Page& p) {

@@ -124,7 +124,7 @@ class Repl {
   // The file watcher: `path` was saved by someone else (an editor, a
   // file-writing agent). Requests appended below the footer run, attributed
   // to `agent` unless their header names someone; running and queued
-  // requests that were edited are handled as seed 001 says.
+  // requests that were edited are handled by the chat-log recovery rules.
   void saved(const std::string& path);
   // At start: jobs a stopped gateway left executing in the logs under
   // debug/ are marked interrupted there, and committed.
@@ -133,7 +133,7 @@ class Repl {
   // changes in it commits them first (the gateway's edit runs).
   std::function<void(const std::string& path)> before_write;
 
-  // Where the pages' status, markers and chat history go (seed 002); job
+  // Where the pages' status, markers and chat history go; job
   // numbers continue after the highest marker's. Before any page connects.
   void set_files(AgentFiles* files);
   // A number from the jobs' sequence (the inbox's markers use it too).

@@ -1,5 +1,5 @@
 // Applying blocks: every operation, line endings, partial failure and the
-// seed 004 validation and application tests.
+// edit-protocol validation and application tests.
 #include "support.hpp"
 
 #include <catch2/catch.hpp>
@@ -84,7 +84,7 @@ TEST_CASE("blocks apply in order / each on the file as the previous left it") {
     CHECK(r.results[1].status == Status::applied);
     CHECK(read_file(d / "app.py") == "def process():\n    step_one_updated()\n    step_two_updated()\n");
   }
-  SECTION("seed 004's WRONG example: the second block's anchor was changed by the first") {
+  SECTION("the WRONG example: the second block's anchor was changed by the first") {
     auto r = apply_response(d.str(), block("app.py", {"def process():", "    step_one()"}, {"def process():", "    step_one_updated()"}) +
                                 block("app.py", {"    step_one()", "    step_two()"}, {"    step_one()", "    step_two_updated()"}));
     CHECK(r.results[0].status == Status::applied);

@@ -1,5 +1,5 @@
 // Agents that only read and write files: saves of chat logs seen by the
-// gateway's watcher, seed 001's recovery rules, seed 002's status and
+// gateway's watcher, the chat-log recovery rules, the file agents' status and
 // markers, the inbox, and `editgate wait`, all against a real gateway with
 // its built-in Node page. The agent is a shell script (tests/agents/).
 #include "pages.hpp"
@@ -141,7 +141,7 @@ TEST_CASE_METHOD(NodeGateway, "an editor's save runs a request like an append, a
   CHECK(ends_with_footer(after));
 }
 
-TEST_CASE_METHOD(NodeGateway, "seed 001's recovery: an announcement edited away comes back, an edited request is cancelled", "[files]") {
+TEST_CASE_METHOD(NodeGateway, "chat-log recovery: an announcement edited away comes back, an edited request is cancelled", "[files]") {
   wait_commit(dir.path(), "page " + name);
   const std::string slow = "await new Promise(r => setTimeout(r, 1500)); 'slow'";
 

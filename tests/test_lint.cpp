@@ -1,5 +1,5 @@
 // editgate lint: chat logs read back. The gateway's per-instance logs are
-// paired by order; seed 000's single debug.md by names and clocks, with its
+// paired by order; the legacy single debug.md by names and clocks, with its
 // minimal test matrix. Every problem is checked by code and line.
 #include "repl/format.hpp"
 #include "repl/lint.hpp"
@@ -194,9 +194,9 @@ TEST_CASE("lint: fences in quotes close and messages stay valid UTF-8", "[lint]"
   CHECK(r.problems[0].message.find('\xff') == std::string::npos);
 }
 
-// ---- seed 000: the single debug.md, its minimal test matrix ---------------------
+// ---- the legacy single debug.md: its minimal test matrix -----------------------------
 
-TEST_CASE("lint: seed 000 happy path - one request and its immediate reply", "[lint]") {
+TEST_CASE("lint: single debug.md: happy path - one request and its immediate reply", "[lint]") {
   LintReport r = lint_fixture("seed000/happy/debug.md");
   CHECK(r.form == LogForm::single_file);  // by its name, though it names one page
   CHECK(pairs(r) == Strings{"4->9"});
@@ -205,7 +205,7 @@ TEST_CASE("lint: seed 000 happy path - one request and its immediate reply", "[l
   CHECK(r.replies == 1);
 }
 
-TEST_CASE("lint: seed 000 same-second requests answered in reverse order are ambiguous", "[lint]") {
+TEST_CASE("lint: single debug.md: same-second requests answered in reverse order are ambiguous", "[lint]") {
   LintReport r = lint_fixture("seed000/same-second/debug.md");
   // Nearest prior by time, FIFO within the second: the first reply goes to
   // the first request, and both matches are flagged for a human.
@@ -217,7 +217,7 @@ TEST_CASE("lint: seed 000 same-second requests answered in reverse order are amb
             "seed000/same-second/debug.md:18: note: " + r.pairs[1].note + "\n");
 }
 
-TEST_CASE("lint: seed 000 an incomplete fence is not a request and is reported", "[lint]") {
+TEST_CASE("lint: single debug.md: an incomplete fence is not a request and is reported", "[lint]") {
   LintReport r = lint_fixture("seed000/draft/debug.md");
   CHECK(r.requests == 1);
   CHECK(pairs(r) == Strings{"1->6"});
@@ -225,7 +225,7 @@ TEST_CASE("lint: seed 000 an incomplete fence is not a request and is reported",
   CHECK_THAT(r.problems[0].message, Contains("'```JS'") && Contains("line 13 is its text"));
 }
 
-TEST_CASE("lint: seed 000 a reply without a time falls back to the file time", "[lint]") {
+TEST_CASE("lint: single debug.md: a reply without a time falls back to the file time", "[lint]") {
   LintReport after = lint_fixture("seed000/no-time/debug.md", today_at(22, 53, 0));
   CHECK(pairs(after) == Strings{"1->6 fallback_timestamp"});
   CHECK_THAT(after.pairs[0].note, Contains("22:53:00"));
@@ -240,14 +240,14 @@ TEST_CASE("lint: seed 000 a reply without a time falls back to the file time", "
   CHECK_THAT(unknown.pairs[0].note, Contains("unknown"));
 }
 
-TEST_CASE("lint: seed 000 a reply for a page nobody asked is an orphan", "[lint]") {
+TEST_CASE("lint: single debug.md: a reply for a page nobody asked is an orphan", "[lint]") {
   LintReport r = lint_fixture("seed000/orphan/debug.md");
   CHECK(pairs(r) == Strings{"1->6"});
   CHECK(problems(r) == Strings{"11 orphan_reply"});
   CHECK_THAT(r.problems[0].message, Contains("to 7-zen-1201-03"));
 }
 
-TEST_CASE("lint: seed 000 example - several pages in one file and a job still executing", "[lint]") {
+TEST_CASE("lint: single debug.md: example - several pages in one file and a job still executing", "[lint]") {
   LintReport r = lint_fixture("seed000/example/debug.md");
   CHECK(r.form == LogForm::single_file);
   CHECK(pairs(r) == Strings{"5->10", "15->20", "29->34"});
@@ -257,7 +257,7 @@ TEST_CASE("lint: seed 000 example - several pages in one file and a job still ex
   CHECK(r.replies == 3);
 }
 
-TEST_CASE("lint: seed 000 names - short page names and the generic agent", "[lint]") {
+TEST_CASE("lint: single debug.md: names - short page names and the generic agent", "[lint]") {
   const std::string head = "**claude** to 12-dove at 10:00:00\n```JS\n1\n```\n\n";
   // Another agent's reply is not claude's; a reply to "agent" is anyone's.
   LintReport other = lint_log("debug.md", head + "**12-dove-1631-13** to gpt at 10:00:01 (1ms)\n```JSON\n1\n```\n",
@@ -272,7 +272,7 @@ TEST_CASE("lint: seed 000 names - short page names and the generic agent", "[lin
   CHECK(problems(prefix) == Strings{"1 unanswered", "6 orphan_reply"});
 }
 
-TEST_CASE("lint: seed 000 the late form and clock skew", "[lint]") {
+TEST_CASE("lint: single debug.md: the late form and clock skew", "[lint]") {
   const std::string log =
       "**agent** to 12-dove at 22:52:47\n```JS\nslow()\n```\n\n"
       "**agent** to 7-zen at 22:52:50\n```JS\n1\n```\n\n"

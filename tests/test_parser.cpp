@@ -1,4 +1,4 @@
-// The streaming parser: seed 004's parsing tests, DESIGN §3's path-line rules,
+// The streaming parser: the edit protocol's parsing tests, the path-line rules,
 // malformed and incomplete blocks, and chunking that must not matter.
 #include "support.hpp"
 

@@ -26,7 +26,7 @@ std::string join(const Lines& lines) {
 
 }  // namespace
 
-TEST_CASE("page names are sanitised as seed 001 says", "[repl]") {
+TEST_CASE("page names are sanitised for file names and headers", "[repl]") {
   CHECK(sanitize_name("Index - 7 Zen") == "index-7-zen");
   CHECK(sanitize_name("  Grüße, Welt!  ") == "gr-e-welt");
   CHECK(sanitize_name("../../etc/passwd") == "etc-passwd");

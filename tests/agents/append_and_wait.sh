@@ -20,7 +20,7 @@ if [ "$how" = wait ]; then
   exec "$editgate" wait --root "$root" --page "$page" --timeout 30
 fi
 
-# Polling, as seed 002's backend does: accepted once ack.marker passes the
+# Polling, as a file-driven agent's backend does: accepted once ack.marker passes the
 # number it held before; answered once completed.marker reaches it.
 tries=0
 until [ "$(number "$dir/ack.marker")" -gt "$before" ]; do
