@@ -4,7 +4,7 @@ namespace editgate {
 
 Gateway::Gateway(Binding binding, std::string cookie, Engine& engine, ServeLimits limits, std::string workspace_id)
     : binding_(std::move(binding)), cookie_(std::move(cookie)), engine_(engine), limits_(limits),
-      workspace_id_(std::move(workspace_id)), nonce_(random_hex(8)), started_(std::chrono::steady_clock::now()) {}
+      workspace_id_(std::move(workspace_id)), nonce_(random_hex(16)), started_(std::chrono::steady_clock::now()) {}
 
 bool Gateway::enter() {
   std::size_t n = connections_.load();

@@ -1,10 +1,7 @@
 #include "gateway/security.hpp"
 
-#include <sys/random.h>
 
 #include <cctype>
-#include <cerrno>
-#include <stdexcept>
 
 namespace editgate {
 
@@ -52,16 +49,6 @@ std::string bracketed(const std::string& address) {
 }
 
 }  // namespace
-
-bool constant_time_equal(std::string_view a, std::string_view b) {
-  // Compare every byte of the expected value whatever the input's length.
-  unsigned char diff = a.size() == b.size() ? 0 : 1;
-  for (std::size_t i = 0; i < b.size(); ++i) {
-    unsigned char x = i < a.size() ? static_cast<unsigned char>(a[i]) : 0;
-    diff |= static_cast<unsigned char>(x ^ static_cast<unsigned char>(b[i]));
-  }
-  return diff == 0;
-}
 
 std::optional<std::string_view> bearer_token(std::string_view authorization) {
   constexpr std::string_view scheme = "bearer ";
@@ -119,26 +106,6 @@ bool page_origin_allowed(std::string_view origin, const Binding& b) {
     return hp && loopback_name(hp->first);
   }
   return false;
-}
-
-std::string random_hex(std::size_t n) {
-  std::string bytes(n, '\0');
-  std::size_t got = 0;
-  while (got < n) {
-    ssize_t r = ::getrandom(bytes.data() + got, n - got, 0);
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      throw std::runtime_error("getrandom failed");
-    }
-    got += static_cast<std::size_t>(r);
-  }
-  static constexpr char digits[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out += digits[c >> 4];
-    out += digits[c & 15];
-  }
-  return out;
 }
 
 }  // namespace editgate

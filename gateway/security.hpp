@@ -2,6 +2,8 @@
 // functions of header values, so they are tested without a socket.
 #pragma once
 
+#include "repl/secrets.hpp"
+
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -18,8 +20,8 @@ struct Binding {
   std::vector<std::string> allowed_origins;  // "http://host:port", lower case, no trailing slash
 };
 
-// Equal strings in time that depends only on their lengths.
-bool constant_time_equal(std::string_view a, std::string_view b);
+// The cookie is compared in constant time (repl/secrets.hpp).
+using repl::constant_time_equal;
 
 // The token of "Bearer <token>"; nullopt for any other scheme.
 std::optional<std::string_view> bearer_token(std::string_view authorization);
@@ -41,7 +43,6 @@ bool page_origin_allowed(std::string_view origin, const Binding& b);
 // lower case. nullopt when it is not of that shape.
 std::optional<std::string> normalize_origin(std::string_view origin);
 
-// `n` random bytes from the kernel, as 2n hex digits.
-std::string random_hex(std::size_t n);
+using repl::random_hex;
 
 }  // namespace editgate

@@ -59,7 +59,7 @@ Result<std::string> load_cookie(const std::string& path) {
     while (!c.empty() && (c.back() == '\n' || c.back() == '\r')) c.pop_back();
     if (is_cookie(c)) return c;
   }
-  std::string fresh = random_hex(16);
+  std::string fresh = random_hex(32);
   ::unlink(path.c_str());
   if (auto w = write_file(path, fresh + "\n", 0600); !w) return w.error();
   return fresh;

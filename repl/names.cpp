@@ -1,9 +1,6 @@
 #include "repl/names.hpp"
 
-#include <sys/random.h>
 
-#include <cerrno>
-#include <stdexcept>
 
 namespace repl {
 
@@ -41,29 +38,6 @@ editgit::Identity agent_identity(std::string_view agent) {
   }
   if (local.empty()) local = "agent";
   return {name, local + "@editgate.invalid"};
-}
-
-std::string random_hex(std::size_t digits) {
-  // From the kernel: instance ids and their secrets must not be predictable
-  // from one another (a seeded generator's output is).
-  std::string bytes((digits + 1) / 2, '\0');
-  std::size_t got = 0;
-  while (got < bytes.size()) {
-    const ssize_t r = ::getrandom(bytes.data() + got, bytes.size() - got, 0);
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      throw std::runtime_error("getrandom failed");
-    }
-    got += static_cast<std::size_t>(r);
-  }
-  static constexpr char hex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out += hex[c >> 4];
-    out += hex[c & 15];
-  }
-  out.resize(digits);
-  return out;
 }
 
 bool valid_id(std::string_view id) {

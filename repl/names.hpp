@@ -18,9 +18,6 @@ std::string sanitize_name(std::string_view name);
 // of the characters an address may hold ("claude@editgate.invalid").
 editgit::Identity agent_identity(std::string_view agent);
 
-// `digits` random hex digits, from the kernel.
-std::string random_hex(std::size_t digits);
-
 // A new instance id's length: 48 random bits. Ids are names, in log file
 // names and in `editgate eval`; the secret beside each (PageKeys) is what
 // lets a page take its instance back.

@@ -1,8 +1,7 @@
 #include "repl/page_keys.hpp"
 
 #include "repl/names.hpp"
-
-#include <openssl/sha.h>
+#include "repl/secrets.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -12,29 +11,6 @@
 #include <sstream>
 
 namespace repl {
-
-namespace {
-
-bool equal_in_constant_time(std::string_view a, std::string_view b) {
-  unsigned char diff = a.size() == b.size() ? 0 : 1;
-  for (std::size_t i = 0; i < b.size(); ++i)
-    diff |= static_cast<unsigned char>((i < a.size() ? a[i] : 0) ^ b[i]);
-  return diff == 0;
-}
-
-}  // namespace
-
-std::string sha256_hex(std::string_view bytes) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  ::SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), digest);
-  static constexpr char hex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : digest) {
-    out += hex[c >> 4];
-    out += hex[c & 15];
-  }
-  return out;
-}
 
 PageKeys::PageKeys(std::string file, const std::function<bool(const std::string& id)>& keep) : file_(std::move(file)) {
   if (file_.empty()) return;
@@ -81,7 +57,7 @@ bool PageKeys::check(const std::string& id, const std::string& kind, std::string
   static const std::string none(64, '-');
   auto it = keys_.find(id);
   const bool known = it != keys_.end() && it->second.kind == kind;
-  const bool same = equal_in_constant_time(sha256_hex(secret), known ? it->second.hash : none);
+  const bool same = constant_time_equal(sha256_hex(secret), known ? it->second.hash : none);
   return known && same;
 }
 

@@ -37,7 +37,4 @@ class PageKeys {
   std::map<std::string, Key> keys_;  // by instance id
 };
 
-// The SHA-256 of `bytes`, as 64 hex digits.
-std::string sha256_hex(std::string_view bytes);
-
 }  // namespace repl

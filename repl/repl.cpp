@@ -5,6 +5,7 @@
 #include "repl/markdown.hpp"
 #include "repl/names.hpp"
 #include "repl/page_input.hpp"
+#include "repl/secrets.hpp"
 
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/post.hpp>

@@ -6,6 +6,7 @@
 #include "repl/format.hpp"
 #include "repl/markdown.hpp"
 #include "repl/names.hpp"
+#include "repl/secrets.hpp"
 #include "support.hpp"
 
 #include <boost/json.hpp>

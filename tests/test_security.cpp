@@ -51,8 +51,8 @@ TEST_CASE("cookies compare in constant time and bearer tokens parse", "[security
   CHECK(bearer_token("bearer  xyz ") == std::optional<std::string_view>("xyz"));
   CHECK_FALSE(bearer_token("Basic xyz"));
   CHECK_FALSE(bearer_token("Bearer "));
-  CHECK(random_hex(16).size() == 32);
-  CHECK(random_hex(16) != random_hex(16));
+  CHECK(random_hex(32).size() == 32);
+  CHECK(random_hex(32) != random_hex(32));
 }
 
 TEST_CASE("the auth message", "[security]") {
