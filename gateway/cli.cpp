@@ -384,6 +384,14 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
   serve->add_option("--settle", serve_args.settle_ms,
                     "Milliseconds a saved chat log or inbox file must be quiet before it is read (default: 150)")
       ->check(CLI::Range(1u, 60'000u));
+  serve->add_option("--pages-per-origin", serve_args.pages_per_origin,
+                    "New page instances one browser origin may make in this run; a page coming back to its "
+                    "instance is not counted (default: 64)")
+      ->check(CLI::Range(1u, 100'000u));
+  serve->add_option("--pages-kept", serve_args.pages_kept,
+                    "Pages kept in memory; past it disconnected pages with no work left are forgotten until they "
+                    "come back (default: 256)")
+      ->check(CLI::Range(1u, 100'000u));
 
   LintArgs lint_args;
   CLI::App* lintc = app.add_subcommand("lint", "Check chat logs: every request answered, every reply owned, fences "

@@ -18,6 +18,8 @@ struct ServeArgs {
   unsigned job_timeout_ms = 60'000;  // a page's job, unless the request says otherwise
   bool node = true;                  // start the built-in Node page
   unsigned settle_ms = 150;          // a saved chat log or inbox file is read once quiet this long
+  unsigned pages_per_origin = 64;    // new page instances one origin may make in this run
+  unsigned pages_kept = 256;         // pages kept in memory; past it idle disconnected ones are forgotten
 };
 
 // Serves until SIGINT, SIGTERM or the shutdown op. Exit code 0 after a

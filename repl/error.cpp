@@ -16,6 +16,7 @@ std::string_view to_string(Error e) {
     case Error::request_edited: return "request_edited";
     case Error::queue_full: return "queue_full";
     case Error::rate_limited: return "rate_limited";
+    case Error::too_many_pages: return "too_many_pages";
     case Error::shutting_down: return "shutting_down";
     case Error::io: return "io";
   }

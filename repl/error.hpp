@@ -20,6 +20,7 @@ enum class Error {
   request_edited,      // the request was changed in the log after the gateway accepted it
   queue_full,          // too many jobs waiting for one page
   rate_limited,        // too many new page instances from one origin lately
+  too_many_pages,      // one origin made as many page instances as a gateway run allows
   shutting_down,
   io,
 };

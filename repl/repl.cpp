@@ -207,6 +207,44 @@ bool Repl::may_add_page(const std::string& origin) {
   return true;
 }
 
+// How many origins' counts of new instances are kept: past it a new origin
+// makes no page (its count could not be kept, so neither could its cap).
+constexpr std::size_t max_origins = 1000;
+
+// A new instance of `origin` is refused past its cap for the run, or past
+// its bucket. The Node page is exempt, as from the bucket.
+std::optional<Error> Repl::new_page_refused(const std::string& origin) {
+  if (origin == "editgate") return std::nullopt;
+  const auto made = made_.find(origin);
+  if (made == made_.end() ? made_.size() >= max_origins : made->second >= opt_.max_pages_per_origin)
+    return Error::too_many_pages;
+  if (!may_add_page(origin)) return Error::rate_limited;
+  ++made_[origin];
+  return std::nullopt;
+}
+
+// The page list is bounded: past max_pages_kept, disconnected pages with no
+// work left (nothing queued, running, waiting for its commit or its flush)
+// are forgotten, longest gone first. The Node page is kept. A forgotten page
+// is where a restart leaves every page: its log and key are on disk, and its
+// secret brings it back to them. Pages with work are kept whatever their
+// number (connected ones are bounded by the door's sockets).
+void Repl::forget_pages() {
+  while (pages_.size() >= opt_.max_pages_kept) {
+    auto oldest = pages_.end();
+    for (auto it = pages_.begin(); it != pages_.end(); ++it) {
+      const Page& p = *it->second;
+      const bool idle = !p.link && p.kind != "node" && !p.running && p.queue.empty() && p.waiting.empty() &&
+                        p.open.empty() && p.completed >= p.acked && p.background.empty() && p.uncommitted.empty() &&
+                        p.draft.empty();
+      if (idle && (oldest == pages_.end() || p.last_seen < oldest->second->last_seen)) oldest = it;
+    }
+    if (oldest == pages_.end()) return;
+    std::cerr << "editgate: page " + oldest->second->stem + " forgotten (disconnected; its log stays)\n";
+    pages_.erase(oldest);
+  }
+}
+
 namespace {
 
 // The hello's text is the page's: one line each, bounded, before any of it
@@ -253,6 +291,7 @@ Result<Repl::Welcome> Repl::connect(const Hello& raw_hello, std::shared_ptr<Page
           auto page = std::make_unique<Page>();
           page->id = hello.id;
           page->stem = file.substr(0, file.size() - 3);
+          forget_pages();
           pages_[hello.id] = std::move(page);
           p = pages_[hello.id].get();
           returning = true;
@@ -265,9 +304,14 @@ Result<Repl::Welcome> Repl::connect(const Hello& raw_hello, std::shared_ptr<Page
   const std::string& url = hello.url;
   std::string secret;  // issued to a new instance, sent once in its welcome
   if (!p) {
-    if (!may_add_page(hello.origin))
-      return refuse(Error::rate_limited,  // the origin is the page door's, normalized
-                    "too many new pages from " + hello.origin + " lately; connect again in a few seconds");
+    // The origin is the page door's, normalized.
+    if (const auto refused = new_page_refused(hello.origin))
+      return refuse(*refused, *refused == Error::rate_limited
+                                  ? "too many new pages from " + hello.origin + " lately; connect again in a few seconds"
+                                  : "the pages from " + hello.origin + " made as many page instances as one origin " +
+                                        "may in this gateway run; come back to one with its id and secret, or " +
+                                        "restart the gateway");
+    forget_pages();
     std::string id;
     const std::string name = sanitize_name(hello.name.empty() ? hello.title : hello.name);
     for (int tries = 0; tries < 100; ++tries) {

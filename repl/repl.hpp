@@ -27,6 +27,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -82,6 +83,13 @@ struct Options {
   // new_page_every (each makes a log and a commit).
   std::size_t new_page_burst = 10;
   std::chrono::milliseconds new_page_every{2'000};
+  // And at most this many in one gateway run (too_many_pages past it):
+  // coming back to an instance with its secret is not counted.
+  std::size_t max_pages_per_origin = 64;
+  // Pages kept in memory. Past it, disconnected pages with no work left are
+  // forgotten, longest gone first; their log and key stay on disk, so such a
+  // page comes back with its secret as after a gateway restart.
+  std::size_t max_pages_kept = 256;
   std::string keys_file;  // where PageKeys keeps its hashes; "" in memory
   // A job's console output, kept for its reply and its events log and
   // passed to its agent as it comes: the first 1000 events and 1 MiB of
@@ -202,7 +210,10 @@ class Repl {
     std::chrono::steady_clock::time_point at;
   };
   std::map<std::string, Bucket> new_pages_;  // by origin
+  std::map<std::string, std::size_t> made_;  // new instances in this run, by origin
   bool may_add_page(const std::string& origin);
+  std::optional<Error> new_page_refused(const std::string& origin);
+  void forget_pages();
   GitProvenance provenance_;
 };
 

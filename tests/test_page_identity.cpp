@@ -214,3 +214,94 @@ TEST_CASE("page sockets cannot keep the agents out: a cap per origin, and places
   agent.send(R"({"op":"pages","id":"p"})");
   CHECK(obj(agent.until_done().back()).at("status") == json::array{"done"});
 }
+
+TEST_CASE("an origin makes at most its cap of page instances in a run; coming back to one is not counted",
+          "[pages][security]") {
+  test::TempDir dir;
+  client::Gateway gw(dir.str(), {"--pages-per-origin", "3"});
+  std::string id, secret, name;
+  for (int i = 0; i < 3; ++i) {
+    FakePage p(gw.port());
+    p.welcome();
+    if (i == 0) id = p.id, secret = p.secret, name = p.name;
+  }
+  // Past the cap (well within the burst of the rate limit): refused, and no log made.
+  for (int i = 0; i < 5; ++i) {
+    FakePage over(gw.port());
+    const json::object answer = over.next();
+    CHECK(answer.at("type") == "refused");
+    CHECK(answer.at("error") == "too_many_pages");
+  }
+  CHECK(page_logs(dir.path()) == 3);
+
+  // The first page comes back to its instance with its secret, as often as it likes.
+  for (int n = 0; n < 2; ++n) {
+    for (int i = 0; i < 100; ++i) {
+      FakePage back(gw.port(), id, secret);
+      const json::object answer = back.next();
+      if (answer.at("type") == "refused" && answer.at("error") == "in_use") {  // its old socket, not gone yet
+        std::this_thread::sleep_for(20ms);
+        continue;
+      }
+      REQUIRE(answer.at("type") == "welcome");
+      CHECK(answer.at("id") == id.c_str());
+      CHECK(answer.at("name") == name.c_str());
+      break;
+    }
+  }
+  CHECK(page_logs(dir.path()) == 3);
+  // Another origin has a cap of its own.
+  FakePage other(gw.port(), "", "", "http://localhost:9998");
+  other.welcome();
+}
+
+TEST_CASE("a disconnected page forgotten from memory comes back with its secret to its own log",
+          "[pages][security]") {
+  test::TempDir dir;
+  client::Gateway gw(dir.str(), {"--pages-kept", "2"});
+  client::Ws agent(gw.port());
+  agent.login(gw.cookie());
+  std::string id, secret, name, log;
+  {
+    FakePage first(gw.port());
+    first.welcome();
+    id = first.id, secret = first.secret, name = first.name, log = first.log;
+  }
+  std::string state = state_of(agent, name);
+  for (int i = 0; i < 200 && state != "disconnected"; ++i) {
+    std::this_thread::sleep_for(5ms);
+    state = state_of(agent, name);
+  }
+  REQUIRE(state == "disconnected");
+
+  // Two live pages fill the list: the disconnected one is forgotten (the
+  // pages op and the registry no longer list it), its log stays.
+  FakePage second(gw.port());
+  second.welcome();
+  FakePage third(gw.port());
+  third.welcome();
+  CHECK(state_of(agent, name).empty());
+  CHECK(state_of(agent, second.name) == "idle");
+  CHECK(state_of(agent, third.name) == "idle");
+  CHECK(test::read_file(dir / "debug.md").find(name) == std::string::npos);
+  REQUIRE(test::fs::exists(dir / log));
+
+  // Live pages are never forgotten, nor refused: the list holds them all.
+  FakePage fourth(gw.port());
+  fourth.welcome();
+  CHECK(state_of(agent, second.name) == "idle");
+
+  // A wrong secret does not bring it back; its own does, to its own log.
+  FakePage wrong(gw.port(), id, std::string(32, '0'));
+  wrong.welcome();
+  CHECK(wrong.id != id);
+  FakePage back(gw.port(), id, secret);
+  back.welcome();
+  CHECK(back.id == id);
+  CHECK(back.name == name);
+  CHECK(back.log == log);
+  CHECK(back.secret.empty());
+  CHECK(state_of(agent, name) == "idle");
+  CHECK(test::read_file(dir / log).find(name + " reconnected at") != std::string::npos);
+  CHECK(page_logs(dir.path()) == 5);
+}
