@@ -14,7 +14,7 @@
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 build="$root/build-fuzz"
-all_targets="parser path_line chatlog intake ops"
+all_targets="parser path_line chatlog chatlog_writer intake ops"
 
 targets="" runs="" time="" short=0 build_only=0
 usage() {
@@ -63,7 +63,7 @@ cmake --build "$build" --target $build_targets
 # Seeds from the fixtures, in each target's input form.
 seeds="$build/seeds"
 rm -rf "$seeds"
-mkdir -p "$seeds/parser" "$seeds/path_line" "$seeds/chatlog" "$seeds/intake"
+mkdir -p "$seeds/parser" "$seeds/path_line" "$seeds/chatlog" "$seeds/chatlog_writer" "$seeds/intake"
 n=0
 for f in "$root"/fixtures/example/response.md "$root"/fixtures/cli/*.md; do
   n=$((n + 1))
@@ -79,6 +79,7 @@ n=0
 for f in $(find "$root/fixtures/lint" -name '*.md' | sort); do
   n=$((n + 1))
   cp "$f" "$seeds/chatlog/fixture-$n"
+  cp "$f" "$seeds/chatlog_writer/fixture-$n"
   # The log as known, then what was appended: a request, a request without
   # its header, a draft.
   { cat "$f"; printf '\000+'; printf "$request"; } >"$seeds/intake/fixture-$n-request"
