@@ -1,18 +1,27 @@
-// `editgate apply` killed (SIGKILL) at random moments, many times over: no
-// file is ever half written, git's object store stays sound, no lock or temp
-// file left behind stops or litters the next run, and the next apply commits
-// as the agent. scripts/crash_soak.sh runs the same for as long as asked.
+// `editgate apply` and `editgate serve` killed (SIGKILL) at random moments,
+// many times over: no file or log is ever half written, git's object store
+// stays sound, no lock or temp file left behind stops or litters the next
+// run, a job the killed gateway was running is marked interrupted, no Node
+// page outlives its gateway, and the next eval and apply commit as their
+// authors. scripts/crash_soak.sh runs the same for as long as asked.
+#include "client.hpp"
+#include "pages.hpp"
+#include "repl/lint.hpp"
 #include "support.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <fstream>
 #include <random>
 #include <regex>
 #include <string>
@@ -96,6 +105,63 @@ std::vector<std::string> leftovers(const TempDir& d) {
       out.push_back(test::fs::relative(e.path(), d.path()).string());
   }
   return out;
+}
+
+// The live children of `parent` (zombies and the dead do not count).
+std::vector<pid_t> children_of(pid_t parent) {
+  std::vector<pid_t> out;
+  DIR* proc = ::opendir("/proc");
+  if (!proc) return out;
+  while (dirent* e = ::readdir(proc)) {
+    const pid_t pid = static_cast<pid_t>(std::strtol(e->d_name, nullptr, 10));
+    if (pid <= 0) continue;
+    std::ifstream in("/proc/" + std::string(e->d_name) + "/stat");
+    std::string stat;
+    std::getline(in, stat);
+    const std::size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    char state = 0;
+    long ppid = 0;
+    if (std::sscanf(stat.c_str() + close + 1, " %c %ld", &state, &ppid) == 2 && ppid == parent && state != 'Z')
+      out.push_back(pid);
+  }
+  ::closedir(proc);
+  return out;
+}
+
+// Whether `pid` is a running process (a zombie is not: it runs nothing).
+bool alive(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  if (!std::getline(in, stat)) return false;
+  const std::size_t close = stat.rfind(')');
+  return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z';
+}
+
+// Waits (bounded) until none of `pids` runs; returns those still running.
+std::vector<pid_t> wait_gone(const std::vector<pid_t>& pids) {
+  std::vector<pid_t> left = pids;
+  for (int i = 0; i < 400 && !left.empty(); ++i) {
+    std::erase_if(left, [](pid_t p) { return !alive(p); });
+    if (!left.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  return left;
+}
+
+// The chat logs under debug/ (not the registry, debug.md), by name.
+std::vector<test::fs::path> logs_of(const TempDir& d) {
+  std::vector<test::fs::path> out;
+  if (!test::fs::exists(d / "debug")) return out;
+  for (const auto& e : test::fs::directory_iterator(d / "debug"))
+    if (e.path().extension() == ".md") out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool any_log_has(const TempDir& d, const std::string& what) {
+  for (const auto& p : logs_of(d))
+    if (read_file(p).find(what) != std::string::npos) return true;
+  return false;
 }
 
 }  // namespace
@@ -203,4 +269,117 @@ TEST_CASE("crash: a git lock that a killed editgate left is cleared - one held b
     CHECK_THAT(r.err, Contains("index.lock is held by another git process (waited 200 ms)"));
     CHECK(read_file(d / "a.txt") == "one\n");
   }
+}
+
+TEST_CASE("crash: serve killed at random points - whole files and logs, interrupted jobs marked, no orphan Node page") {
+  using namespace std::chrono_literals;
+  TempDir d;
+  test::fs::create_directories(d / "src");
+  for (int f = 0; f < kFiles; ++f) test::write_file(d / path_of(f), content(f, 0));
+  test::git_ok(d.path(), {"init", "-q"});
+  test::git_ok(d.path(), {"add", "-A"});
+  test::git_ok(d.path(), {"commit", "-q", "-m", "init"});
+
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_int_distribution<int> delay_ms(0, 400);
+  Tally t;
+  std::vector<pid_t> children;  // every child a killed gateway had
+  int kills = 0, while_running = 0, node_first = 0, orphaned = 0;
+  constexpr int kRounds = 12;
+  for (int round = 0; round < kRounds; ++round) {
+    // The killed gateway's port file stays behind: a new gateway's is waited for.
+    test::fs::remove(d / ".editgate/port");
+    client::Gateway gw(d.str(), {}, true);
+    client::Ws ws(gw.port());
+    ws.login(gw.cookie());
+    const std::string page = std::string(pagetest::wait_page(ws, "node").at("page").as_string());
+    // A slow job (awaiting, or spinning where the page hears nothing), one
+    // queued behind it, and a streamed edit of every file.
+    const std::string slow = round % 4 == 1 ? "while (true) {}" : "await new Promise(r => setTimeout(r, 2000)); 'slept'";
+    ws.send(R"({"op":"eval","id":"slow","page":")" + page + R"(","code":")" + slow + R"(","timeout":30000})");
+    ws.send(R"({"op":"eval","id":"queued","page":")" + page + R"(","code":"'after'"})");
+    std::jthread edits([port = gw.port(), cookie = gw.cookie(), body = next_response(d, t)] {
+      try {
+        client::request(port, "POST", "/v1/edits?agent=serve-agent", body, {{"Authorization", "Bearer " + cookie}});
+      } catch (const std::exception&) {
+        // The gateway was killed under it.
+      }
+    });
+    if (round % 2 == 0) {
+      // Killed while the slow job surely runs: its placeholder is in the log.
+      for (int i = 0; i < 400 && !any_log_has(d, "executing ("); ++i) std::this_thread::sleep_for(5ms);
+      if (any_log_has(d, "executing (")) ++while_running;
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(rng)));
+    }
+    const std::vector<pid_t> kids = children_of(gw.pid());
+    if (round % 3 == 1 && !kids.empty()) {
+      // The Node page dies first; the gateway follows at once.
+      ::kill(kids.front(), SIGKILL);
+      ++node_first;
+    }
+    children.insert(children.end(), kids.begin(), kids.end());
+    for (pid_t k : children_of(gw.pid())) children.push_back(k);  // one restarted meanwhile
+    gw.stop(SIGKILL);
+    ++kills;
+    edits.join();
+    // A page whose gateway is gone ends by itself.
+    INFO("round " << round);
+    const std::vector<pid_t> orphans = wait_gone(children);
+    CHECK(orphans.empty());
+    orphaned += static_cast<int>(orphans.size());
+    for (pid_t p : orphans) ::kill(p, SIGKILL);
+    next_response(d, t);  // counts torn files
+  }
+  INFO("kills " << kills << ", while a job ran " << while_running << ", Node page first " << node_first
+                  << ", Node pages that outlived their gateway " << orphaned);
+  CHECK(t.torn == 0);
+  CHECK(while_running > 0);
+
+  // The next gateway marks what the killed ones left executing, and works.
+  test::fs::remove(d / ".editgate/port");
+  {
+    client::Gateway gw(d.str(), {}, true);
+    client::Ws ws(gw.port());
+    ws.login(gw.cookie());
+    const std::string page = std::string(pagetest::wait_page(ws, "node").at("page").as_string());
+    const auto last = pagetest::eval(ws, page, "40 + 2");
+    CHECK(last.back().at("value") == 42);
+    pagetest::wait_commit(d.path(), "reply: " + page);
+    CHECK(test::git_ok(d.path(), {"log", "-1", "--format=%an"}) == page + "\n");
+    for (int i = 0; i < 200 && !test::git_ok(d.path(), {"status", "--porcelain"}).empty(); ++i)
+      std::this_thread::sleep_for(25ms);
+    CHECK(test::git_ok(d.path(), {"status", "--porcelain"}).empty());
+    CHECK_FALSE(any_log_has(d, "executing ("));
+    std::size_t marked = 0;
+    for (const auto& p : logs_of(d)) {
+      const std::string text = read_file(p);
+      marked += pagetest::count(text, "(**ERROR** interrupted)");
+      const repl::LintReport r = repl::lint_log(p.string(), text, std::nullopt);
+      INFO(repl::lint_text(r) << text);
+      CHECK(r.problems.empty());
+    }
+    CHECK(marked >= static_cast<std::size_t>(while_running));
+    CHECK(pagetest::count(test::git_ok(d.path(), {"log", "--format=%s"}), "interrupted by a gateway restart") > 0);
+    children = children_of(gw.pid());
+    CHECK(gw.stop() == 0);
+  }
+  CHECK(wait_gone(children).empty());
+
+  // The next apply is stopped by nothing a killed gateway left, and commits as the agent.
+  TempDir io;
+  const std::string response = (io / "response.md").string();
+  test::write_file(response, next_response(d, t));
+  test::Proc last = test::run({EDITGATE_BIN, "apply", "--root", d.str(), "--agent", "crash-agent", "--lock-timeout",
+                               "3000", response});
+  INFO(last.out << last.err);
+  CHECK(last.exit_code == 0);
+  CHECK(t.torn == 0);
+  CHECK(test::git_ok(d.path(), {"log", "-1", "--format=%an"}) == "crash-agent\n");
+  CHECK(test::git_ok(d.path(), {"status", "--porcelain"}).empty());
+  CHECK(leftovers(d).empty());
+  test::Proc fsck = test::git(d.path(), {"fsck", "--full", "--strict"});
+  INFO(fsck.out << fsck.err);
+  CHECK(fsck.exit_code == 0);
+  CHECK_FALSE(fsck.err.find("error") != std::string::npos);
 }

@@ -254,6 +254,15 @@ channel.on('data', (chunk) => {
     if (line.trim() !== '') receive(line);
   }
 });
+// The page ends with its gateway. The channel's end says so, but only to a main thread that is
+// free: code spinning in a synchronous loop never hears it, and a gateway killed then (SIGKILL
+// gives it no chance to stop its page) left the loop running for good. A thread of its own
+// watches for this process being handed to another parent, which happens only when the
+// gateway is gone.
+new (require('worker_threads').Worker)(`
+  const parent = ${process.ppid};
+  setInterval(() => { if (process.ppid !== parent) process.kill(process.pid, 'SIGKILL'); }, 250);
+`, { eval: true }).unref();
 channel.on('end', () => process.exit(0));
 channel.on('close', () => process.exit(0));
 channel.on('error', (e) => {
