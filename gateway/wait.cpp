@@ -109,11 +109,14 @@ int run_wait(const WaitArgs& a, std::ostream& out, std::ostream& err) {
   auto gateway_runs = [&] { return fs::exists(state / "port", ec); };
 
   if (!a.inbox.empty()) {
-    const fs::path in = state / "inbox" / (a.inbox + ".md"), marker = state / "outbox" / (a.inbox + ".completed.marker");
+    const fs::path in = state / "inbox" / (a.inbox + ".md"), marker = state / "outbox" / (a.inbox + ".completed.marker"),
+                   taken = state / "outbox" / (a.inbox + ".md");
     for (;;) {
       // The message has left the inbox and its answer is complete.
       if (!fs::exists(in, ec) && fs::exists(marker, ec)) break;
-      if (!fs::exists(in, ec) && !fs::exists(marker, ec)) {
+      // The gateway moves the message to the outbox, then writes the marker:
+      // between the two, the message is in neither place but is answered.
+      if (!fs::exists(in, ec) && !fs::exists(marker, ec) && !fs::exists(taken, ec)) {
         err << "editgate wait: no message " << in.string() << " and no answer to it in " << (state / "outbox").string() << '\n';
         return 2;
       }

@@ -112,11 +112,3 @@ TEST_CASE("concurrent writers: an editor saving by temp file and rename loses (a
   CHECK(o.applied > 0);
   CHECK(o.lost * 20 <= o.saves);
 }
-
-TEST_CASE("concurrent writers: an editor saving in place (O_TRUNC and write) loses no save to editgate") {
-  Outcome o = race(Save::in_place, 1500);
-  INFO("editor saves: " << o.saves << ", editgate edits applied: " << o.applied);
-  CHECK(o.saves > 0);
-  CHECK(o.applied > 0);
-  CHECK(o.lost == 0);
-}
