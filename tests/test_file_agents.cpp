@@ -206,6 +206,8 @@ TEST_CASE("a restarted gateway marks the jobs its predecessor left executing as 
     wait_commit(dir.path(), "page " + name);
     append(dir / rel, "```js\nawait new Promise(r => setTimeout(r, 60000))\n```\n");
     wait_file(dir / rel, [](const std::string& t) { return t.find("executing (0s)") != std::string::npos; });
+    // The markers are written after the log (off the reply's path): wait for the job's ack.
+    wait_file(dir / (".editgate/pages/" + name + "/ack.marker"), [](const std::string& t) { return !trimmed(t).empty(); });
     before = page_file(dir, name, "ack.marker");
     CHECK(gw.stop(SIGKILL) == -1);  // no chance to write anything
   }
