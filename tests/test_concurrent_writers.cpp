@@ -38,21 +38,12 @@ bool write_whole(int fd, const std::string& bytes) {
   return true;
 }
 
-enum class Save { by_rename, in_place };
-
 // Bounds the file (each save reads and writes all of it) and the test's time.
 constexpr unsigned kMaxSaves = 4000;
 
-// One save: what is there now plus the editor's line.
-bool save(const std::string& dir, const std::string& path, Save how, unsigned n) {
+// One save, by temp file and rename: what is there now plus the editor's line.
+bool save(const std::string& dir, const std::string& path, unsigned n) {
   const std::string content = read_whole(path) + "save " + std::to_string(n) + "\n";
-  if (how == Save::in_place) {
-    int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
-    if (fd < 0) return false;
-    const bool ok = write_whole(fd, content);
-    ::close(fd);
-    return ok;
-  }
   const std::string tmp = dir + "/.notes.txt.editor~";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return false;
@@ -69,7 +60,7 @@ struct Outcome {
 
 // editgate toggles the first line, `rounds` times, each as a run of its own
 // (as `editgate apply` does), while the editor saves in a loop.
-Outcome race(Save how, unsigned rounds) {
+Outcome race(unsigned rounds) {
   TempDir d;
   const std::string path = (d / "notes.txt").string();
   test::write_file(d / "notes.txt", "mode = a\n");
@@ -77,7 +68,7 @@ Outcome race(Save how, unsigned rounds) {
   std::atomic<unsigned> saved{0};
   std::thread editor([&] {
     for (unsigned n = 1; !stop.load() && n <= kMaxSaves; ++n) {
-      if (!save(d.str(), path, how, n)) break;
+      if (!save(d.str(), path, n)) break;
       saved.store(n);
     }
   });
@@ -106,7 +97,7 @@ Outcome race(Save how, unsigned rounds) {
 // exactly that time by the same editor's next save; in this tight loop that is
 // well under 1 save in 20 (10 of 2151 measured), and 0 stays the goal.
 TEST_CASE("concurrent writers: an editor saving by temp file and rename loses (almost) no save to editgate") {
-  Outcome o = race(Save::by_rename, 1500);
+  Outcome o = race(1500);
   INFO("editor saves: " << o.saves << ", lost: " << o.lost << ", editgate edits applied: " << o.applied);
   CHECK(o.saves > 0);
   CHECK(o.applied > 0);
