@@ -17,6 +17,7 @@
 #include <cstring>
 #include <deque>
 #include <fstream>
+#include <mutex>
 
 namespace editproto {
 
@@ -398,6 +399,51 @@ bool exchange(int dir, const std::string& a, const std::string& b) {
   return ::renameat2(dir, a.c_str(), dir, b.c_str(), RENAME_EXCHANGE) == 0;
 }
 
+// Leases (fcntl F_SETLEASE) make another process's open of a file wait until
+// the holder lets go, and tell the holder someone is waiting. The kernel
+// signals a lease break with SIGIO, whose default action ends the process;
+// editgate waits for nothing on it, so it is ignored (unless someone set it).
+void ignore_lease_signals() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction now{};
+    if (::sigaction(SIGIO, nullptr, &now) == 0 && now.sa_handler == SIG_DFL) ::signal(SIGIO, SIG_IGN);
+  });
+}
+
+// A read lease on the file we are about to replace: from here on nobody can
+// open it for writing without waiting for us. Refused while someone has it
+// open for writing (a save in progress): wait for that to end, up to a
+// quarter second, then go on without (a file a process keeps open for
+// writing would otherwise never be written). False also where the file
+// system has no leases.
+bool lease_to_read(int fd) {
+  for (int waited_ms = 0;; ++waited_ms) {
+    if (::fcntl(fd, F_SETLEASE, F_RDLCK) == 0) return true;
+    if (errno != EAGAIN || waited_ms >= 250) return false;
+    ::usleep(1000);
+  }
+}
+
+// Whether an open of the file behind `fd` waits on our lease of `type`: the
+// kernel then reports the lease it is being broken to.
+int waiting_opener(int fd, int type) {
+  const int now = ::fcntl(fd, F_GETLEASE);
+  return now < 0 || now == type ? -1 : now;  // F_RDLCK: a reader, F_UNLCK: a writer
+}
+
+bool copy_into(int to, int from, std::size_t max_bytes) {
+  auto bytes = read_all(from, max_bytes);
+  if (!bytes || ::ftruncate(to, 0) != 0) return false;
+  for (std::size_t at = 0; at < bytes->size();) {
+    ssize_t n = ::pwrite(to, bytes->data() + at, bytes->size() - at, static_cast<off_t>(at));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    at += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
 }  // namespace
 
 Outcome<Workspace::Replaced> Workspace::replace(const std::string& real_rel, std::span<const std::string_view> chunks,
@@ -407,15 +453,21 @@ Outcome<Workspace::Replaced> Workspace::replace(const std::string& real_rel, std
   if (!located) return located.error();
   const int dir = located->dir.get();
   const std::string& name = located->name;
+  ignore_lease_signals();
+
+  // The file as it is now, through a descriptor that stays on it and a read
+  // lease: the swap below must replace exactly this file, with exactly this
+  // content, and nobody can start writing into it until we are done.
+  Fd old(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  int ours_leased = -1;  // the temp file's descriptor, once it holds a lease
   auto changed_now = [&]() -> Outcome<Replaced> {
+    // Our leases go first: reading a file we hold a write lease on would wait on ourselves.
+    if (ours_leased >= 0) ::fcntl(ours_leased, F_SETLEASE, F_UNLCK);
+    old = Fd();
     auto fresh = read(real_rel, max_bytes);
     if (!fresh) return fresh.error();
     return Replaced{{}, std::move(*fresh)};
   };
-
-  // The file as it is now, through a descriptor that stays on it: the swap
-  // below must replace exactly this file, with exactly this content.
-  Fd old(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
   if (!old && errno != ENOENT) {
     if (errno == ELOOP)
       return Failure{Reason::path_escape, "'" + real_rel + "' became a symlink while it was being written"};
@@ -423,13 +475,16 @@ Outcome<Workspace::Replaced> Workspace::replace(const std::string& real_rel, std
   }
   mode_t mode = 0666 & ~umask_;
   struct stat first{};
+  bool old_leased = false;
   if (old) {
     struct stat& st = first;
     if (::fstat(old.get(), &st) != 0) return os_failure("cannot inspect", real_rel, errno);
     if (!S_ISREG(st.st_mode))
       return Failure{Reason::file_not_found, "'" + real_rel + "' is " + kind_of(st.st_mode) + ", not a file"};
-    mode = st.st_mode & 07777;
     if (!seen.exists) return changed_now();
+    old_leased = lease_to_read(old.get());
+    if (::fstat(old.get(), &st) != 0) return os_failure("cannot inspect", real_rel, errno);
+    mode = st.st_mode & 07777;
     if (stamp_of(st) != seen) {
       auto bytes = read_all(old.get(), max_bytes);
       if (!bytes || !same(*bytes)) return changed_now();
@@ -469,6 +524,10 @@ Outcome<Workspace::Replaced> Workspace::replace(const std::string& real_rel, std
     return written();
   }
 
+  // A write lease on ours: whoever opens it once it is in place waits until
+  // we know whether it stays, and we learn that someone is waiting.
+  if (::fcntl(fd->get(), F_SETLEASE, F_WRLCK) == 0) ours_leased = fd->get();
+
   // A last look, the instant before the swap, keeps the time a save made
   // meanwhile is swapped out (and back) as short as it can be.
   {
@@ -497,22 +556,39 @@ Outcome<Workspace::Replaced> Workspace::replace(const std::string& real_rel, std
   }
   // `tmp` now names what was at `name` just before the swap. It must be the
   // file checked above, with the content checked above: a write in place
-  // since then shows through `old`, a save by rename as another inode.
-  if (same_inode(dir, tmp, old.get())) {
-    auto bytes = read_all(old.get(), max_bytes);
-    if (bytes && same(*bytes)) {
+  // since then shows through `old` (the lease keeps new writers out), a save
+  // by rename as another inode.
+  const bool swapped_ours = same_inode(dir, tmp, old.get());
+  if (swapped_ours) {
+    auto bytes = old_leased ? std::optional<std::string>() : read_all(old.get(), max_bytes);
+    const bool unchanged = old_leased || (bytes && same(*bytes));
+    // An in-place save that opened the file before the swap waits on our
+    // lease to write into it: it goes back in place, so that save lands.
+    if (unchanged && !(old_leased && waiting_opener(old.get(), F_RDLCK) == F_UNLCK)) {
       auto done = written();
       ::unlinkat(dir, tmp.c_str(), 0);
       return done;
     }
   }
-  // Someone saved in between: swap their file back. If `name` no longer
-  // holds ours untouched, a newer save went there after the swap: that one
-  // goes back to `name`, and the older one, which it replaced, is dropped.
-  if (exchange(dir, tmp, name)) {
-    if (!same_inode(dir, tmp, fd->get()) || !holds_exactly(fd->get(), chunks, max_bytes)) exchange(dir, tmp, name);
-  } else if (errno == ENOENT) {  // ours was removed after the swap: theirs goes back
-    ::renameat2(dir, tmp.c_str(), dir, name.c_str(), RENAME_NOREPLACE);
+  // Someone saved in between (or waits to): swap their file back. If `name`
+  // no longer holds ours, a newer save went there after the swap: that one
+  // stays, and the older one, which it replaced, is dropped.
+  if (!same_inode(dir, name, fd->get())) {
+    ::unlinkat(dir, tmp.c_str(), 0);
+    return changed_now();
+  }
+  Fd theirs(::openat(dir, tmp.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  if (exchange(dir, tmp, name) && !same_inode(dir, tmp, fd->get())) {
+    exchange(dir, tmp, name);  // a newer save came between the look and the swap back
+    ::unlinkat(dir, tmp.c_str(), 0);
+    return changed_now();
+  }
+  if (ours_leased >= 0 && theirs) {
+    // Whoever opened ours while it was in place has waited on the lease and
+    // reads it once we let go: it gets the save, not a file without it. A
+    // writer waiting on ours writes into it, so ours goes back in place.
+    if (copy_into(fd->get(), theirs.get(), max_bytes) && waiting_opener(fd->get(), F_WRLCK) == F_UNLCK)
+      exchange(dir, tmp, name);
   }
   ::unlinkat(dir, tmp.c_str(), 0);
   return changed_now();
