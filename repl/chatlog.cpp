@@ -21,6 +21,18 @@ std::size_t occurrences(const Lines& lines, std::size_t from) {
   return n;
 }
 
+// The log's lines as the edit engine sees them, so anchors taken from them
+// match: no byte-order mark, and "\r" dropped only before a "\n" (a last
+// line without one keeps it, as the engine keeps it).
+Lines engine_lines(std::string_view text) {
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+  Lines lines = split_lines(text);
+  const std::size_t ended = text.ends_with('\n') ? lines.size() : lines.size() - (lines.empty() ? 0 : 1);
+  for (std::size_t i = 0; i < ended; ++i)
+    if (!lines[i].empty() && lines[i].back() == '\r') lines[i].pop_back();
+  return lines;
+}
+
 }  // namespace
 
 Result<std::optional<std::string>> ChatLog::read() const {
@@ -37,9 +49,7 @@ Result<FileChange> ChatLog::replace(const Lines& old_lines, const Lines& new_lin
   auto now = read();
   if (!now) return now.error();
   if (!*now) return Failure{Error::log_conflict, path_ + " is gone"};
-  Lines current = split_lines(**now);
-  for (std::string& l : current)
-    if (!l.empty() && l.back() == '\r') l.pop_back();
+  const Lines current = engine_lines(**now);
   // The newest occurrence: the same request may be in a log twice (one
   // agent, one second, one code), and the gateway's text is at the end. The
   // anchor takes the lines after it to the end of the file, and as many
@@ -67,9 +77,7 @@ Result<FileChange> ChatLog::append(const Lines& lines) {
   auto now = read();
   if (!now) return now.error();
   if (!*now) return Failure{Error::log_conflict, path_ + " is gone"};
-  Lines current = split_lines(**now);
-  for (std::string& l : current)
-    if (!l.empty() && l.back() == '\r') l.pop_back();  // the engine compares lines without their ends
+  const Lines current = engine_lines(**now);
   if (current.empty()) return Failure{Error::log_conflict, path_ + " is empty: there is nothing to append to"};
   // The shortest run of last lines that occurs once is the anchor.
   std::size_t from = current.size() - 1;

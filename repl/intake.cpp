@@ -1,5 +1,6 @@
 #include "repl/intake.hpp"
 
+#include <algorithm>
 #include <iterator>
 
 namespace repl {
@@ -23,9 +24,11 @@ Appended read_appended(const std::string& seen, const std::string& found, const 
     for (const Lines& tail : {Lines{"", std::string(footer)}, Lines{}}) {
       Lines with = end;
       with.insert(with.end(), tail.begin(), tail.end());
-      if (ends_with_lines(seen, with)) {
+      // ends_with_lines ignores the text's last line ends: so do the lines.
+      while (!with.empty() && with.back().empty()) with.pop_back();
+      if (!with.empty() && ends_with_lines(seen, with)) {
         while (!known.empty() && known.back().empty()) known.pop_back();
-        known.resize(known.size() - with.size());
+        known.resize(known.size() - std::min(known.size(), with.size()));
         break;
       }
     }
