@@ -5,6 +5,7 @@
 #include "editproto/workspace.hpp"
 #include "gateway/eval_client.hpp"
 #include "gateway/history.hpp"
+#include "gateway/pages_client.hpp"
 #include "gateway/record.hpp"
 #include "gateway/report.hpp"
 #include "gateway/serve.hpp"
@@ -329,6 +330,9 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
   undo->add_option("--format", undo_args.format, "Output: text (default) or json")
       ->check(CLI::IsMember({"text", "json"}));
 
+  // The commands that talk to a running gateway find it as git finds .git.
+  const std::string gateway_root_help =
+      "Workspace root (default: the nearest folder holding .editgate/, the current one or one above it)";
   EvalArgs eval_args;
   CLI::App* evalc = app.add_subcommand("eval", "Run code in a page of the running gateway, as the eval op does: "
                                                "logged in debug/ and committed; exit 1 when the code throws");
@@ -336,8 +340,7 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
       ->required();
   evalc->add_option("code", eval_args.code, "JavaScript: an expression or statements, top-level await allowed")
       ->required();
-  evalc->add_option("--root", eval_args.root, "Workspace root (default: the current folder)")
-      ->check(CLI::ExistingDirectory);
+  evalc->add_option("--root", eval_args.root, gateway_root_help)->check(CLI::ExistingDirectory);
   evalc->add_option("--agent", eval_args.agent, "Who asks, in the log and the commit (default: cli)");
   evalc->add_option("--timeout", eval_args.timeout_ms, "Milliseconds before the log says timeout");
   evalc->add_flag("--silent", eval_args.silent, "Do not write the exchange into the log");
@@ -354,9 +357,15 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
                                             "waits in the log)");
   waitc->add_option("--timeout", wait_args.timeout_s, "Seconds to wait at most (default: 120)")
       ->check(CLI::PositiveNumber);
-  waitc->add_option("--root", wait_args.root, "Workspace root (default: the current folder)")
-      ->check(CLI::ExistingDirectory);
+  waitc->add_option("--root", wait_args.root, gateway_root_help)->check(CLI::ExistingDirectory);
   waitc->add_option("--format", wait_args.format, "Output: text (default) or json")
+      ->check(CLI::IsMember({"text", "json"}));
+
+  PagesArgs pages_args;
+  CLI::App* pagesc = app.add_subcommand("pages", "List the running gateway's pages: name, kind, state, jobs queued, "
+                                                 "log and URL");
+  pagesc->add_option("--root", pages_args.root, gateway_root_help)->check(CLI::ExistingDirectory);
+  pagesc->add_option("--format", pages_args.format, "Output: text (default) or json (GET /v1/pages)")
       ->check(CLI::IsMember({"text", "json"}));
 
   ServeArgs serve_args;
@@ -414,6 +423,7 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
   if (serve->parsed()) return run_serve(serve_args, out, err);
   if (evalc->parsed()) return run_eval(eval_args, out, err);
   if (waitc->parsed()) return run_wait(wait_args, out, err);
+  if (pagesc->parsed()) return run_pages(pages_args, out, err);
   if (log->parsed()) return run_log(log_args, out, err);
   if (undo->parsed()) return run_undo(undo_args, out, err);
   if (lintc->parsed()) return run_lint(lint_args, out, err);

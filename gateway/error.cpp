@@ -12,6 +12,7 @@ std::string_view to_string(Error e) {
     case Error::forbidden_origin: return "forbidden_origin";
     case Error::host_not_allowed: return "host_not_allowed";
     case Error::not_found: return "not_found";
+    case Error::ambiguous: return "ambiguous";
     case Error::method_not_allowed: return "method_not_allowed";
     case Error::bad_request: return "bad_request";
     case Error::bad_json: return "bad_json";
@@ -44,6 +45,7 @@ unsigned http_status(Error e) {
     case Error::method_not_allowed: return 405;
     case Error::timeout: return 408;
     case Error::conflict:
+    case Error::ambiguous:
     case Error::commit_failed:
     case Error::locked:
     case Error::in_use: return 409;

@@ -17,7 +17,8 @@ enum class Error {
   unauthorized = 1,      // no cookie, or the wrong one
   forbidden_origin,      // a browser page from an origin that is not allowed
   host_not_allowed,      // Host is not this gateway (DNS rebinding)
-  not_found,             // no such route, op or streamed edit
+  not_found,             // no such route, op or streamed edit; no gateway runs (its clients)
+  ambiguous,             // a bare page name that more than one live page has
   method_not_allowed,
   bad_request,           // a malformed or unknown parameter
   bad_json,              // a message that is not a JSON object

@@ -1,5 +1,6 @@
 // `editgate eval PAGE CODE`: one eval through the running gateway (its port
-// and cookie from .editgate/), printed as the log shows it.
+// and cookie from .editgate/, see gateway/remote.hpp), printed as the log
+// shows it.
 #pragma once
 
 #include <ostream>
@@ -8,7 +9,7 @@
 namespace editgate {
 
 struct EvalArgs {
-  std::string root = ".";
+  std::string root;  // empty: the folder found by searching upward for .editgate/
   std::string page;
   std::string code;
   std::string agent = "cli";

@@ -442,6 +442,7 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
         // A page's own exception is a result, not an HTTP failure.
         http::status status = !error || reason == "page_error" ? http::status::ok
                               : reason == "not_found"          ? http::status::not_found
+                              : reason == "ambiguous"          ? http::status::conflict
                               : reason == "timeout"            ? http::status::gateway_timeout
                                                                : http::status::service_unavailable;
         self->respond(status, m, true);

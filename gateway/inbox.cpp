@@ -1,5 +1,6 @@
 #include "gateway/inbox.hpp"
 
+#include "editproto/unicode.hpp"
 #include "gateway/report.hpp"
 #include "repl/agent_files.hpp"
 
@@ -53,6 +54,11 @@ void apply_inbox(Engine& engine, const std::string& state_dir, const std::string
       (*run)->log("inbox " + name);
       answer = report_json(report, true);
       answer["summary"] = counts(report.blocks);
+      // What `editgate apply` would have printed, failed blocks' diagnostics
+      // and all: `editgate wait --inbox` shows it.
+      std::ostringstream shown;
+      print_text(shown, report, false);
+      answer["text"] = editproto::unicode::to_valid_utf8(shown.str());
       answer["status"] = all_ok(report) && !report.commit_error ? boost::json::array{"done"}
                                                                 : boost::json::array{"done", "error"};
     }

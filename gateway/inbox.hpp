@@ -2,7 +2,8 @@
 // .editgate/inbox/<name>.md, a message of edit blocks (an LLM's answer);
 // the gateway applies it as `editgate apply` would, on the engine's thread
 // with the other edits, and answers in .editgate/outbox/:
-//   <name>.json              the results, the JSON of `apply --format json`
+//   <name>.json              the results, the JSON of `apply --format json`,
+//                            with `summary`, `status` and `text` (apply's text output)
 //   <name>.md                the message, moved out of the inbox
 //   <name>.completed.marker  a sequence number; written last
 // The old answers to a name are removed before its new message is read, and

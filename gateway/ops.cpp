@@ -509,7 +509,9 @@ void OpSession::op_stdin(Request& r) {
         return repl->input(page, text);
       },
       [self, echo = std::move(r.echo)](repl::Result<void> sent) {
-        if (!sent) return self->fail(echo, Error::not_found, sent.error().message);
+        if (!sent)
+          return self->fail(echo, sent.error().code == repl::Error::ambiguous ? Error::ambiguous : Error::not_found,
+                            sent.error().message);
         self->reply(echo, {{"status", json::array{"done"}}});
       });
 }

@@ -3,13 +3,13 @@
 #include "gateway/security.hpp"
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <utility>
@@ -40,6 +40,13 @@ Result<void> write_file(const std::string& path, const std::string& text, mode_t
     return f;
   }
   return {};
+}
+
+struct flock whole_file(short type) {
+  struct flock l {};
+  l.l_type = type;
+  l.l_whence = SEEK_SET;  // l_start and l_len 0: the whole file; l_pid 0, as OFD locks require
+  return l;
 }
 
 bool is_cookie(const std::string& s) {
@@ -96,13 +103,19 @@ Result<StateDir> StateDir::open(const std::string& root) {
   const std::string lock_path = dir + "/lock";
   int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) return os_failure("cannot open " + lock_path);
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+  // An open-file-description lock, not flock(): clients ask whether it is
+  // held with F_OFD_GETLK, which takes nothing, so a gateway starting at
+  // that moment is never refused because a client was looking.
+  struct flock whole = whole_file(F_WRLCK);
+  if (::fcntl(fd, F_OFD_SETLK, &whole) != 0) {
     std::string holder = read_small(lock_path);
     while (!holder.empty() && holder.back() == '\n') holder.pop_back();
     ::close(fd);
     return Failure{Error::in_use, "another gateway serves this workspace (" +
                                       (holder.empty() ? std::string("starting") : holder) + "); lock: " + lock_path};
   }
+  // A port file here was left by a gateway that was killed: it names no one.
+  ::unlink((dir + "/port").c_str());
   auto cookie = load_cookie(dir + "/cookie");
   if (!cookie) {
     ::close(fd);
@@ -120,7 +133,51 @@ Result<void> StateDir::publish(unsigned short port, const std::string& url) {
   return {};
 }
 
+Result<std::string> client_root(const std::string& root) {
+  if (!root.empty()) return root;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path here = fs::current_path(ec);
+  if (ec) return Failure{Error::io, "cannot tell the current folder (" + ec.message() + "); give --root"};
+  for (fs::path dir = here;; dir = dir.parent_path()) {
+    if (fs::is_directory(dir / ".editgate", ec)) return dir.string();
+    if (!dir.has_relative_path()) break;  // "/" was the last
+  }
+  return Failure{Error::not_found, "no gateway is running (no .editgate/ in " + here.string() +
+                                       " or a folder above it); start one with `editgate serve`, or give --root"};
+}
+
+Result<void> gateway_running(const std::string& root) {
+  const std::string dir = root + (root.empty() || root.back() == '/' ? "" : "/") + ".editgate";
+  const std::string lock_path = dir + "/lock";
+  const std::string start = "; start one with `editgate serve`";
+  int fd = ::open(lock_path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) {
+    if (errno == ENOENT) return Failure{Error::not_found, "no gateway is running (none has served " + root + ")" + start};
+    return os_failure("cannot read " + lock_path);
+  }
+  struct flock probe = whole_file(F_WRLCK);
+  const int rc = ::fcntl(fd, F_OFD_GETLK, &probe);
+  const int saved = errno;
+  ::close(fd);
+  if (rc != 0) {
+    errno = saved;
+    return os_failure("cannot ask whether a gateway holds " + lock_path);
+  }
+  if (probe.l_type != F_UNLCK) return {};
+  // Nobody holds the lock. A port file left behind names a gateway that was
+  // killed before it could remove it; its lock file still says which.
+  struct stat st {};
+  if (::lstat((dir + "/port").c_str(), &st) != 0)
+    return Failure{Error::not_found, "no gateway is running (the last one to serve " + root + " has stopped)" + start};
+  std::string holder = read_small(lock_path);
+  while (!holder.empty() && (holder.back() == '\n' || holder.back() == '\r')) holder.pop_back();
+  return Failure{Error::not_found, "no gateway is running (" + dir + "/port is left from one that stopped without "
+                                       "removing it" + (holder.empty() ? "" : ": " + holder) + ")" + start};
+}
+
 Result<Published> read_published(const std::string& root) {
+  if (auto running = gateway_running(root); !running) return running.error();
   const std::string dir = root + "/.editgate";
   Published p;
   std::string port = read_small(dir + "/port");
@@ -130,10 +187,11 @@ Result<Published> read_published(const std::string& root) {
   try {
     n = std::stoul(port);
   } catch (...) {
-    return Failure{Error::not_found, "no gateway is serving " + root + " (no " + dir + "/port); start `editgate serve`"};
+    // The lock is held and the port not written yet: the gateway is starting.
+    return Failure{Error::not_found, "the gateway of " + root + " is starting (no " + dir + "/port yet); try again"};
   }
   if (n == 0 || n > 65535 || !is_cookie(cookie))
-    return Failure{Error::not_found, "the gateway files in " + dir + " are damaged; restart `editgate serve`"};
+    return Failure{Error::io, "the gateway files in " + dir + " are damaged; restart `editgate serve`"};
   p.port = static_cast<unsigned short>(n);
   p.cookie = cookie;
   return p;

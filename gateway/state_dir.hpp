@@ -1,6 +1,6 @@
 // The gateway's own files in the workspace, under .editgate/ (mode 0700,
 // listed in .git/info/exclude so they are never committed):
-//   lock    held (flock) while a gateway serves the workspace; names its pid and URL
+//   lock    locked (an OFD lock) while a gateway serves the workspace; names its pid and URL
 //   cookie  the agents' secret: 128 random bits as hex, mode 0600, kept across restarts
 //   port    the port number while the gateway runs, as nREPL writes .nrepl-port
 //   page-keys     SHA-256 hashes of the pages' secrets (repl/page_keys.hpp)
@@ -39,8 +39,22 @@ class StateDir {
   bool published_ = false;
 };
 
+// The workspace of a command that talks to a running gateway (eval, wait,
+// pages): `root` when the user gave --root (empty when not); else the
+// nearest folder, the current one or one above it, that holds .editgate/,
+// as git finds .git. Error::not_found ("no gateway is running (...)") when
+// there is none.
+Result<std::string> client_root(const std::string& root);
+
+// Whether a gateway serves `root`: its lock is held, asked without taking
+// it. Error::not_found says why none runs ("no gateway is running (...)"),
+// a port file left by a gateway that was killed included.
+Result<void> gateway_running(const std::string& root);
+
 // The cookie and port of the gateway serving `root`, read from .editgate/,
-// for clients (the tests, `editgate eval`).
+// for clients (the tests, `editgate eval`): Error::not_found when none runs
+// (as gateway_running) or it has not published its port yet, Error::io when
+// the files are damaged.
 struct Published {
   std::string cookie;
   unsigned short port = 0;

@@ -1,16 +1,19 @@
 #include "gateway/wait.hpp"
 
+#include "gateway/state_dir.hpp"
 #include "repl/agent_files.hpp"
 #include "repl/format.hpp"
 #include "repl/markdown.hpp"
 
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 namespace editgate {
 
@@ -74,25 +77,47 @@ Tail log_tail(const fs::path& log, const std::string& page) {
   return pending ? Tail::request : Tail::settled;
 }
 
-// The page's folder under .editgate/pages: the name, or the one folder of a bare name.
-std::optional<fs::path> page_dir(const fs::path& pages, const std::string& name, std::string& why) {
+// The page's folder under .editgate/pages: the name, or the folder of a bare
+// name (node) when one page has it, or one connected page does, as the
+// gateway resolves a bare name. More than one is `ambiguous`, at once: no
+// wait makes it less so.
+struct PageDir {
+  std::optional<fs::path> dir;
+  bool ambiguous = false;
+  std::string why;
+};
+
+PageDir page_dir(const fs::path& pages, const std::string& name) {
   std::error_code ec;
-  if (fs::is_directory(pages / name, ec)) return pages / name;
-  std::optional<fs::path> found;
-  std::string all;
+  if (fs::is_directory(pages / name, ec)) return {pages / name, false, ""};
+  std::vector<fs::path> all, candidates;
   for (const auto& e : fs::directory_iterator(pages, ec)) {
     const std::string n = e.path().filename().string();
-    all += (all.empty() ? "" : ", ") + n;
-    if (n.rfind(name + "-", 0) == 0 && n.find('-', name.size() + 1) == std::string::npos) {
-      if (found) {
-        why = "'" + name + "' names more than one page (" + found->filename().string() + ", " + n + "); give the full name";
-        return std::nullopt;
-      }
-      found = e.path();
-    }
+    all.push_back(e.path());
+    if (n.rfind(name + "-", 0) == 0 && n.find('-', name.size() + 1) == std::string::npos) candidates.push_back(e.path());
   }
-  if (!found) why = "no page '" + name + "' in " + pages.string() + (all.empty() ? " (no page has connected)" : " (pages: " + all + ")");
-  return found;
+  std::sort(all.begin(), all.end());
+  std::sort(candidates.begin(), candidates.end());
+  auto names = [](const std::vector<fs::path>& dirs) {
+    std::string out;
+    for (const fs::path& d : dirs) out += (out.empty() ? "" : ", ") + d.filename().string();
+    return out;
+  };
+  if (candidates.size() > 1) {
+    std::vector<fs::path> connected;
+    for (const fs::path& d : candidates) {
+      const json::value* c = object_in(d / "status.json").if_contains("connected");
+      if (c && c->is_bool() && c->get_bool()) connected.push_back(d);
+    }
+    if (connected.size() == 1) return {connected.front(), false, ""};
+    return {std::nullopt, true,
+            "ambiguous: '" + name + "' names more than one page (" + names(connected.size() > 1 ? connected : candidates) +
+                "); give the full name"};
+  }
+  if (candidates.size() == 1) return {candidates.front(), false, ""};
+  return {std::nullopt, false,
+          "no page '" + name + "' in " + pages.string() +
+              (all.empty() ? " (no page has connected)" : " (pages: " + names(all) + ")")};
 }
 
 }  // namespace
@@ -102,11 +127,23 @@ int run_wait(const WaitArgs& a, std::ostream& out, std::ostream& err) {
     err << "editgate wait: give either --page NAME or --inbox NAME\n";
     return 2;
   }
-  const fs::path state = fs::path(a.root) / ".editgate";
+  auto found = client_root(a.root);
+  if (!found) {
+    err << "editgate wait: " << found.error().message << '\n';
+    return 2;
+  }
+  const fs::path root = *found, state = root / ".editgate";
   const auto until = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                                              std::chrono::duration<double>(a.timeout_s));
   std::error_code ec;
-  auto gateway_runs = [&] { return fs::exists(state / "port", ec); };
+  // A gateway holds the workspace's lock; a port file alone may be left by
+  // one that was killed, which would answer nothing ever.
+  auto not_running = [&]() -> bool {
+    auto running = gateway_running(root.string());
+    if (running) return false;
+    err << "editgate wait: " << running.error().message << '\n';
+    return true;
+  };
 
   if (!a.inbox.empty()) {
     const fs::path in = state / "inbox" / (a.inbox + ".md"), marker = state / "outbox" / (a.inbox + ".completed.marker"),
@@ -120,11 +157,7 @@ int run_wait(const WaitArgs& a, std::ostream& out, std::ostream& err) {
         err << "editgate wait: no message " << in.string() << " and no answer to it in " << (state / "outbox").string() << '\n';
         return 2;
       }
-      if (!gateway_runs()) {
-        err << "editgate wait: no gateway serves " << a.root << " (start it with `editgate serve`); "
-            << in.string() << " waits for it\n";
-        return 2;
-      }
+      if (not_running()) return 2;
       if (std::chrono::steady_clock::now() >= until) {
         err << "editgate wait: timed out: " << in.string() << " is not answered yet\n";
         return 124;
@@ -132,19 +165,30 @@ int run_wait(const WaitArgs& a, std::ostream& out, std::ostream& err) {
       std::this_thread::sleep_for(poll_every);
     }
     json::object answer = object_in(state / "outbox" / (a.inbox + ".json"));
+    // The blocks as `editgate apply` prints them, diagnostics and all; an
+    // answer without them (a message refused whole) says why.
     if (a.format == "json")
       out << json::serialize(answer) << '\n';
+    else if (answer.contains("text"))
+      out << str(answer, "text");
     else
       out << (answer.contains("summary") ? str(answer, "summary") : str(answer, "error")) << '\n';
     const json::value* status = answer.if_contains("status");
     return status && status->is_array() && status->get_array().size() == 1 ? 0 : 1;
   }
 
-  std::string why;
   std::optional<fs::path> dir;
   std::optional<unsigned long long> job = a.job;
   for (;;) {
-    if (!dir) dir = page_dir(state / "pages", a.page, why);
+    PageDir named;
+    if (!dir) {
+      named = page_dir(state / "pages", a.page);
+      if (named.ambiguous) {
+        err << "editgate wait: " << named.why << '\n';
+        return 2;
+      }
+      dir = named.dir;
+    }
     if (dir) {
       const json::object status = object_in(*dir / "status.json");
       const std::uint64_t acked = repl::marker_number((*dir / "ack.marker").string()),
@@ -153,7 +197,7 @@ int run_wait(const WaitArgs& a, std::ostream& out, std::ostream& err) {
         if (completed >= *job) break;
       } else if (!status.empty() && str(status, "state") != "processing" && completed >= acked) {
         // Nothing runs: the newest job is the one, once nothing waits in the log.
-        const Tail tail = log_tail(fs::path(a.root) / str(status, "log"), dir->filename().string());
+        const Tail tail = log_tail(root / str(status, "log"), dir->filename().string());
         if (tail == Tail::draft) {
           err << "editgate wait: " << str(status, "log") << " ends in a draft: a fenced block is not closed, so "
               << "nothing runs; close it with a line of backticks\n";
@@ -164,18 +208,19 @@ int run_wait(const WaitArgs& a, std::ostream& out, std::ostream& err) {
           break;
         }
       }
-      if (!gateway_runs()) {
-        err << "editgate wait: no gateway serves " << a.root << " (start it with `editgate serve`)\n";
-        return 2;
-      }
+      if (not_running()) return 2;
       if (std::chrono::steady_clock::now() >= until) {
         err << "editgate wait: timed out; " << a.page << ": " << str(status, "state") << ": " << str(status, "message")
             << '\n';
         return 124;
       }
-    } else if (!gateway_runs() || std::chrono::steady_clock::now() >= until) {
-      err << "editgate wait: " << why << '\n';
-      return 2;
+    } else {
+      // The page may connect yet, while a gateway runs.
+      if (not_running()) return 2;
+      if (std::chrono::steady_clock::now() >= until) {
+        err << "editgate wait: " << named.why << '\n';
+        return 2;
+      }
     }
     std::this_thread::sleep_for(poll_every);
   }

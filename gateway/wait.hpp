@@ -10,7 +10,7 @@
 namespace editgate {
 
 struct WaitArgs {
-  std::string root = ".";
+  std::string root;    // empty: the folder found by searching upward for .editgate/
   std::string page;   // a page's name (node-1a2b), or a bare name with one page (node)
   std::string inbox;  // an inbox message's name, without .md
   std::optional<unsigned long long> job;

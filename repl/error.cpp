@@ -7,6 +7,7 @@ namespace repl {
 std::string_view to_string(Error e) {
   switch (e) {
     case Error::not_found: return "not_found";
+    case Error::ambiguous: return "ambiguous";
     case Error::in_use: return "in_use";
     case Error::bad_request: return "bad_request";
     case Error::timeout: return "timeout";

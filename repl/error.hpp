@@ -11,6 +11,7 @@ namespace repl {
 
 enum class Error {
   not_found = 1,       // no such page (or job)
+  ambiguous,           // a bare page name that more than one live page has
   in_use,              // another live socket holds this page instance
   bad_request,         // a malformed message or parameter
   timeout,             // the page did not answer in time

@@ -39,6 +39,11 @@ std::string str(const json::object& o, std::string_view key) {
   return {};
 }
 
+// A final reply refusing a request: the code first, then why.
+json::object refusal(const Failure& f) {
+  return {{"error", std::string(to_string(f.code)) + ": " + f.message}, {"reason", to_string(f.code)}};
+}
+
 std::optional<std::uint64_t> job_of(const json::object& o) {
   auto it = o.find("job");
   if (it == o.end()) return std::nullopt;
@@ -158,18 +163,33 @@ Repl::~Repl() = default;
 
 // ---- pages -------------------------------------------------------------------
 
-Repl::Page* Repl::find(const std::string& name) {
+Result<Repl::Page*> Repl::find(const std::string& name) {
   if (auto it = pages_.find(name); it != pages_.end()) return it->second.get();
   for (auto& [id, p] : pages_)
     if (p->stem == name) return p.get();
-  // A bare name ("node") names the one live page of that name.
+  // A bare name ("node") names the one live page of that name; two live
+  // pages of that name make it ambiguous, never a guess.
+  std::vector<std::string> live;
   Page* only = nullptr;
   for (auto& [id, p] : pages_)
     if (p->link && p->stem.substr(0, p->stem.rfind('-')) == name) {
-      if (only) return nullptr;
       only = p.get();
+      live.push_back(p->stem);
     }
-  return only;
+  auto listed = [](std::vector<std::string> names) {
+    std::sort(names.begin(), names.end());
+    std::string out;
+    for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out;
+  };
+  if (live.size() > 1)
+    return Failure{Error::ambiguous, "'" + name + "' names " + std::to_string(live.size()) +
+                                         " live pages (" + listed(live) + "); give the full name or the id"};
+  if (only) return only;
+  std::vector<std::string> all;
+  for (const auto& [id, p] : pages_) all.push_back(p->stem);
+  return Failure{Error::not_found, "no page '" + name + "'" +
+                                       (all.empty() ? "; no page is connected" : "; the pages are " + listed(all))};
 }
 
 Repl::Page* Repl::by_log(const std::string& path) {
@@ -602,17 +622,11 @@ std::vector<FileChange> Repl::log_events(Page& p, const std::vector<Event>& even
 // ---- jobs --------------------------------------------------------------------
 
 void Repl::eval(EvalRequest request, Listener listener) {
-  auto answer_error = [&](Error code, const std::string& message) {
-    listener.done({{"error", std::string(to_string(code)) + ": " + message}, {"reason", to_string(code)}});
-  };
+  auto answer_error = [&](Error code, const std::string& message) { listener.done(refusal({code, message})); };
   if (stopping_) return answer_error(Error::shutting_down, "the gateway is stopping");
-  Page* p = find(request.page);
-  if (!p) {
-    std::string names;
-    for (const auto& [id, page] : pages_) names += (names.empty() ? "" : ", ") + page->stem;
-    return answer_error(Error::not_found, "no page '" + request.page + "'" +
-                                              (names.empty() ? "; no page is connected" : "; the pages are " + names));
-  }
+  auto found = find(request.page);
+  if (!found) return answer_error(found.error().code, found.error().message);
+  Page* p = *found;
   auto job = std::make_shared<Job>();
   job->agent = request.agent.empty() ? "agent" : request.agent;
   job->codes = {std::move(request.code)};
@@ -1138,8 +1152,9 @@ void Repl::wait_for_answer(Page& p, const Job& job) {
 }
 
 void Repl::interrupt(const std::string& page, std::function<void(json::object)> done) {
-  Page* p = find(page);
-  if (!p) return done({{"error", "not_found: no page '" + page + "'"}, {"reason", "not_found"}});
+  auto found = find(page);
+  if (!found) return done(refusal(found.error()));
+  Page* p = *found;
   if (!p->running || !p->link) return done({{"result", "idle"}, {"message", "no job is running in " + page}});
   const std::uint64_t job = p->running->id;
   // SIGINT stops synchronous Node code; the message ends an await.
@@ -1169,8 +1184,10 @@ void Repl::interrupt(const std::string& page, std::function<void(json::object)> 
 }
 
 void Repl::complete(const std::string& page, std::string code, std::function<void(json::object)> done) {
-  Page* p = find(page);
-  if (!p || !p->link) return done({{"error", "not_found: no connected page '" + page + "'"}, {"reason", "not_found"}});
+  auto found = find(page);
+  if (!found) return done(refusal(found.error()));
+  Page* p = *found;
+  if (!p->link) return done(refusal({Error::not_found, p->stem + " is not connected"}));
   const std::uint64_t req = next_job_++;
   p->link->send(json::serialize(json::object{{"type", "complete"}, {"job", req}, {"code", std::move(code)}}));
   await_answer(*p, req, std::move(done),
@@ -1179,8 +1196,10 @@ void Repl::complete(const std::string& page, std::string code, std::function<voi
 }
 
 Result<void> Repl::input(const std::string& page, std::string text) {
-  Page* p = find(page);
-  if (!p || !p->link) return Failure{Error::not_found, "no connected page '" + page + "'"};
+  auto found = find(page);
+  if (!found) return found.error();
+  Page* p = *found;
+  if (!p->link) return Failure{Error::not_found, p->stem + " is not connected"};
   if (!p->input_job) return Failure{Error::not_found, p->stem + " is not waiting for input"};
   p->link->send(json::serialize(json::object{{"type", "stdin"}, {"job", *p->input_job}, {"text", std::move(text)}}));
   p->input_job.reset();

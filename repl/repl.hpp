@@ -154,7 +154,10 @@ class Repl {
   struct Job;
 
  private:
-  Page* find(const std::string& name_or_id);
+  // A page by its full name, its instance id, or a bare name ("node") that
+  // one live page has: Error::not_found naming the pages there are,
+  // Error::ambiguous naming the live pages that have the bare name.
+  Result<Page*> find(const std::string& name_or_id);
   Page* by_log(const std::string& path);
   void write_registry();
   void registry_changed();

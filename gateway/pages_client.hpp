@@ -1,0 +1,18 @@
+// `editgate pages`: the running gateway's pages (GET /v1/pages, with the
+// port and cookie from .editgate/), as a table for people or as JSON.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+namespace editgate {
+
+struct PagesArgs {
+  std::string root;  // empty: the folder found by searching upward for .editgate/
+  std::string format = "text";
+};
+
+// Exit 0 with the list (empty too), 2 when no gateway answers or it refused.
+int run_pages(const PagesArgs& args, std::ostream& out, std::ostream& err);
+
+}  // namespace editgate

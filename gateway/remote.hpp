@@ -1,0 +1,29 @@
+// The command-line clients of a running gateway (`eval`, `pages`): one HTTP
+// request to it with the port and cookie from .editgate/ (the workspace is
+// found by client_root, gateway/state_dir.hpp). Every way of not getting an answer is a named code
+// with a message that says it once, and no library's source location.
+#pragma once
+
+#include "gateway/error.hpp"
+
+#include <boost/json/object.hpp>
+
+#include <string>
+#include <string_view>
+
+namespace editgate {
+
+struct Answer {
+  unsigned status = 0;
+  boost::json::object body;
+};
+
+// `method target` with `body` (JSON) to the gateway serving `root`, waited
+// for without a deadline (an eval takes as long as its timeout). Errors:
+// not_found when no gateway runs or it stopped before answering, io when it
+// cannot be reached for another reason, bad_json when its answer is not a
+// JSON object, payload_too_large past 256 MiB.
+Result<Answer> call_gateway(const std::string& root, std::string_view method, std::string_view target,
+                            const std::string& body = "");
+
+}  // namespace editgate
