@@ -1,6 +1,7 @@
 // The browser adapter: connects this page to the editgate gateway over the WebSocket /v1/page and
 // speaks the page protocol of repl/README.md. The gateway serves it as /adapter.js, inside one
-// function after serialize.js; a page loads it with <script src="http://127.0.0.1:PORT/adapter.js">.
+// function after serialize.js; a page loads it with
+// <script src="http://127.0.0.1:PORT/adapter.js" crossorigin></script>.
 
 var INSTANCE_KEY = 'editgate.instance';  // {"id","secret"} as JSON: the secret takes the id back
 var IN_USE_PATIENCE_MS = 3000;  // a reload's new socket can arrive before the old one has closed
@@ -27,12 +28,34 @@ var capturing = false;  // a console call made while formatting one is not captu
 if (window.editgate) {
   // Included twice: the first copy already has the connection.
 } else if (!script || !script.src) {
-  console.warn('editgate: load adapter.js with <script src="http://127.0.0.1:PORT/adapter.js">');
+  console.warn('editgate: load adapter.js with <script src="http://127.0.0.1:PORT/adapter.js" crossorigin>');
+} else if (errorsMuted()) {
+  loadWithCors();
 } else {
+  start();
+}
+
+function start() {
   window.editgate = { prompt: prompt, version: '1' };
   captureConsole();
   captureErrors();
   connect();
+}
+
+// A script fetched from another origin without CORS has its errors muted by the browser, and so
+// has all code it evaluates: an error thrown later by an agent's code reaches window.onerror as
+// "Script error." with no detail, and its unhandled rejections are not reported at all. The gateway
+// serves this file with CORS headers, so a tag without the crossorigin attribute has it loaded
+// again with it, and only that copy runs.
+function errorsMuted() {
+  return script.crossOrigin === null && new URL(script.src, location.href).origin !== location.origin;
+}
+
+function loadWithCors() {
+  var again = document.createElement('script');
+  again.src = script.src;
+  again.crossOrigin = 'anonymous';
+  (document.head || document.documentElement).appendChild(again);
 }
 
 function readInstance() {
@@ -303,9 +326,10 @@ function captureConsole() {
   });
 }
 
-// An error as an event's text: the stack when there is one.
+// An error as an event's text: the stack when there is one, without the adapter's frames under
+// an agent's code (as in a result).
 function errorText(e) {
-  return editgateFormatConsole([e]).text;
+  return trimStack(editgateFormatConsole([e]).text);
 }
 
 function captureErrors() {
