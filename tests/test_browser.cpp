@@ -325,3 +325,63 @@ TEST_CASE("errors of an agent's code in a tab of another origin are reported in 
           "[browser]") {
   errors_in_full(false);
 }
+
+namespace {
+
+// The first browser page whose url ends with `path`, connected; "" if none comes.
+json::object wait_browser_url(client::Ws& ws, const std::string& path) {
+  for (int i = 0; i < 150; ++i) {
+    for (const auto& p : pages(ws)) {
+      const std::string url(p.at("url").as_string());
+      if (p.at("kind") == "browser" && p.at("state") != "disconnected" && url.size() >= path.size() &&
+          url.compare(url.size() - path.size(), path.size(), path) == 0)
+        return p.as_object();
+    }
+    std::this_thread::sleep_for(100ms);
+  }
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("a tab is one instance across navigations: by location.href, by a link, and back from the back/forward cache",
+          "[browser]") {
+  test::TempDir dir, site, profile;
+  client::Gateway gw(dir.str());
+  const unsigned short web = free_port();
+  test::write_file(site / "index.html", adapter_page("Nav", gw.port()));
+  test::write_file(site / "second.html", adapter_page("Second", gw.port(), "<a id=next href=\"/third.html\">on</a>"));
+  test::write_file(site / "third.html", adapter_page("Third", gw.port()));
+  // No flag touches the back/forward cache: it is on, as in a user's browser.
+  BrowsedSite browsing(site, profile, web, "http://127.0.0.1:" + std::to_string(web) + "/");
+  client::Ws ws(gw.port());
+  ws.login(gw.cookie());
+  const std::string page = wait_browser_page(ws);
+  REQUIRE(page.rfind("nav-", 0) == 0);
+  const test::fs::path log = dir / ("debug/" + page + ".md");
+  auto one_instance = [&](const std::string& path) {
+    const json::object p = wait_browser_url(ws, path);
+    REQUIRE_FALSE(p.empty());
+    CHECK(p.at("page") == page.c_str());  // the same instance, so the same log
+    CHECK(eval(ws, page, "location.pathname").at("value") == path.c_str());
+    CHECK(pages(ws).size() == 1);  // the document left is not a second, idle page
+  };
+
+  CHECK(eval(ws, page, "setTimeout(() => { location.href = '/second.html' }, 50); 'going'").at("value") == "going");
+  one_instance("/second.html");
+  CHECK(eval(ws, page, "window.left = 'second'; setTimeout(() => document.getElementById('next').click(), 50); 1")
+            .at("value") == 1);
+  one_instance("/third.html");
+  // Back: the second document comes out of the cache as it was left (its
+  // globals kept: not loaded again), and connects again.
+  CHECK(eval(ws, page, "setTimeout(() => history.back(), 50); 1").at("value") == 1);
+  one_instance("/second.html");
+  CHECK(eval(ws, page, "window.left").at("value") == "second");
+
+  const std::string text = test::read_file(log);
+  CHECK(pagetest::count(text, "reconnected at") == 3);
+  std::size_t logs = 0;
+  for (const auto& e : test::fs::directory_iterator(dir / "debug"))
+    logs += e.path().extension() == ".md" && e.path().filename() != "debug.md" ? 1 : 0;
+  CHECK(logs == 1);
+}

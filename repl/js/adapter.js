@@ -15,6 +15,8 @@ var original = {};  // the console's own methods, for the adapter's warnings and
 
 var socket = null;
 var welcomed = false;
+var hidden = false;  // the document was left (pagehide): no socket until it is shown again
+var retry = null;  // the pending reconnect's timer
 var delay = FIRST_DELAY_MS;
 var inUseSince = 0;  // when the gateway first refused our id as in use, 0 when it has not
 var instance = readInstance();  // {id, secret} or null
@@ -39,6 +41,7 @@ function start() {
   window.editgate = { prompt: prompt, version: '1' };
   captureConsole();
   captureErrors();
+  followNavigation();
   connect();
 }
 
@@ -85,6 +88,8 @@ function endpoint() {
 }
 
 function connect() {
+  retry = null;
+  if (hidden) return;
   var ws;
   try {
     ws = new WebSocket(endpoint());
@@ -115,7 +120,38 @@ function connect() {
 function reconnectLater() {
   var wait = delay * (0.75 + Math.random() / 2);  // jitter, so tabs of a restarted gateway spread out
   delay = Math.min(delay * 2, MAX_DELAY_MS);
-  setTimeout(connect, wait);
+  retry = setTimeout(connect, wait);
+}
+
+// A tab is one instance. A navigation keeps the document it leaves in the back/forward cache,
+// alive but frozen: with its socket open the gateway would keep the instance for it, and the new
+// document (which comes back with the id and secret in sessionStorage, as after a reload) would be
+// refused as in_use. So the document hangs up when it is left, and connects again if the cache
+// shows it again. Its jobs end with the socket that asked for them (the gateway fails a running
+// one as context_destroyed), so nothing they finish later is sent.
+function followNavigation() {
+  window.addEventListener('pagehide', function () {
+    hidden = true;
+    if (retry !== null) clearTimeout(retry);
+    retry = null;
+    jobs.clear();
+    prompts = [];
+    current = null;
+    var ws = socket;
+    socket = null;
+    welcomed = false;
+    if (ws) ws.close();
+  });
+  window.addEventListener('pageshow', function (ev) {
+    if (!ev.persisted || !hidden) return;
+    hidden = false;
+    // The tab's instance: another document of the tab may have been given a new one meanwhile.
+    var kept = readInstance();
+    if (kept) instance = kept;
+    delay = FIRST_DELAY_MS;
+    inUseSince = 0;
+    connect();
+  });
 }
 
 function welcome(msg) {
