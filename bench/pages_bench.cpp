@@ -348,7 +348,7 @@ class RawPages {
       }
       auto page = [](const std::string& title, const std::string& adapter) {
         return "<!doctype html><title>" + title + "</title>" +
-               (adapter.empty() ? "" : "<script src=\"" + adapter + "\"></script>");
+               (adapter.empty() ? "" : "<script src=\"" + adapter + "\" crossorigin></script>");
       };
       res.set(http::field::content_type, "text/html");
       if (target == "/raw.html") res.body() = page("raw", "/adapter.js");

@@ -18,6 +18,8 @@
 
 #include <deque>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #ifndef EDITGATE_VERSION
 #define EDITGATE_VERSION "0.0.0"
@@ -171,7 +173,11 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
     // come from wherever the developer serves them (loopback by default).
     if (path == "/adapter.js") {
       if (req.method() != http::verb::get) return respond_error(Error::method_not_allowed, "use GET", !has_body);
-      return respond_text("application/javascript; charset=utf-8", repl::adapter_js(), !has_body);
+      // A page loads it with CORS (<script crossorigin>) so that the browser does not mute the
+      // errors of the code it evaluates. Any origin may: the script holds nothing secret, and the
+      // page door is where an origin is allowed or not.
+      return send_response(http::status::ok, "application/javascript; charset=utf-8", repl::adapter_js(), !has_body,
+                           {{http::field::access_control_allow_origin, "*"}});
     }
     if (path == "/v1/page") {
       if (!websocket::is_upgrade(req))
@@ -504,16 +510,14 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
     send_response(status, "application/json", json::serialize(body) + "\n", keep_alive);
   }
 
-  void respond_text(std::string_view type, std::string body, bool keep_alive) {
-    send_response(http::status::ok, type, std::move(body), keep_alive);
-  }
-
-  void send_response(http::status status, std::string_view type, std::string body, bool keep_alive) {
+  void send_response(http::status status, std::string_view type, std::string body, bool keep_alive,
+                     const std::vector<std::pair<http::field, std::string>>& extra = {}) {
     http::response<http::string_body> res{status, 11};
     res.set(http::field::server, "editgate");
     res.set(http::field::content_type, type);
     res.set(http::field::cache_control, "no-store");
     res.set("X-Content-Type-Options", "nosniff");
+    for (const auto& [field, value] : extra) res.set(field, value);
     res.body() = std::move(body);
     keep_alive = keep_alive && keep_alive_ && !stopping_;
     res.keep_alive(keep_alive);

@@ -251,7 +251,7 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
     else
       node_page = start_node_page(eng, pages, root, state->path(), node);
   }
-  out << "  pages: include <script src=\"" << url << "adapter.js\"></script>; logs in debug/\n";
+  out << "  pages: include <script src=\"" << url << "adapter.js\" crossorigin></script>; logs in debug/\n";
   out.flush();
   // The port file last: a client that finds it finds a gateway that listens.
   if (auto p = state->publish(binding.port, url); !p) {

@@ -2,6 +2,7 @@
 // localhost (by a small Node static server) that includes /adapter.js, and
 // an agent runs code in it through the gateway.
 #include "client.hpp"
+#include "pages.hpp"
 #include "support.hpp"
 
 #include <boost/json.hpp>
@@ -67,8 +68,10 @@ unsigned short free_port() {
   return ntohs(a.sin_port);
 }
 
-// Serves `site`/index.html on 127.0.0.1:`port` (logging each request) and opens
-// `url` in headless Chromium with the flags of the issue, both until scope exit.
+// Serves `site` on 127.0.0.1:`port` (logging each request): /name.html when
+// the site has it, index.html for any other path. Opens `url` in headless
+// Chromium with the flags of the issue (the back/forward cache on, as by
+// default). Both until scope exit.
 struct BrowsedSite {
   std::unique_ptr<Child> server, browser;
   BrowsedSite(const test::TempDir& site, const test::TempDir& profile, unsigned short port, const std::string& url,
@@ -76,7 +79,9 @@ struct BrowsedSite {
     if (chromium().empty()) FAIL("chromium is not installed (scripts/deps.sh installs it)");
     const std::string program =
         "const http=require('http'),fs=require('fs');http.createServer((q,r)=>{console.log('GET '+q.url);"
-        "r.setHeader('content-type','text/html');r.end(fs.readFileSync(process.argv[1]+'/index.html'))})"
+        "const p=new URL(q.url,'http://x').pathname,f=process.argv[1]+p;"
+        "r.setHeader('content-type','text/html');"
+        "r.end(fs.readFileSync(/^\\/[\\w-]+\\.html$/.test(p)&&fs.existsSync(f)?f:process.argv[1]+'/index.html'))})"
         ".listen(+process.argv[2],'127.0.0.1')";
     server = std::make_unique<Child>(std::vector<std::string>{"node", "-e", program, site.str(), std::to_string(port)},
                                      (site / "server.log").string());
@@ -90,10 +95,13 @@ struct BrowsedSite {
   }
 };
 
-// A page that loads the gateway's adapter after `body`.
-std::string adapter_page(const std::string& title, unsigned short gateway, const std::string& body = "") {
+// A page that loads the gateway's adapter after `body`, with the tag the
+// README documents (`crossorigin`, so the browser does not mute the errors of
+// evaluated code), or with the older tag without it.
+std::string adapter_page(const std::string& title, unsigned short gateway, const std::string& body = "",
+                         bool crossorigin = true) {
   return "<!doctype html><title>" + title + "</title><body>" + body + "<script src=\"http://127.0.0.1:" +
-         std::to_string(gateway) + "/adapter.js\"></script></body>";
+         std::to_string(gateway) + "/adapter.js\"" + (crossorigin ? " crossorigin" : "") + "></script></body>";
 }
 
 json::object obj(const std::string& text) { return json::parse(text).as_object(); }
@@ -265,4 +273,115 @@ TEST_CASE("a shell agent runs code in a Chromium tab through its log file and ed
   CHECK(log.find("```JSON\n\"from the tab\"\n```") != std::string::npos);
   CHECK(test::read_file(dir / (".editgate/pages/" + page + "/status.json")).find(R"("state":"completed")") !=
         std::string::npos);
+}
+
+namespace {
+
+// An agent's code throws later and leaves a promise rejected, in a tab whose
+// app is served from another origin (port) than the gateway, as the README
+// sets it up; the page's own handler throws too. All three reach the log in
+// full: the browser mutes the errors of a cross-origin script loaded without
+// CORS, and of all code it evaluates.
+void errors_in_full(bool crossorigin) {
+  test::TempDir dir, site, profile;
+  client::Gateway gw(dir.str());
+  const unsigned short web = free_port();
+  REQUIRE(web != gw.port());
+  test::write_file(site / "index.html",
+                   adapter_page("Errors", gw.port(),
+                                "<button id=own onclick=\"setTimeout(() => { throw new Error('the page threw') })\">"
+                                "</button>",
+                                crossorigin));
+  BrowsedSite browsing(site, profile, web, "http://127.0.0.1:" + std::to_string(web) + "/");
+  client::Ws ws(gw.port());
+  ws.login(gw.cookie());
+  const std::string page = wait_browser_page(ws);
+  REQUIRE_FALSE(page.empty());
+  CHECK(eval(ws, page,
+             "setTimeout(() => { throw new TypeError('thrown later') });\n"
+             "Promise.reject(new RangeError('left rejected'));\n"
+             "document.getElementById('own').click();\n"
+             "'scheduled'")
+            .at("value") == "scheduled");
+  const std::string text = pagetest::wait_file(dir / ("debug/" + page + ".md"), [](const std::string& t) {
+    return t.find("TypeError: thrown later\n    at ") != std::string::npos &&
+           t.find("RangeError: left rejected\n    at ") != std::string::npos &&
+           t.find("Error: the page threw\n    at ") != std::string::npos;
+  });
+  CHECK(text.find("Script error.") == std::string::npos);
+  CHECK(text.find("```Error window.onerror\nTypeError: thrown later") != std::string::npos);
+  CHECK(text.find("```Error unhandledrejection\nRangeError: left rejected") != std::string::npos);
+  CHECK(text.find("at ws.onmessage") == std::string::npos);  // the adapter's frames under the agent's code are cut
+}
+
+}  // namespace
+
+TEST_CASE("errors of an agent's code in a tab of another origin are reported in full (the documented tag)",
+          "[browser]") {
+  errors_in_full(true);
+}
+
+TEST_CASE("errors of an agent's code in a tab of another origin are reported in full (a tag without crossorigin)",
+          "[browser]") {
+  errors_in_full(false);
+}
+
+namespace {
+
+// The first browser page whose url ends with `path`, connected; "" if none comes.
+json::object wait_browser_url(client::Ws& ws, const std::string& path) {
+  for (int i = 0; i < 150; ++i) {
+    for (const auto& p : pages(ws)) {
+      const std::string url(p.at("url").as_string());
+      if (p.at("kind") == "browser" && p.at("state") != "disconnected" && url.size() >= path.size() &&
+          url.compare(url.size() - path.size(), path.size(), path) == 0)
+        return p.as_object();
+    }
+    std::this_thread::sleep_for(100ms);
+  }
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("a tab is one instance across navigations: by location.href, by a link, and back from the back/forward cache",
+          "[browser]") {
+  test::TempDir dir, site, profile;
+  client::Gateway gw(dir.str());
+  const unsigned short web = free_port();
+  test::write_file(site / "index.html", adapter_page("Nav", gw.port()));
+  test::write_file(site / "second.html", adapter_page("Second", gw.port(), "<a id=next href=\"/third.html\">on</a>"));
+  test::write_file(site / "third.html", adapter_page("Third", gw.port()));
+  // No flag touches the back/forward cache: it is on, as in a user's browser.
+  BrowsedSite browsing(site, profile, web, "http://127.0.0.1:" + std::to_string(web) + "/");
+  client::Ws ws(gw.port());
+  ws.login(gw.cookie());
+  const std::string page = wait_browser_page(ws);
+  REQUIRE(page.rfind("nav-", 0) == 0);
+  const test::fs::path log = dir / ("debug/" + page + ".md");
+  auto one_instance = [&](const std::string& path) {
+    const json::object p = wait_browser_url(ws, path);
+    REQUIRE_FALSE(p.empty());
+    CHECK(p.at("page") == page.c_str());  // the same instance, so the same log
+    CHECK(eval(ws, page, "location.pathname").at("value") == path.c_str());
+    CHECK(pages(ws).size() == 1);  // the document left is not a second, idle page
+  };
+
+  CHECK(eval(ws, page, "setTimeout(() => { location.href = '/second.html' }, 50); 'going'").at("value") == "going");
+  one_instance("/second.html");
+  CHECK(eval(ws, page, "window.left = 'second'; setTimeout(() => document.getElementById('next').click(), 50); 1")
+            .at("value") == 1);
+  one_instance("/third.html");
+  // Back: the second document comes out of the cache as it was left (its
+  // globals kept: not loaded again), and connects again.
+  CHECK(eval(ws, page, "setTimeout(() => history.back(), 50); 1").at("value") == 1);
+  one_instance("/second.html");
+  CHECK(eval(ws, page, "window.left").at("value") == "second");
+
+  const std::string text = test::read_file(log);
+  CHECK(pagetest::count(text, "reconnected at") == 3);
+  std::size_t logs = 0;
+  for (const auto& e : test::fs::directory_iterator(dir / "debug"))
+    logs += e.path().extension() == ".md" && e.path().filename() != "debug.md" ? 1 : 0;
+  CHECK(logs == 1);
 }

@@ -437,4 +437,6 @@ TEST_CASE("POST /v1/eval and GET /v1/pages over HTTP, and /adapter.js is served"
   CHECK(js.headers["content-type"].find("javascript") != std::string::npos);
   CHECK(js.body.find("editgateSerialize") != std::string::npos);
   CHECK(js.body.find(gw.cookie()) == std::string::npos);  // no secret in the page's script
+  // Pages load it with CORS (<script crossorigin>), so the browser does not mute its errors.
+  CHECK(js.headers["access-control-allow-origin"] == "*");
 }

@@ -1,6 +1,7 @@
 // The browser adapter: connects this page to the editgate gateway over the WebSocket /v1/page and
 // speaks the page protocol of repl/README.md. The gateway serves it as /adapter.js, inside one
-// function after serialize.js; a page loads it with <script src="http://127.0.0.1:PORT/adapter.js">.
+// function after serialize.js; a page loads it with
+// <script src="http://127.0.0.1:PORT/adapter.js" crossorigin></script>.
 
 var INSTANCE_KEY = 'editgate.instance';  // {"id","secret"} as JSON: the secret takes the id back
 var IN_USE_PATIENCE_MS = 3000;  // a reload's new socket can arrive before the old one has closed
@@ -14,6 +15,8 @@ var original = {};  // the console's own methods, for the adapter's warnings and
 
 var socket = null;
 var welcomed = false;
+var hidden = false;  // the document was left (pagehide): no socket until it is shown again
+var retry = null;  // the pending reconnect's timer
 var delay = FIRST_DELAY_MS;
 var inUseSince = 0;  // when the gateway first refused our id as in use, 0 when it has not
 var instance = readInstance();  // {id, secret} or null
@@ -27,12 +30,35 @@ var capturing = false;  // a console call made while formatting one is not captu
 if (window.editgate) {
   // Included twice: the first copy already has the connection.
 } else if (!script || !script.src) {
-  console.warn('editgate: load adapter.js with <script src="http://127.0.0.1:PORT/adapter.js">');
+  console.warn('editgate: load adapter.js with <script src="http://127.0.0.1:PORT/adapter.js" crossorigin>');
+} else if (errorsMuted()) {
+  loadWithCors();
 } else {
+  start();
+}
+
+function start() {
   window.editgate = { prompt: prompt, version: '1' };
   captureConsole();
   captureErrors();
+  followNavigation();
   connect();
+}
+
+// A script fetched from another origin without CORS has its errors muted by the browser, and so
+// has all code it evaluates: an error thrown later by an agent's code reaches window.onerror as
+// "Script error." with no detail, and its unhandled rejections are not reported at all. The gateway
+// serves this file with CORS headers, so a tag without the crossorigin attribute has it loaded
+// again with it, and only that copy runs.
+function errorsMuted() {
+  return script.crossOrigin === null && new URL(script.src, location.href).origin !== location.origin;
+}
+
+function loadWithCors() {
+  var again = document.createElement('script');
+  again.src = script.src;
+  again.crossOrigin = 'anonymous';
+  (document.head || document.documentElement).appendChild(again);
 }
 
 function readInstance() {
@@ -62,6 +88,8 @@ function endpoint() {
 }
 
 function connect() {
+  retry = null;
+  if (hidden) return;
   var ws;
   try {
     ws = new WebSocket(endpoint());
@@ -92,7 +120,38 @@ function connect() {
 function reconnectLater() {
   var wait = delay * (0.75 + Math.random() / 2);  // jitter, so tabs of a restarted gateway spread out
   delay = Math.min(delay * 2, MAX_DELAY_MS);
-  setTimeout(connect, wait);
+  retry = setTimeout(connect, wait);
+}
+
+// A tab is one instance. A navigation keeps the document it leaves in the back/forward cache,
+// alive but frozen: with its socket open the gateway would keep the instance for it, and the new
+// document (which comes back with the id and secret in sessionStorage, as after a reload) would be
+// refused as in_use. So the document hangs up when it is left, and connects again if the cache
+// shows it again. Its jobs end with the socket that asked for them (the gateway fails a running
+// one as context_destroyed), so nothing they finish later is sent.
+function followNavigation() {
+  window.addEventListener('pagehide', function () {
+    hidden = true;
+    if (retry !== null) clearTimeout(retry);
+    retry = null;
+    jobs.clear();
+    prompts = [];
+    current = null;
+    var ws = socket;
+    socket = null;
+    welcomed = false;
+    if (ws) ws.close();
+  });
+  window.addEventListener('pageshow', function (ev) {
+    if (!ev.persisted || !hidden) return;
+    hidden = false;
+    // The tab's instance: another document of the tab may have been given a new one meanwhile.
+    var kept = readInstance();
+    if (kept) instance = kept;
+    delay = FIRST_DELAY_MS;
+    inUseSince = 0;
+    connect();
+  });
 }
 
 function welcome(msg) {
@@ -303,9 +362,10 @@ function captureConsole() {
   });
 }
 
-// An error as an event's text: the stack when there is one.
+// An error as an event's text: the stack when there is one, without the adapter's frames under
+// an agent's code (as in a result).
 function errorText(e) {
-  return editgateFormatConsole([e]).text;
+  return trimStack(editgateFormatConsole([e]).text);
 }
 
 function captureErrors() {
