@@ -147,6 +147,7 @@ void Session::submit(const Block& block) {
   r.index = block.index;
   r.block_line = block.line;
   r.path = block.path;
+  r.path_reused = block.path_reused;
   if (!block.ok()) {
     return set_failure(r, block.parse_error);  // every parse reason maps to failed
   }

@@ -142,6 +142,7 @@ int run_edits(const EditArgs& a, bool dry_run, std::istream& in, std::ostream& o
 
   RunReport report;
   report.dry_run = dry_run;
+  report.warnings = parser.take_warnings();
   report.blocks = session.flush();
   report.files_auto_added = session.files_auto_added();
   if (repo) {

@@ -409,3 +409,47 @@ TEST_CASE("a declared but empty context puts every existing file out of context"
   CHECK(r.auto_added == std::vector<std::string>{"a.py"});
   CHECK(read_file(d / "a.py") == "a = 1\n");
 }
+
+TEST_CASE("a block never lands in a file it did not name: root files without an extension are paths") {
+  TempDir d;
+  // Two files that share their text: a block for wscript must not be applied to README.txt.
+  write_file(d / "README.txt", "a\nb\n");
+  write_file(d / "wscript", "a\nb\n");
+  write_file(d / "COPYING", "GPL\n");
+  auto r = apply_response(d.str(), block("README.txt", {"a"}, {"A"}) + block("wscript", {"b"}, {"B"}) +
+                                        block("COPYING", {"GPL"}, {"MIT"}));
+  REQUIRE(r.results.size() == 3);
+  for (const auto& x : r.results) CHECK(x.status == Status::applied);
+  CHECK(r.results[1].path == "wscript");
+  CHECK(read_file(d / "README.txt") == "A\nb\n");
+  CHECK(read_file(d / "wscript") == "a\nB\n");
+  CHECK(read_file(d / "COPYING") == "MIT\n");
+}
+
+TEST_CASE("a prose line between two blocks stops the path from being reused: nothing lands in the first file") {
+  TempDir d;
+  write_file(d / "README.txt", "a\nb\n");
+  const std::string E = "\xC2\xAB\xC2\xAB\xC2\xAB EDIT\n";
+  auto r = apply_response(d.str(), block("README.txt", {"a"}, {"A"}) + "\nThen the build script:\n" + E + "b\n" +
+                                        "\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90 REPL\nB\n\xC2\xBB\xC2\xBB\xC2\xBB EDIT END\n");
+  REQUIRE(r.results.size() == 2);
+  CHECK(r.results[0].status == Status::applied);
+  CHECK(r.results[1].status == Status::failed);
+  CHECK(r.results[1].reason == Reason::missing_path);
+  CHECK_THAT(r.results[1].diagnostic, Catch::Contains("\"Then the build script:\", is not a path"));
+  CHECK(read_file(d / "README.txt") == "A\nb\n");
+}
+
+TEST_CASE("a path with spaces names its file") {
+  TempDir d;
+  write_file(d / "docs/release notes.md", "# 1.0\n");
+  write_file(d / "docs/a.md", "# 1.0\n");
+  auto r = apply_response(d.str(), block("docs/a.md", {"# 1.0"}, {"# 1.0", "x"}) +
+                                        block("docs/release notes.md", {"# 1.0"}, {"# 1.1"}));
+  REQUIRE(r.results.size() == 2);
+  CHECK(r.results[1].status == Status::applied);
+  CHECK(r.results[1].path == "docs/release notes.md");
+  CHECK(read_file(d / "docs/release notes.md") == "# 1.1\n");
+  CHECK(read_file(d / "docs/a.md") == "# 1.0\nx\n");
+}
+

@@ -273,3 +273,49 @@ TEST_CASE("cli: apply in the middle of a merge writes nothing and says why - --n
   CHECK(files_only.exit_code == 0);
   CHECK(read_file(t.dir / "src/inventory.py") != before);
 }
+
+TEST_CASE("cli: stray markers are warnings - not blocks, and the exit code stays 0") {
+  Tree t;
+  const std::string response = "Blocks end with a line\n\n\xC2\xBB\xC2\xBB\xC2\xBB EDIT END\n\nand the new lines follow\n"
+                               "\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90 REPL\n\n" +
+                               test::block("src/inventory.py", {"def find(items, name):"}, {"def find(items, name):", "    # linear"});
+  Result json = editgate({"check", "--root", t.root(), "--format", "json"}, response);
+  CHECK(json.exit_code == 0);
+  auto v = boost::json::parse(json.out).as_object();
+  REQUIRE(v["blocks"].as_array().size() == 1);
+  CHECK(v["blocks"].as_array()[0].at("status").as_string() == "validated");
+  auto& warnings = v["warnings"].as_array();
+  REQUIRE(warnings.size() == 2);
+  CHECK(warnings[0].at("line").as_int64() == 3);
+  CHECK(warnings[0].at("code").as_string() == "stray_marker");
+  CHECK_THAT(std::string(warnings[0].at("message").as_string()), Contains("EDIT END line outside any block"));
+  CHECK(warnings[1].at("line").as_int64() == 6);
+
+  Result text = editgate({"check", "--root", t.root()}, response);
+  CHECK(text.exit_code == 0);
+  CHECK_THAT(text.out, Contains("response line 3: warning (stray_marker): "));
+  CHECK_THAT(text.out, Contains("1 validated\n"));
+
+  Result gh = editgate({"check", "--root", t.root(), "--format", "github"}, response);
+  CHECK(gh.exit_code == 0);
+  CHECK_THAT(gh.out, Contains("::warning title=editgate stray_marker::response line 3: "));
+  CHECK(gh.out.find("::error") == std::string::npos);
+}
+
+TEST_CASE("cli: results say when a block reused the previous block's path") {
+  Tree t;
+  const std::string response =
+      test::block("src/inventory.py", {"def find(items, name):"}, {"def find(items, name):", "    # linear"}) +
+      "\n\xC2\xAB\xC2\xAB\xC2\xAB EDIT\ndef total_value(items):\n"
+      "\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90 REPL\n"
+      "def total_value(items):\n    # sums\n\xC2\xBB\xC2\xBB\xC2\xBB EDIT END\n";
+  Result json = editgate({"check", "--root", t.root(), "--format", "json"}, response);
+  CHECK(json.exit_code == 0);
+  auto blocks = boost::json::parse(json.out).at("blocks").as_array();
+  REQUIRE(blocks.size() == 2);
+  CHECK(blocks[0].at("path_reused").as_bool() == false);
+  CHECK(blocks[1].at("path_reused").as_bool() == true);
+  Result text = editgate({"check", "--root", t.root()}, response);
+  CHECK_THAT(text.out, Contains("validated  block 2, response line 9, path reused from block 1, -0 +1 lines"));
+}
+
