@@ -177,7 +177,8 @@ TEST_CASE("placeholders that would delete code are refused") {
   const std::string original = "def f():\n    a = 1\n    b = 2\n    return a + b\n";
   write_file(d / "p.py", original);
   for (const char* ph : {"    # ... existing code ...", "    ...", "    // rest of the code", "    # \xE2\x80\xA6"}) {
-    auto r = apply_response(d.str(), block("p.py", {"def f():", "    a = 1", "    b = 2"}, {"def f():", "    a = 10", ph}));
+    auto r = apply_response(d.str(), block("p.py", {"def f():", "    a = 1", "    b = 2", "    return a + b"},
+                                           {"def f():", "    a = 10", ph}));
     CHECK(r.results[0].status == Status::failed);
     CHECK(r.results[0].reason == Reason::placeholder);
     CHECK_THAT(r.results[0].diagnostic, Catch::Contains("REPL line 3"));
@@ -451,5 +452,52 @@ TEST_CASE("a path with spaces names its file") {
   CHECK(r.results[1].path == "docs/release notes.md");
   CHECK(read_file(d / "docs/release notes.md") == "# 1.1\n");
   CHECK(read_file(d / "docs/a.md") == "# 1.0\nx\n");
+}
+
+TEST_CASE("the placeholder guard refuses only placeholders, and only when lines would really be dropped") {
+  TempDir d;
+  SECTION("a real comment that contains a phrase, inserted while every old line is kept") {
+    const std::string original = "int f() {\n  a();\n  b();\n}\n";
+    for (const char* comment : {"  /* And then the write out rest of the file */",
+                                "  // Not quite the same as before which would \xE2\x80\xA6"}) {
+      write_file(d / "c.c", original);
+      auto r = apply_response(d.str(), block("c.c", {"int f() {", "  a();", "  b();", "}"},
+                                             {"int f() {", "  a();", comment, "  b();", "}"}));
+      CHECK(r.results[0].status == Status::applied);
+      CHECK(read_file(d / "c.c") == "int f() {\n  a();\n" + std::string(comment) + "\n  b();\n}\n");
+    }
+  }
+  SECTION("pass -> ... in a Python stub") {
+    write_file(d / "stub.py", "def f():\n    pass\n");
+    auto r = apply_response(d.str(), block("stub.py", {"def f():", "    pass"}, {"def f():", "    ..."}));
+    CHECK(r.results[0].status == Status::applied);
+    CHECK(read_file(d / "stub.py") == "def f():\n    ...\n");
+  }
+  SECTION("a placeholder that would drop lines is still refused") {
+    const std::string original = "def f():\n    a = 1\n    b = 2\n    c = 3\n    return a + b\n";
+    write_file(d / "p.py", original);
+    for (const char* ph : {"    ...", "    # ... existing code ...", "    // rest of the code unchanged"}) {
+      auto r = apply_response(d.str(), block("p.py", {"def f():", "    a = 1", "    b = 2", "    c = 3"},
+                                             {"def f():", "    a = 10", ph}));
+      CHECK(r.results[0].reason == Reason::placeholder);
+    }
+    // A phrase placeholder refuses the block even when the block adds as many lines as it drops.
+    auto r = apply_response(d.str(), block("p.py", {"def f():", "    a = 1", "    b = 2"},
+                                           {"def f():", "    a = 10", "    # ... existing code ..."}));
+    CHECK(r.results[0].reason == Reason::placeholder);
+    CHECK(read_file(d / "p.py") == original);
+  }
+}
+
+TEST_CASE("a placeholder in the EDIT section fails as placeholder: the EDIT section must quote the real lines") {
+  TempDir d;
+  const std::string original = "def f(x):\n    a = x\n    b = a * 2\n    return b\n";
+  write_file(d / "f.py", original);
+  auto r = check_response(d.str(), block("f.py", {"def f(x):", "    # ... existing code ...", "    return b"},
+                                         {"def f(x):", "    # ... existing code ...", "    return b + 1"}));
+  CHECK(r.results[0].status == Status::failed);
+  CHECK(r.results[0].reason == Reason::placeholder);
+  CHECK_THAT(r.results[0].diagnostic, Catch::Contains("EDIT line 2") &&
+                                          Catch::Contains("the EDIT section must quote the real lines"));
 }
 
