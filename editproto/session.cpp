@@ -339,24 +339,25 @@ void Session::apply_at(File& f, Pending& p, std::size_t start, bool tolerant) {
     lines.assign(reindented.begin(), reindented.end());
   }
 
+  // New lines take the file's dominant ending, unless the lines on both
+  // sides of them (the one before and the one after the replaced lines)
+  // agree on another: a stray LF line in a CRLF file does not make the
+  // lines inserted after it LF, but a stretch of LF lines keeps its own.
   const Eol dom = d.dominant_eol();
-  auto or_dom = [dom](Eol e) { return e == Eol::none ? dom : e; };
-  Eol eol = dom, last = dom;
+  const std::size_t after = first + old_count;
+  Eol eol = dom;
+  if (first > 0 && after < d.size() && d.eol(first - 1) == d.eol(after) && d.eol(after) != Eol::none)
+    eol = d.eol(after);
+  Eol last = eol;
   bool strip_prev = false;
   if (old_count > 0) {
-    eol = or_dom(d.eol(first));
-    last = d.eol(first + old_count - 1);
-    if (lines.empty() && last == Eol::none && first > 0) strip_prev = true;  // keep "no final newline"
-  } else if (first > 0) {
-    Eol prev = d.eol(first - 1);
-    eol = or_dom(prev);
-    last = eol;
-    if (prev == Eol::none) {  // appending after a last line without newline
-      d.set_eol(first - 1, dom);
+    if (d.eol(after - 1) == Eol::none) {  // the replaced lines ended the file without a newline: so do the new
       last = Eol::none;
+      if (lines.empty() && first > 0) strip_prev = true;
     }
-  } else if (d.size() > 0) {
-    eol = last = or_dom(d.eol(0));
+  } else if (first > 0 && d.eol(first - 1) == Eol::none) {  // appending after a last line without newline
+    d.set_eol(first - 1, eol);
+    last = Eol::none;
   }
   d.replace(first, old_count, lines, eol, last);
   if (strip_prev) d.set_eol(first - 1, Eol::none);

@@ -133,10 +133,10 @@ TEST_CASE("line endings / BOM and final newline are preserved byte for byte") {
     apply_response(d.str(), block("w.txt", {"one", "two"}, {"one", "2", "2b"}));
     CHECK(read_file(d / "w.txt") == "one\r\n2\r\n2b\r\nthree\r\n");
   }
-  SECTION("mixed endings: untouched lines keep theirs, new lines take the replaced line's") {
+  SECTION("mixed endings: untouched lines keep theirs, new lines take their neighbours' when both agree") {
     write_file(d / "m.txt", "a\r\nb\nc\r\nd\n");
     apply_response(d.str(), block("m.txt", {"b", "c"}, {"b", "C", "C2"}));
-    CHECK(read_file(d / "m.txt") == "a\r\nb\nC\r\nC2\r\nd\n");
+    CHECK(read_file(d / "m.txt") == "a\r\nb\nC\nC2\nd\n");
   }
   SECTION("a missing final newline stays missing") {
     write_file(d / "n.txt", "a\nb");
@@ -501,3 +501,20 @@ TEST_CASE("a placeholder in the EDIT section fails as placeholder: the EDIT sect
                                           Catch::Contains("the EDIT section must quote the real lines"));
 }
 
+TEST_CASE("new lines in a mixed-ending file take the file's dominant ending unless their neighbours agree") {
+  TempDir d;
+  // Nine CRLF lines and one LF line; lines inserted right after the LF line.
+  std::string text;
+  for (int i = 1; i <= 10; ++i) text += "l" + std::to_string(i) + (i == 5 ? "\n" : "\r\n");
+  write_file(d / "m.txt", text);
+  apply_response(d.str(), block("m.txt", {"l5"}, {"l5", "n1", "n2"}));
+  CHECK_THAT(read_file(d / "m.txt"), Catch::Contains("l4\r\nl5\nn1\r\nn2\r\nl6\r\n"));
+  // Between two LF lines of a CRLF file the neighbours agree: LF.
+  write_file(d / "r.txt", "a\r\nb\r\nc\nd\ne\r\nf\r\ng\r\n");
+  apply_response(d.str(), block("r.txt", {"c"}, {"c", "new"}));
+  CHECK(read_file(d / "r.txt") == "a\r\nb\r\nc\nnew\nd\ne\r\nf\r\ng\r\n");
+  // A line replaced at the end of a mostly CRLF file whose last line is LF: the file's ending.
+  write_file(d / "e.txt", "a\r\nb\r\nc\r\nd\n");
+  apply_response(d.str(), block("e.txt", {"d"}, {"d", "tail"}));
+  CHECK(read_file(d / "e.txt") == "a\r\nb\r\nc\r\nd\ntail\r\n");
+}
