@@ -5,6 +5,16 @@
 
 #include <boost/json.hpp>
 
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+extern char** environ;
+
 using Catch::Contains;
 using test::read_file;
 using test::TempDir;
@@ -319,3 +329,69 @@ TEST_CASE("cli: results say when a block reused the previous block's path") {
   CHECK_THAT(text.out, Contains("validated  block 2, response line 9, path reused from block 1, -0 +1 lines"));
 }
 
+TEST_CASE("cli: --context takes one value per flag - the response file after it is read") {
+  Tree t;
+  Result r = editgate({"check", "--root", t.root(), "--context", "src/inventory.py", kResponse});
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Contains("3 validated"));
+  Result two = editgate({"check", "--root", t.root(), "--context", "README.md", "--context", "src/inventory.py",
+                         "--format", "json", kResponse});
+  CHECK(two.exit_code == 0);
+  CHECK(boost::json::parse(two.out).at("blocks").as_array().size() == 3);
+}
+
+namespace {
+
+// Runs editgate with a terminal (a pseudo-terminal) as its standard input,
+// as a person at a shell would; gives up after 10 s (a run that waits for the
+// terminal forever is the bug this guards against).
+Result editgate_on_terminal(std::vector<std::string> args) {
+  const int master = ::posix_openpt(O_RDWR | O_NOCTTY);
+  REQUIRE(master >= 0);
+  REQUIRE(::grantpt(master) == 0);
+  REQUIRE(::unlockpt(master) == 0);
+  const std::string slave_name = ::ptsname(master);
+  TempDir io;
+  const std::string out = (io / "out").string(), err = (io / "err").string();
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, slave_name.c_str(), O_RDWR | O_NOCTTY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addclose(&fa, master);
+  args.insert(args.begin(), EDITGATE_BIN);
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = ::posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  REQUIRE(rc == 0);
+  int status = 0;
+  bool exited = false;
+  for (int i = 0; i < 1000 && !exited; ++i) {
+    exited = ::waitpid(pid, &status, WNOHANG) == pid;
+    if (!exited) ::usleep(10'000);
+  }
+  if (!exited) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+  }
+  ::close(master);
+  Result r;
+  r.exit_code = exited && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = read_file(io / "out");
+  r.err = read_file(io / "err");
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("cli: reading the response from a terminal without an explicit - is a usage error") {
+  Tree t;
+  Result r = editgate_on_terminal({"check", "--root", t.root()});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Contains("no response file given, and standard input is a terminal"));
+  CHECK(r.out.empty());
+  // A file argument or a pipe still works (see the tests above); so does an explicit -, which reads the terminal.
+}
