@@ -4,6 +4,13 @@
 
 namespace editproto {
 
+std::string_view to_string(WarningCode c) {
+  switch (c) {
+    case WarningCode::stray_marker: return "stray_marker";
+  }
+  return "stray_marker";
+}
+
 Block make_block(std::string path, std::span<const std::string> edit, std::span<const std::string> repl) {
   // One allocation for the views and the bytes, as the parser makes them.
   const std::size_t views = edit.size() + repl.size();

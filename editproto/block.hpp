@@ -16,7 +16,9 @@ struct Block {
   std::size_t index = 0;           // 0-based, in order of appearance
   std::size_t line = 0;            // 1-based line of "««« EDIT" in the response
   std::string path;                // as written, after the path-line rules
-  bool path_reused = false;        // no path line: the previous block's path
+  // No path line, and nothing but blank lines and code fences between this
+  // block and the previous one: the previous block's path.
+  bool path_reused = false;
   // The two sections, lines without terminators. The views and the bytes
   // they point to live in `storage`, one allocation the block shares with
   // its copies, so copying a block is cheap.
@@ -28,6 +30,19 @@ struct Block {
   Failure parse_error;
 
   bool ok() const { return parse_error.reason == Reason::none; }
+};
+
+// Something in a response that is not a block but that the agent should
+// hear about. Warnings never count as blocks and never change an exit code.
+enum class WarningCode {
+  stray_marker,  // a marker line outside any block, or an opener that starts no block
+};
+std::string_view to_string(WarningCode c);
+
+struct Warning {
+  std::size_t line = 0;  // 1-based line in the response
+  WarningCode code = WarningCode::stray_marker;
+  std::string message;
 };
 
 // Byte limits. Defaults suit LLM answers and source trees; all configurable.

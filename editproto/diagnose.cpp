@@ -9,7 +9,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
+#include <limits>
+#include <optional>
 #include <unordered_map>
 
 namespace editproto {
@@ -284,6 +287,19 @@ constexpr std::uint32_t kNoKey = 0xFFFFFFFF;
 constexpr std::size_t kDiffBudget = 4'000'000;
 constexpr std::size_t kDiffLines = 200;
 
+// The alignment of a place: at most this many lines missing on either side,
+// within this many steps in all, over this many places.
+constexpr std::size_t kBand = 8;
+constexpr std::size_t kAlignCells = 4'000'000;
+constexpr std::size_t kPlacesAligned = 4;
+
+// The widest band up to kBand whose alignment fits in `cells` steps; 0 when
+// even a band of 1 does not (a section of over a million lines).
+std::size_t band_for(std::size_t section_lines, std::size_t cells) {
+  const std::size_t per_row = cells / (section_lines + 1);
+  return per_row < 3 ? 0 : std::min(kBand, (per_row - 1) / 2);
+}
+
 // Places listed for a section that occurs more than once.
 constexpr std::size_t kPlacesListed = 20;
 
@@ -292,41 +308,202 @@ std::string range(std::size_t first, std::size_t count) {
                                                              std::to_string(first + count - 1);
 }
 
-// The per-line differences of the window at `start`, then the diff.
-std::string window_report(const std::vector<std::string_view>& file, std::span<const std::string_view> section,
-                          std::size_t start, std::string_view path, std::size_t* first_diff = nullptr) {
+// How the EDIT section lines up with the file at one place: each section
+// line against a file line (equal or not), a section line the file does not
+// have there, or a file line the section leaves out. In order.
+struct Row {
+  enum Kind { pair, missing, left_out } kind;
+  std::size_t j;  // section line; for left_out, the section line after it
+  std::size_t i;  // file line; for missing, the file line after it
+};
+
+// The same number of file lines from `start`, line for line.
+std::vector<Row> same_length(std::size_t section_size, std::size_t file_size, std::size_t start) {
+  std::vector<Row> rows;
+  for (std::size_t j = 0; j < section_size && start + j < file_size; ++j) rows.push_back({Row::pair, j, start + j});
+  return rows;
+}
+
+// The file lines the rows cover: [first, last], or nothing.
+std::optional<std::pair<std::size_t, std::size_t>> span_of(const std::vector<Row>& rows) {
+  std::optional<std::pair<std::size_t, std::size_t>> span;
+  for (const Row& r : rows) {
+    if (r.kind == Row::missing) continue;
+    if (!span) span.emplace(r.i, r.i);
+    span->first = std::min(span->first, r.i);
+    span->second = std::max(span->second, r.i);
+  }
+  return span;
+}
+
+// Whether a row shows a difference.
+bool differs(const std::vector<std::string_view>& file, std::span<const std::string_view> section, const Row& r) {
+  return r.kind != Row::pair || file[r.i] != section[r.j];
+}
+
+// The per-line differences of a place (up to 8), then the diff.
+std::string place_report(const std::vector<std::string_view>& file, std::span<const std::string_view> section,
+                         const std::vector<Row>& rows, std::string_view path, std::size_t* first_diff = nullptr) {
   std::string out;
   std::size_t listed = 0, differing = 0;
-  std::size_t len = std::min(section.size(), file.size() - start);
-  std::size_t first = len;  // the window's first differing line
-  for (std::size_t i = 0; i < len; ++i) {
-    std::string d = describe_difference(file[start + i], section[i]);
-    if (d.empty()) continue;
+  const Row* first = nullptr;
+  for (const Row& r : rows) {
+    if (!differs(file, section, r)) continue;
     if (differing++ == 0) {
-      first = i;
-      if (first_diff) *first_diff = start + i;
+      first = &r;
+      if (first_diff) *first_diff = std::min(r.i, file.empty() ? 0 : file.size() - 1);
     }
     if (listed == 8) continue;
     ++listed;
-    out += "line " + std::to_string(start + i + 1) + ": " + d + "\n";
-    out += "  file:  " + quote_line(start + i + 1, file[start + i]) + "\n";
-    out += "  block: " + quote_line(i + 1, section[i]) + "\n";
+    switch (r.kind) {
+      case Row::pair:
+        out += "line " + std::to_string(r.i + 1) + ": " + describe_difference(file[r.i], section[r.j]) + "\n";
+        out += "  file:  " + quote_line(r.i + 1, file[r.i]) + "\n";
+        out += "  block: " + quote_line(r.j + 1, section[r.j]) + "\n";
+        break;
+      case Row::missing:
+        out += "line " + std::to_string(r.j + 1) + " of your EDIT section is not in the file (" +
+               (r.i == 0 ? "before line 1"
+                : r.i >= file.size()
+                    ? "after line " + std::to_string(file.size())
+                    : "between lines " + std::to_string(r.i) + " and " + std::to_string(r.i + 1)) +
+               "):\n";
+        out += "  block: " + quote_line(r.j + 1, section[r.j]) + "\n";
+        break;
+      case Row::left_out:
+        out += "line " + std::to_string(r.i + 1) + " of the file is not in your EDIT section (" +
+               (r.j == 0 ? std::string("before its first line")
+                : r.j >= section.size()
+                    ? std::string("after its last line")
+                    : "between its lines " + std::to_string(r.j) + " and " + std::to_string(r.j + 1)) +
+               "):\n";
+        out += "  file:  " + quote_line(r.i + 1, file[r.i]) + "\n";
+        break;
+    }
   }
   if (differing > listed) out += "(" + std::to_string(differing - listed) + " more differing lines, see the diff)\n";
-  // The diff costs about (block + window lines) x (lines that differ): past
+  const auto span = span_of(rows);
+  if (!span) return out;
+  const std::size_t start = span->first, len = span->second - span->first + 1;
+  // The diff costs about (block + place lines) x (lines that differ): past
   // a budget it covers a bounded stretch from the first difference.
-  const std::size_t apart = differing + (section.size() - len) + 1;
+  const std::size_t apart = differing + 1;
   if ((section.size() + len) * apart <= kDiffBudget) {
     out += unified_diff(section, std::span(file).subspan(start, len), start + 1, path);
     return out;
   }
-  const std::size_t from = first >= 3 ? first - 3 : 0;
+  const std::size_t fj = first ? (first->kind == Row::left_out ? std::min(first->j, section.size() - 1) : first->j) : 0;
+  const std::size_t fi = first ? std::clamp(first->i, start, start + len - 1) : start;
+  const std::size_t from = fj >= 3 ? fj - 3 : 0;
+  const std::size_t file_from = std::max(start, fi >= 3 ? fi - 3 : 0);
   const std::size_t block_count = std::min(kDiffLines, section.size() - from);
-  const std::size_t file_count = std::min(kDiffLines, len - from);
+  const std::size_t file_count = std::min(kDiffLines, start + len - file_from);
   out += "(the diff covers lines " + std::to_string(from + 1) + "-" + std::to_string(from + block_count) +
          " of your EDIT section only: the whole diff would cost too much)\n";
-  out += unified_diff(section.subspan(from, block_count), std::span(file).subspan(start + from, file_count),
-                      start + from + 1, path, from + 1);
+  out += unified_diff(section.subspan(from, block_count), std::span(file).subspan(file_from, file_count),
+                      file_from + 1, path, from + 1);
+  return out;
+}
+
+std::string window_report(const std::vector<std::string_view>& file, std::span<const std::string_view> section,
+                          std::size_t start, std::string_view path, std::size_t* first_diff = nullptr) {
+  return place_report(file, section, same_length(section.size(), file.size(), start), path, first_diff);
+}
+
+// The EDIT section aligned with the file around a place, allowing up to
+// `band` lines missing on either side: the best alignment (most lines equal,
+// white space and look-alikes aside) among those within `band` lines of the
+// place's diagonal, preferring lines on it. It costs (section + 1) x (2 x band
+// + 1) steps, so a line the block invented or left out is named where it is,
+// instead of every line after it being compared with its neighbour.
+struct Aligned {
+  std::vector<Row> rows;
+  std::size_t equal = 0;           // section lines equal to their file line
+  std::size_t equal_nonblank = 0;  // of which not blank
+};
+
+Aligned align(const std::vector<std::string_view>& file, std::span<const std::string_view> section, long long start,
+              std::size_t band, std::size_t& work) {
+  const long long n = static_cast<long long>(section.size());
+  const long long f = static_cast<long long>(file.size());
+  const long long g = static_cast<long long>(band);
+  const long long lo = std::max(0LL, start - g), hi = std::min(f, start + n + g);  // file lines [lo, hi)
+  // Lines compared by key: white space and look-alikes aside.
+  std::unordered_map<std::string, std::uint32_t> ids;
+  auto id_of = [&](std::string_view line) {
+    return ids.try_emplace(normalize_line(line, Tolerance::lookalike), static_cast<std::uint32_t>(ids.size()))
+        .first->second;
+  };
+  std::vector<std::uint32_t> a(section.size()), b(static_cast<std::size_t>(std::max(0LL, hi - lo)));
+  for (std::size_t j = 0; j < a.size(); ++j) a[j] = id_of(section[j]);
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = id_of(file[static_cast<std::size_t>(lo) + i]);
+  const std::uint32_t blank_id = id_of("");
+
+  // Cell (j, o): section lines [0, j) against file lines up to i = start + j + o.
+  // Score: equal lines first, then how close they sit to the diagonal.
+  const long long width = 2 * g + 1;
+  constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::min();
+  std::vector<std::int64_t> prev(static_cast<std::size_t>(width), kNone), cur(static_cast<std::size_t>(width));
+  enum : std::uint8_t { from_start, from_diag, from_skip_section, from_skip_file };
+  std::vector<std::uint8_t> move(static_cast<std::size_t>((n + 1) * width), from_start);
+  auto file_at = [&](long long j, long long o) { return start + j + o; };
+  for (long long j = 0; j <= n; ++j) {
+    for (long long o = -g; o <= g; ++o) {
+      const std::size_t c = static_cast<std::size_t>(o + g);
+      const long long i = file_at(j, o);
+      cur[c] = kNone;
+      if (i < lo || i > hi) continue;
+      ++work;
+      std::int64_t best = kNone;
+      std::uint8_t how = from_start;
+      if (j == 0) best = 0;  // file lines before the place are free
+      if (j > 0 && i > lo && prev[c] != kNone) {
+        const bool same = a[static_cast<std::size_t>(j - 1)] == b[static_cast<std::size_t>(i - 1 - lo)];
+        const std::int64_t v = prev[c] + (same ? (std::int64_t{1} << 32) - (o < 0 ? -o : o) : 0);
+        if (v > best) best = v, how = from_diag;
+      }
+      if (j > 0 && o < g && prev[c + 1] != kNone && prev[c + 1] > best) best = prev[c + 1], how = from_skip_section;
+      // File lines after the place are not part of it: none is left out at the end.
+      if (j < n && o > -g && cur[c - 1] != kNone && cur[c - 1] > best) best = cur[c - 1], how = from_skip_file;
+      cur[c] = best;
+      move[static_cast<std::size_t>(j * width) + c] = how;
+    }
+    std::swap(prev, cur);
+  }
+  // The end: the best cell of the last row; on ties the one nearest the
+  // diagonal, so a last line the file lacks is set against the file's next
+  // line, as line for line would.
+  long long end_o = -g - 1;
+  for (long long o = -g; o <= g; ++o) {
+    const std::int64_t v = prev[static_cast<std::size_t>(o + g)];
+    if (v == kNone) continue;
+    const std::int64_t have = end_o < -g ? kNone : prev[static_cast<std::size_t>(end_o + g)];
+    if (v > have || (v == have && (o < 0 ? -o : o) < (end_o < 0 ? -end_o : end_o))) end_o = o;
+  }
+  Aligned out;
+  if (end_o < -g) return out;
+  long long j = n, o = end_o;
+  while (true) {
+    const std::uint8_t how = move[static_cast<std::size_t>(j * width + o + g)];
+    const long long i = file_at(j, o);
+    if (how == from_start) break;
+    if (how == from_diag) {
+      out.rows.push_back({Row::pair, static_cast<std::size_t>(j - 1), static_cast<std::size_t>(i - 1)});
+      if (a[static_cast<std::size_t>(j - 1)] == b[static_cast<std::size_t>(i - 1 - lo)]) {
+        ++out.equal;
+        if (a[static_cast<std::size_t>(j - 1)] != blank_id) ++out.equal_nonblank;
+      }
+      --j;
+    } else if (how == from_skip_section) {
+      out.rows.push_back({Row::missing, static_cast<std::size_t>(j - 1), static_cast<std::size_t>(i)});
+      --j;
+      ++o;
+    } else {
+      out.rows.push_back({Row::left_out, static_cast<std::size_t>(j), static_cast<std::size_t>(i - 1)});
+      --o;
+    }
+  }
+  std::reverse(out.rows.begin(), out.rows.end());
   return out;
 }
 
@@ -413,7 +590,11 @@ Mismatch diagnose_missing(const std::vector<std::string_view>& file, std::span<c
     std::vector<std::size_t> hits = find_tolerant(file, section.first(anchor), Tolerance::exact, &m.comparisons);
     if (hits.size() == 1) {
       std::size_t first_diff = hits[0] + anchor;
-      std::string report = window_report(file, section, hits[0], path, &first_diff);
+      std::vector<Row> rows;
+      if (const std::size_t band = band_for(section.size(), kAlignCells); band > 0)
+        rows = align(file, section, static_cast<long long>(hits[0]), band, m.comparisons).rows;
+      if (!span_of(rows)) rows = same_length(section.size(), file.size(), hits[0]);
+      std::string report = place_report(file, section, rows, path, &first_diff);
       m.reason = Reason::old_mismatch;
       m.line = first_diff + 1;
       m.diagnostic = p + ": the anchor (the first " + plural(anchor, "line") +
@@ -504,39 +685,76 @@ Mismatch diagnose_missing(const std::vector<std::string_view>& file, std::span<c
       ++m.comparisons;
     }
   }
-  long long best = 0;
-  std::size_t best_votes = 0;
-  for (std::size_t v = 0; v < votes.size(); ++v)
-    if (votes[v] > best_votes) {
-      best = static_cast<long long>(v) - static_cast<long long>(section.size() - 1);
-      best_votes = votes[v];
+  // The places most lines vote for, a few, each more than half a band from
+  // the others (the two halves of a place around a line the block invented
+  // or left out vote for neighbouring starts, and one alignment covers
+  // both); the one the alignment matches best is shown.
+  const std::size_t band = band_for(section.size(), kAlignCells / kPlacesAligned);
+  const long long apart = std::max<long long>(1, static_cast<long long>(band) / 2);
+  std::vector<std::pair<long long, std::size_t>> places;  // (start, votes)
+  for (std::size_t round = 0; round < kPlacesAligned; ++round) {
+    long long at = 0;
+    std::size_t most = 0;
+    for (std::size_t v = 0; v < votes.size(); ++v) {
+      if (votes[v] <= most) continue;
+      const long long s = static_cast<long long>(v) - static_cast<long long>(section.size() - 1);
+      if (std::any_of(places.begin(), places.end(), [&](const auto& pl) {
+            return std::llabs(pl.first - s) <= apart;
+          }))
+        continue;
+      at = s;
+      most = votes[v];
     }
-  if (best_votes == 0 && rarest_skipped) {
+    m.comparisons += votes.size();
+    if (most == 0) break;
+    places.emplace_back(at, most);
+    if (band == 0) break;  // no alignment: the most voted place is shown line for line
+  }
+  if (places.empty() && rarest_skipped) {
     // Only lines left out occur: line up the first file line with the rarest of them.
     const Key& k = keys[*rarest_skipped];
-    best = static_cast<long long>(k.first_in_file) - static_cast<long long>(k.at.front());
+    places.emplace_back(static_cast<long long>(k.first_in_file) - static_cast<long long>(k.at.front()), 0);
   }
 
-  if (best_votes > 0 || rarest_skipped) {
-    std::size_t start = static_cast<std::size_t>(std::max(0LL, best));
-    if (start + section.size() > file.size()) start = file.size() > section.size() ? file.size() - section.size() : 0;
-    std::string left_out;
-    if (rarest_skipped) {
-      // Lines that did not vote still count where they match the place shown.
-      best_votes = 0;
-      for (std::size_t j = 0; j < section.size() && start + j < file.size(); ++j, ++m.comparisons)
-        if (section_key[j] != kNoKey && file_key[start + j] == section_key[j]) ++best_votes;
-      left_out = " (to bound the work, the " + plural(skipped_lines, "line") +
-                 " of your EDIT section that occur " + std::to_string(skipped_from) +
-                 " or more times in the file were not used to find this place; the count includes them)";
+  if (!places.empty()) {
+    auto clamp_start = [&](long long s) {
+      std::size_t start = static_cast<std::size_t>(std::max(0LL, s));
+      if (start + section.size() > file.size()) start = file.size() > section.size() ? file.size() - section.size() : 0;
+      return start;
+    };
+    std::optional<Aligned> best;
+    if (band > 0)
+      for (const auto& pl : places) {
+        Aligned a = align(file, section, static_cast<long long>(clamp_start(pl.first)), band, m.comparisons);
+        if (!span_of(a.rows)) continue;
+        if (!best || a.equal_nonblank > best->equal_nonblank ||
+            (a.equal_nonblank == best->equal_nonblank && a.equal > best->equal))
+          best = std::move(a);
+      }
+    std::vector<Row> rows;
+    std::size_t matching = 0;
+    if (best) {
+      rows = std::move(best->rows);
+      matching = best->equal_nonblank;
+    } else {
+      rows = same_length(section.size(), file.size(), clamp_start(places.front().first));
+      for (const Row& r : rows)
+        if (section_key[r.j] != kNoKey && file_key[r.i] == section_key[r.j]) ++matching;
+      m.comparisons += rows.size();
     }
-    bool near = best_votes * 2 >= nonblank;
+    const auto span = span_of(rows);
+    std::string left_out;
+    if (rarest_skipped)
+      left_out = " (to bound the work, the " + plural(skipped_lines, "line") + " of your EDIT section that occur " +
+                 std::to_string(skipped_from) +
+                 " or more times in the file were not used to find this place; the count includes them)";
+    bool near = matching * 2 >= nonblank;
     m.reason = near ? Reason::near_match : Reason::anchor_not_found;
-    m.line = start + 1;
+    m.line = span->first + 1;
     m.diagnostic = p + ": the EDIT section (" + n_lines + ") does not occur in the file. The closest place is " +
-                   range(start + 1, std::min(section.size(), file.size() - start)) + ", where " +
-                   std::to_string(best_votes) + " of its " + std::to_string(nonblank) +
-                   " non-blank lines match" + left_out + ":\n" + window_report(file, section, start, path) +
+                   range(span->first + 1, span->second - span->first + 1) + ", where " + std::to_string(matching) +
+                   " of its " + std::to_string(nonblank) + " non-blank lines match" + left_out + ":\n" +
+                   place_report(file, section, rows, path) +
                    "Copy the lines exactly as the file has them now (an earlier block may have changed them).";
     return m;
   }

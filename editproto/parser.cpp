@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <utility>
 
 namespace editproto {
@@ -134,19 +135,37 @@ void Parser::plain_lines(std::string_view text) {
   for (const char* p = text.data(); (p = static_cast<const char*>(std::memchr(p, '\n', text.data() + text.size() - p)));
        ++p)
     ++line_no_;
-  // The last two non-blank lines, found from the end.
+  // From the end: the last two non-blank lines, and the last one that is not
+  // a fence (usually one of those two, so the scan stops at once).
   std::string_view found[2];
+  std::size_t found_line[2] = {0, 0};
   int n = 0;
+  std::string_view prose;
+  std::size_t prose_line = 0;
+  std::size_t no = line_no_;
   std::string_view rest = text.substr(0, text.size() - 1);  // drop the final '\n'
-  while (n < 2) {
+  while (n < 2 || prose_line == 0) {
     std::size_t nl = rest.rfind('\n');
     std::string_view line = nl == std::string_view::npos ? rest : rest.substr(nl + 1);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (!trim(line).empty()) found[n++] = line;
+    if (!trim(line).empty()) {
+      if (n < 2) {
+        found[n] = line;
+        found_line[n++] = no;
+      }
+      if (prose_line == 0 && !is_fence_line(line)) {
+        prose = line;
+        prose_line = no;
+      }
+    }
     if (nl == std::string_view::npos) break;
     rest = rest.substr(0, nl);
+    --no;
   }
-  for (int i = n - 1; i >= 0; --i) remember_candidate(found[i], true);
+  // A prose line above both candidates is kept first; remembering the
+  // candidates (in order) keeps any later one.
+  if (prose_line != 0 && (n < 2 || prose_line < found_line[1])) prose_.keep(prose, prose_line, true);
+  for (int i = n - 1; i >= 0; --i) remember_candidate(found[i], true, found_line[i]);
 }
 
 void Parser::finish(std::vector<Block>& out) {
@@ -167,34 +186,36 @@ void Parser::finish(std::vector<Block>& out) {
   }
 }
 
-void Parser::remember_candidate(std::string_view line, bool stable) {
-  // Only short lines can be path lines or fence openers.
-  candidate_set_[0] = candidate_set_[1];
-  candidate_owned_[0] = candidate_owned_[1];
-  if (candidate_owned_[0]) {
-    store_[0].swap(store_[1]);
-    candidate_[0] = store_[0];
-  } else {
-    candidate_[0] = candidate_[1];
-  }
-  candidate_set_[1] = line.size() <= 512;
-  candidate_owned_[1] = false;
-  candidate_[1] = line;
-  if (candidate_set_[1] && !stable) {  // the line's buffer is about to be reused
-    store_[1].assign(line);
-    candidate_[1] = store_[1];
-    candidate_owned_[1] = true;
-  }
+void Parser::Kept::keep(std::string_view t, std::size_t n, bool stable) {
+  set = true;
+  line = n;
+  too_long = t.size() > 512;  // no path line is that long: only its number is kept
+  owned = false;
+  text = {};
+  if (too_long) return;
+  text = t;
+  if (!stable) own();  // the line's buffer is about to be reused
 }
 
-// Views into the chunk die with it: copy the candidates still in use.
+void Parser::Kept::own() {
+  if (!set || owned || too_long) return;
+  store.assign(text);
+  text = store;
+  owned = true;
+}
+
+void Parser::remember_candidate(std::string_view line, bool stable, std::size_t line_no) {
+  std::swap(candidate_[0], candidate_[1]);
+  for (Kept& c : candidate_)
+    if (c.owned) c.text = c.store;  // a moved string may have moved its bytes
+  candidate_[1].keep(line, line_no, stable);
+  if (!is_fence_line(line)) prose_.keep(line, line_no, stable);
+}
+
+// Views into the chunk die with it: copy the lines still in use.
 void Parser::own_candidates() {
-  for (int i = 0; i < 2; ++i) {
-    if (!candidate_set_[i] || candidate_owned_[i]) continue;
-    store_[i].assign(candidate_[i]);
-    candidate_[i] = store_[i];
-    candidate_owned_[i] = true;
-  }
+  for (Kept& c : candidate_) c.own();
+  prose_.own();
 }
 
 void Parser::on_line(std::string_view line, bool stable, std::vector<Block>& out) {
@@ -211,23 +232,21 @@ void Parser::on_line(std::string_view line, bool stable, std::vector<Block>& out
       return;
     case State::scanning:
       if (m == Marker::edit) {
-        begin_block();
+        begin_block(false);
       } else if (m == Marker::repl || m == Marker::end) {
-        // A separator with no open block: the opener was mistyped or lost.
-        Block b;
-        b.index = next_index_++;
-        b.line = line_no_;
-        b.path = previous_path_;
-        b.parse_error = {Reason::malformed_block,
-                         "line " + std::to_string(line_no_) + " is a " +
-                             (m == Marker::repl ? "\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90"
-                                                  "\xE2\x95\x90\xE2\x95\x90 REPL"
-                                                : "\xC2\xBB\xC2\xBB\xC2\xBB EDIT END") +
-                             " line but no block is open: each block starts with a line "
-                             "\xC2\xAB\xC2\xAB\xC2\xAB EDIT (after its path line)"};
-        out.push_back(std::move(b));
+        // Seed-style scanning ignores everything but a path line or an
+        // opener: a separator here is quoted text or a lost opener, not a
+        // block. It is reported, and it stands between the blocks around it.
+        warnings_.push_back({line_no_, WarningCode::stray_marker,
+                             std::string("a ") +
+                                 (m == Marker::repl ? "\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90"
+                                                      "\xE2\x95\x90\xE2\x95\x90 REPL"
+                                                    : "\xC2\xBB\xC2\xBB\xC2\xBB EDIT END") +
+                                 " line outside any block is not a block and was ignored (a block starts with "
+                                 "\xC2\xAB\xC2\xAB\xC2\xAB EDIT, after its path line)"});
+        remember_candidate(line, stable, line_no_);
       } else if (!trim(line).empty()) {
-        remember_candidate(line, stable);
+        remember_candidate(line, stable, line_no_);
       }
       return;
     case State::reading_edit:
@@ -236,13 +255,32 @@ void Parser::on_line(std::string_view line, bool stable, std::vector<Block>& out
   }
 
   if (m == Marker::edit) {
-    fail_open_block(Reason::malformed_block,
-                    "the block was not closed: line " + std::to_string(line_no_) +
-                        " starts a new \xC2\xAB\xC2\xAB\xC2\xAB EDIT before this block's "
-                        "\xC2\xBB\xC2\xBB\xC2\xBB EDIT END",
-                    out);
-    candidate_set_[0] = candidate_set_[1] = false;
-    begin_block();
+    // The new block's path line is the last line of the open one (that is
+    // where a model that forgot an END line put it); the open block's own
+    // path is never reused.
+    candidate_[0].set = candidate_[1].set = prose_.set = false;
+    for (std::size_t i = 2 - inner_count_; i < 2; ++i)
+      remember_candidate(std::string_view(text_).substr(inner_[i].at, inner_[i].length), false, inner_[i].line);
+    prose_.set = false;
+    if (state_ == State::reading_edit && block_.parse_error.reason == Reason::missing_path) {
+      // No path line and no REPL line before the next opener: an opener
+      // quoted in prose, not a block.
+      warnings_.push_back({block_.line, WarningCode::stray_marker,
+                           "a \xC2\xAB\xC2\xAB\xC2\xAB EDIT line with no path line before it and no "
+                           "\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90 "
+                           "REPL line before the next \xC2\xAB\xC2\xAB\xC2\xAB EDIT (line " +
+                               std::to_string(line_no_) + ") starts no block and was ignored"});
+      next_index_ = block_.index;
+      unclosed_line_ = 0;
+    } else {
+      unclosed_line_ = block_.line;
+      fail_open_block(Reason::malformed_block,
+                      "the block was not closed: line " + std::to_string(line_no_) +
+                          " starts a new \xC2\xAB\xC2\xAB\xC2\xAB EDIT before this block's "
+                          "\xC2\xBB\xC2\xBB\xC2\xBB EDIT END",
+                      out);
+    }
+    begin_block(true);
     return;
   }
   if (m == Marker::end) {
@@ -278,6 +316,7 @@ void Parser::block_line(std::string_view line) {
   if (block_bytes_ > limits_.max_block_bytes) {
     if (!block_too_large_) {
       block_too_large_ = true;
+      inner_count_ = 0;  // its lines are gone
       std::string().swap(text_);
       edit_at_.clear();
       repl_at_.clear();
@@ -285,10 +324,15 @@ void Parser::block_line(std::string_view line) {
     return;
   }
   (state_ == State::reading_edit ? edit_at_ : repl_at_).emplace_back(text_.size(), line.size());
+  if (!trim(line).empty()) {
+    inner_[0] = inner_[1];
+    inner_[1] = {text_.size(), line.size(), line_no_};
+    if (inner_count_ < 2) ++inner_count_;
+  }
   text_.append(line);
 }
 
-void Parser::begin_block() {
+void Parser::begin_block(bool after_cut) {
   block_ = Block{};
   block_.index = next_index_++;
   block_.line = line_no_;
@@ -296,38 +340,77 @@ void Parser::begin_block() {
   text_.clear();
   edit_at_.clear();
   repl_at_.clear();
+  inner_count_ = 0;
   block_too_large_ = false;
   block_malformed_ = false;
   malformed_detail_.clear();
 
   // The path line is the last non-blank line, or the one before it when the
   // last is a code-fence opener standing between path and block.
+  const Kept* path_line = nullptr;
+  if (candidate_[1].set) {
+    if (candidate_[1].too_long || !is_fence_line(candidate_[1].text)) path_line = &candidate_[1];
+    else if (candidate_[0].set && (candidate_[0].too_long || !is_fence_line(candidate_[0].text)))
+      path_line = &candidate_[0];
+  }
   std::optional<std::string> path;
-  std::string_view path_line;
-  if (candidate_set_[1]) {
-    if (!is_fence_line(candidate_[1])) path_line = candidate_[1];
-    else if (candidate_set_[0]) path_line = candidate_[0];
-  }
-  if (!path_line.empty()) {
+  bool reused = false;
+  if (path_line != nullptr && !path_line->too_long) {
     // Models repeat the same path line block after block: reuse its result.
-    if (path_line == previous_path_line_ && !previous_path_.empty()) path = previous_path_;
-    else path = extract_path(path_line);
+    if (path_line->text == previous_path_line_ && !previous_path_.empty()) path = previous_path_;
+    else path = extract_path(path_line->text);
+  } else if (path_line == nullptr && !prose_.set && !after_cut && !previous_path_.empty()) {
+    // Nothing but blank lines and code fences since the previous block.
+    path = previous_path_;
+    reused = true;
   }
-  candidate_set_[0] = candidate_set_[1] = false;
   if (path) {
-    if (previous_path_line_ != path_line) previous_path_line_.assign(path_line);
+    if (!reused && previous_path_line_ != path_line->text) previous_path_line_.assign(path_line->text);
     block_.path = std::move(*path);
+    block_.path_reused = reused;
     previous_path_ = block_.path;
-  } else if (!previous_path_.empty()) {
-    block_.path = previous_path_;
-    block_.path_reused = true;
   } else {
-    block_.parse_error = {Reason::missing_path,
-                          "no file path before the \xC2\xAB\xC2\xAB\xC2\xAB EDIT at line " +
-                              std::to_string(line_no_) +
-                              ": put the file's path (e.g. src/main.py) alone on the line before it"};
+    block_.parse_error = {Reason::missing_path, missing_path_detail(path_line, after_cut)};
+    // Nothing further back is ever reused.
+    previous_path_.clear();
+    previous_path_line_.clear();
   }
+  candidate_[0].set = candidate_[1].set = prose_.set = false;
+  unclosed_line_ = 0;
   state_ = State::reading_edit;
+}
+
+namespace {
+// A line of the response quoted in a diagnostic.
+std::string quoted(std::string_view text) {
+  text = trim(text);
+  if (text.size() <= 80) return "\"" + std::string(text) + "\"";
+  std::size_t cut = 77;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // a whole character
+  return "\"" + std::string(text.substr(0, cut)) + "...\"";
+}
+}  // namespace
+
+std::string Parser::missing_path_detail(const Kept* candidate, bool after_cut) const {
+  auto why = [](const Kept& k) -> std::string {
+    if (k.too_long) return "line " + std::to_string(k.line) + " is not a path: it is 200 characters or longer";
+    const std::string head = "line " + std::to_string(k.line) + ", " + quoted(k.text) + ", ";
+    if (marker_of(k.text) != Marker::none) return head + "is a marker line outside any block, not a path";
+    PathLine verdict = read_path_line(k.text);
+    if (verdict.path) return head + "names a file but is not the line right before the block";
+    return head + "is not a path: " + std::string(verdict.why_not);
+  };
+  std::string d = "no file path for the \xC2\xAB\xC2\xAB\xC2\xAB EDIT at line " + std::to_string(line_no_) + ": ";
+  if (candidate != nullptr) d += why(*candidate);
+  else if (prose_.set) d += why(prose_);
+  else d += "there is no line before it";
+  d += ". Put the file's path (e.g. src/main.py) alone on the line before \xC2\xAB\xC2\xAB\xC2\xAB EDIT";
+  if (after_cut && unclosed_line_ != 0)
+    d += "; the block at line " + std::to_string(unclosed_line_) + " was not closed, so its path is not reused";
+  else if (!after_cut && !previous_path_.empty())
+    d += "; the previous block's path is reused only when nothing but blank lines and code fences stands between "
+         "the two blocks";
+  return d;
 }
 
 void Parser::fail_open_block(Reason reason, std::string detail, std::vector<Block>& out) {

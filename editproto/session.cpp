@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace editproto {
 
@@ -24,6 +26,68 @@ std::size_t common_suffix(std::span<const std::string_view> a, std::span<const s
   std::size_t s = 0;
   while (s + skip < a.size() && s + skip < b.size() && a[a.size() - 1 - s] == b[b.size() - 1 - s]) ++s;
   return s;
+}
+
+bool blank(std::string_view s) { return trim(s).empty(); }
+
+// How many non-blank lines of `from` are not matched, one for one, by a line
+// of `by` (a multiset difference, linear in both).
+std::size_t unmatched(std::span<const std::string_view> from, std::span<const std::string_view> by) {
+  std::unordered_map<std::string_view, std::size_t> have;
+  for (std::string_view l : by) ++have[l];
+  std::size_t n = 0;
+  for (std::string_view l : from) {
+    if (blank(l)) continue;
+    auto it = have.find(l);
+    if (it != have.end() && it->second > 0) --it->second;
+    else ++n;
+  }
+  return n;
+}
+
+// A REPL line that stands for code refuses the block only when applying it
+// would really drop lines of the file: some line the block replaces is not
+// written back (for a bare "...", which is code in Python, only when the
+// block drops more lines than it writes).
+std::optional<std::string> refuse_placeholder(const Block& block) {
+  const std::size_t k = common_prefix(block.edit, block.repl);
+  const std::size_t s = common_suffix(block.edit, block.repl, k);
+  std::optional<std::size_t> first;
+  bool elision = false;
+  for (std::size_t i = k; i < block.repl.size(); ++i) {
+    const Placeholder kind = placeholder_kind(block.repl[i]);
+    if (kind == Placeholder::none) continue;
+    if (std::find(block.edit.begin(), block.edit.end(), block.repl[i]) != block.edit.end()) continue;  // in the file
+    if (!first) first = i;
+    elision |= kind == Placeholder::elision;
+  }
+  if (!first) return std::nullopt;
+  const auto old_lines = block.edit.subspan(k, block.edit.size() - k - s);
+  const auto new_lines = block.repl.subspan(k, block.repl.size() - k - s);
+  const std::size_t dropped = unmatched(old_lines, new_lines);
+  const std::size_t added = unmatched(new_lines, old_lines);
+  if (dropped == 0 || (!elision && dropped <= added)) return std::nullopt;
+  return "REPL line " + std::to_string(*first + 1) + " \"" + std::string(block.repl[*first]) +
+         "\" stands for code instead of being code; applying the block would delete " +
+         std::to_string(dropped) + (dropped == 1 ? " line" : " lines") +
+         " of the file that the REPL section does not write back. Write out every line the REPL section should "
+         "contain.";
+}
+
+// The first line of an EDIT section that stands for code and that the file
+// does not have (white space aside): the section was not copied from the file.
+std::optional<std::size_t> placeholder_not_in_file(std::span<const std::string_view> edit,
+                                                   const std::vector<std::string_view>& file) {
+  std::unordered_set<std::string_view> wanted;
+  for (std::string_view l : edit)
+    if (is_placeholder_line(l)) wanted.insert(trim(l));
+  if (wanted.empty()) return std::nullopt;
+  std::unordered_set<std::string_view> present;
+  for (std::string_view l : file)
+    if (wanted.count(trim(l))) present.insert(trim(l));
+  for (std::size_t i = 0; i < edit.size(); ++i)
+    if (is_placeholder_line(edit[i]) && !present.count(trim(edit[i]))) return i;
+  return std::nullopt;
 }
 
 Status status_for(Reason r) {
@@ -147,6 +211,7 @@ void Session::submit(const Block& block) {
   r.index = block.index;
   r.block_line = block.line;
   r.path = block.path;
+  r.path_reused = block.path_reused;
   if (!block.ok()) {
     return set_failure(r, block.parse_error);  // every parse reason maps to failed
   }
@@ -168,17 +233,9 @@ void Session::submit(const Block& block) {
     return set_failure(r, {Reason::no_change, "the EDIT and REPL sections are identical, so there is nothing to change"});
 
   if (!create && opt_.check_placeholders) {
-    std::size_t k = common_prefix(block.edit, block.repl);
-    for (std::size_t i = k; i < block.repl.size(); ++i) {
-      std::string_view line = block.repl[i];
-      if (!is_placeholder_line(line)) continue;
-      if (std::find(block.edit.begin(), block.edit.end(), line) != block.edit.end()) continue;
-      if (k == block.edit.size()) break;  // pure insertion deletes nothing
+    if (auto refused = refuse_placeholder(block)) {
       r.line = std::nullopt;
-      return set_failure(r, {Reason::placeholder,
-                             "REPL line " + std::to_string(i + 1) + " \"" + std::string(line) +
-                                 "\" stands for code instead of being code; applying the block would delete the "
-                                 "lines it replaces. Write out every line the REPL section should contain."});
+      return set_failure(r, {Reason::placeholder, std::move(*refused)});
     }
   }
 
@@ -223,7 +280,19 @@ void Session::attempt(File& f, Pending& p) {
     return set_failure(r, {Reason::ambiguous, describe_ambiguous(hits, b.edit.size(), r.path)});
   }
   std::size_t anchor = common_prefix(b.edit, b.repl);
-  Mismatch m = diagnose_missing(d.lines(), b.edit, anchor, r.path);
+  const std::vector<std::string_view> lines = d.lines();
+  Mismatch m = diagnose_missing(lines, b.edit, anchor, r.path);
+  if (opt_.check_placeholders) {
+    if (std::optional<std::size_t> at = placeholder_not_in_file(b.edit, lines)) {
+      r.line = m.line;
+      return set_failure(r, {Reason::placeholder,
+                             "EDIT line " + std::to_string(*at + 1) + " \"" + std::string(b.edit[*at]) +
+                                 "\" stands for lines of the file instead of quoting them (the file has no such "
+                                 "line): the EDIT section must quote the real lines, every one of them, exactly as "
+                                 "the file has them.\n" +
+                                 m.diagnostic});
+    }
+  }
   if (opt_.fuzz_whitespace && m.whitespace_match) {
     apply_at(f, p, *m.whitespace_match, true);
     r.tolerance = "whitespace";
@@ -270,24 +339,25 @@ void Session::apply_at(File& f, Pending& p, std::size_t start, bool tolerant) {
     lines.assign(reindented.begin(), reindented.end());
   }
 
+  // New lines take the file's dominant ending, unless the lines on both
+  // sides of them (the one before and the one after the replaced lines)
+  // agree on another: a stray LF line in a CRLF file does not make the
+  // lines inserted after it LF, but a stretch of LF lines keeps its own.
   const Eol dom = d.dominant_eol();
-  auto or_dom = [dom](Eol e) { return e == Eol::none ? dom : e; };
-  Eol eol = dom, last = dom;
+  const std::size_t after = first + old_count;
+  Eol eol = dom;
+  if (first > 0 && after < d.size() && d.eol(first - 1) == d.eol(after) && d.eol(after) != Eol::none)
+    eol = d.eol(after);
+  Eol last = eol;
   bool strip_prev = false;
   if (old_count > 0) {
-    eol = or_dom(d.eol(first));
-    last = d.eol(first + old_count - 1);
-    if (lines.empty() && last == Eol::none && first > 0) strip_prev = true;  // keep "no final newline"
-  } else if (first > 0) {
-    Eol prev = d.eol(first - 1);
-    eol = or_dom(prev);
-    last = eol;
-    if (prev == Eol::none) {  // appending after a last line without newline
-      d.set_eol(first - 1, dom);
+    if (d.eol(after - 1) == Eol::none) {  // the replaced lines ended the file without a newline: so do the new
       last = Eol::none;
+      if (lines.empty() && first > 0) strip_prev = true;
     }
-  } else if (d.size() > 0) {
-    eol = last = or_dom(d.eol(0));
+  } else if (first > 0 && d.eol(first - 1) == Eol::none) {  // appending after a last line without newline
+    d.set_eol(first - 1, eol);
+    last = Eol::none;
   }
   d.replace(first, old_count, lines, eol, last);
   if (strip_prev) d.set_eol(first - 1, Eol::none);

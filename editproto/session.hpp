@@ -45,6 +45,7 @@ struct BlockResult {
   std::size_t index = 0;
   std::size_t block_line = 0;          // line of "««« EDIT" in the response
   std::string path;                    // normalised when the path was valid
+  bool path_reused = false;            // taken from the previous block (no path line of its own)
   Status status = Status::failed;
   Reason reason = Reason::none;
   std::optional<std::size_t> line;     // 1-based line in the file

@@ -41,6 +41,7 @@ struct EditArgs {
   std::vector<std::string> context;
   std::string fuzz;
   std::string input = "-";
+  CLI::Option* input_option = nullptr;  // to tell "-" given from no FILE at all
   std::string agent = "agent";
   std::string session;
   bool no_commit = false;
@@ -65,12 +66,19 @@ void add_edit_options(CLI::App& cmd, EditArgs& a) {
   cmd.add_option("--root", a.root, "Workspace root (default: the current folder)")->check(CLI::ExistingDirectory);
   cmd.add_option("--format", a.format, "Output: text (default), json or github (workflow annotations)")
       ->check(CLI::IsMember({"text", "json", "github"}));
+  // One value per flag: "--context a.py response.md" must not take the
+  // response as a second context file.
   cmd.add_option("--context", a.context,
-                 "A file the agent has seen (repeatable); blocks for other files are not_in_context");
+                 "A file the agent has seen (one per flag; repeat the flag); blocks for other files are "
+                 "not_in_context")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd.add_option("--fuzz", a.fuzz, "Tolerance: 'whitespace' applies a block that matches uniquely once "
                                    "indentation and trailing white space are ignored")
       ->check(CLI::IsMember({"whitespace"}));
-  cmd.add_option("FILE", a.input, "The LLM response holding edit blocks ('-' or none: standard input)");
+  a.input_option = cmd.add_option("FILE", a.input, "The LLM response holding edit blocks ('-' or none: standard "
+                                                   "input, unless it is a terminal)");
 }
 
 bool use_colour() {
@@ -85,6 +93,14 @@ int run_edits(const EditArgs& a, bool dry_run, std::istream& in, std::ostream& o
   auto ws = editproto::Workspace::open(a.root);
   if (!ws) {
     err << "editgate: " << ws.error().detail << '\n';
+    return 2;
+  }
+  // Without a FILE, standard input is read only when something is piped
+  // into it: at a terminal, a person who forgot the file would wait on an
+  // editgate that seems to hang (an explicit "-" still reads the terminal).
+  if (a.input_option != nullptr && a.input_option->count() == 0 && ::isatty(STDIN_FILENO)) {
+    err << "editgate: no response file given, and standard input is a terminal: pass the response file, or '-' "
+           "to type it (end with Ctrl-D)\n";
     return 2;
   }
   std::ifstream file;
@@ -143,6 +159,7 @@ int run_edits(const EditArgs& a, bool dry_run, std::istream& in, std::ostream& o
 
   RunReport report;
   report.dry_run = dry_run;
+  report.warnings = parser.take_warnings();
   report.blocks = session.flush();
   report.files_auto_added = session.files_auto_added();
   if (repo) {

@@ -94,13 +94,19 @@ std::vector<editproto::BlockResult> EditRun::feed(std::string_view chunk) {
   bytes_ += chunk.size();
   if (bytes_ > limits_.max_response_bytes) overflowed_ = true;
   parser_.feed(chunk, blocks);
+  take_warnings();
   return apply(blocks);
 }
 
 std::vector<editproto::BlockResult> EditRun::finish() {
   std::vector<editproto::Block> blocks;
   parser_.finish(blocks);
+  take_warnings();
   return apply(blocks);
+}
+
+void EditRun::take_warnings() {
+  for (editproto::Warning& w : parser_.take_warnings()) report_.warnings.push_back(std::move(w));
 }
 
 void EditRun::commit_pending() {

@@ -90,6 +90,8 @@ class EditRun {
   EditRun(const editproto::Workspace& ws, editgit::Repository& repo, Owners& owners, const EditHooks& hooks,
           EditParams params, editproto::Options opt);
   std::vector<editproto::BlockResult> apply(std::vector<editproto::Block>& blocks);
+  // Moves the parser's new warnings into the report (the done message has them).
+  void take_warnings();
   // Takes the block's file from the run that has uncommitted edits in it,
   // committing those first.
   void claim(const std::string& raw_path);

@@ -76,10 +76,14 @@ void print_text(std::ostream& out, const RunReport& report, bool colour) {
     if (r.reason != Reason::none) out << " (" << editproto::to_string(r.reason) << ")";
     if (r.tolerance) out << " [tolerated: " << *r.tolerance << "]";
     out << "  block " << r.index + 1 << ", response line " << r.block_line;
+    if (r.path_reused) out << ", path reused from block " << r.index;
     if (ok(r) && r.reason == Reason::none) out << ", -" << r.lines_removed << " +" << r.lines_added << " lines";
     out << '\n';
     if (!r.diagnostic.empty() && (!ok(r) || r.tolerance)) out << indent(r.diagnostic) << '\n';
   }
+  for (const editproto::Warning& w : report.warnings)
+    out << "response line " << w.line << ": " << paint("warning", "33") << " (" << editproto::to_string(w.code)
+        << "): " << w.message << '\n';
   if (!report.files_auto_added.empty()) {
     out << "files added to your context (send the blocks for them again):";
     for (const std::string& f : report.files_auto_added) out << ' ' << f;
@@ -102,6 +106,7 @@ boost::json::object block_json(const BlockResult& r) {
   json::object b;
   b["index"] = r.index;
   b["path"] = str(r.path);
+  b["path_reused"] = r.path_reused;
   b["status"] = editproto::to_string(r.status);
   b["reason"] = r.reason == Reason::none ? json::value(nullptr) : json::value(editproto::to_string(r.reason));
   b["line"] = r.line ? json::value(*r.line) : json::value(nullptr);
@@ -129,6 +134,10 @@ boost::json::object report_json(const RunReport& report, bool with_blocks) {
     root["counts"] = std::move(by_status);
     root["summary"] = counts(report.blocks);
   }
+  json::array warnings;
+  for (const editproto::Warning& w : report.warnings)
+    warnings.push_back(json::object{{"line", w.line}, {"code", editproto::to_string(w.code)}, {"message", str(w.message)}});
+  root["warnings"] = std::move(warnings);
   json::array added;
   for (const std::string& f : report.files_auto_added) added.push_back(str(f));
   root["files_auto_added"] = std::move(added);
@@ -168,6 +177,10 @@ void print_github(std::ostream& out, const RunReport& report) {
     props += "title=" + gh_escape("editgate " + std::string(editproto::to_string(r.reason)), true);
     out << props << "::" << gh_escape(r.diagnostic, false) << '\n';
   }
+  // Stray markers are in the response, not in a file of the repository.
+  for (const editproto::Warning& w : report.warnings)
+    out << "::warning title=" << gh_escape("editgate " + std::string(editproto::to_string(w.code)), true)
+        << "::" << gh_escape("response line " + std::to_string(w.line) + ": " + w.message, false) << '\n';
   if (report.commit_error) out << "::error title=editgate commit::" << gh_escape(*report.commit_error, false) << '\n';
   out << "editgate: " << counts(report.blocks) << '\n';
 }

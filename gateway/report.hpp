@@ -18,6 +18,7 @@ enum class Format { text, json, github };
 
 struct RunReport {
   std::vector<editproto::BlockResult> blocks;
+  std::vector<editproto::Warning> warnings;   // stray markers: not blocks, no effect on the exit code
   std::vector<std::string> files_auto_added;
   std::optional<std::string> commit;          // the (last) commit of what this run applied
   std::vector<std::string> commits;           // every commit of the run, oldest first (see EditRun)

@@ -133,10 +133,10 @@ TEST_CASE("line endings / BOM and final newline are preserved byte for byte") {
     apply_response(d.str(), block("w.txt", {"one", "two"}, {"one", "2", "2b"}));
     CHECK(read_file(d / "w.txt") == "one\r\n2\r\n2b\r\nthree\r\n");
   }
-  SECTION("mixed endings: untouched lines keep theirs, new lines take the replaced line's") {
+  SECTION("mixed endings: untouched lines keep theirs, new lines take their neighbours' when both agree") {
     write_file(d / "m.txt", "a\r\nb\nc\r\nd\n");
     apply_response(d.str(), block("m.txt", {"b", "c"}, {"b", "C", "C2"}));
-    CHECK(read_file(d / "m.txt") == "a\r\nb\nC\r\nC2\r\nd\n");
+    CHECK(read_file(d / "m.txt") == "a\r\nb\nC\nC2\nd\n");
   }
   SECTION("a missing final newline stays missing") {
     write_file(d / "n.txt", "a\nb");
@@ -177,7 +177,8 @@ TEST_CASE("placeholders that would delete code are refused") {
   const std::string original = "def f():\n    a = 1\n    b = 2\n    return a + b\n";
   write_file(d / "p.py", original);
   for (const char* ph : {"    # ... existing code ...", "    ...", "    // rest of the code", "    # \xE2\x80\xA6"}) {
-    auto r = apply_response(d.str(), block("p.py", {"def f():", "    a = 1", "    b = 2"}, {"def f():", "    a = 10", ph}));
+    auto r = apply_response(d.str(), block("p.py", {"def f():", "    a = 1", "    b = 2", "    return a + b"},
+                                           {"def f():", "    a = 10", ph}));
     CHECK(r.results[0].status == Status::failed);
     CHECK(r.results[0].reason == Reason::placeholder);
     CHECK_THAT(r.results[0].diagnostic, Catch::Contains("REPL line 3"));
@@ -408,4 +409,112 @@ TEST_CASE("a declared but empty context puts every existing file out of context"
   CHECK(r.results[1].status == Status::applied);
   CHECK(r.auto_added == std::vector<std::string>{"a.py"});
   CHECK(read_file(d / "a.py") == "a = 1\n");
+}
+
+TEST_CASE("a block never lands in a file it did not name: root files without an extension are paths") {
+  TempDir d;
+  // Two files that share their text: a block for wscript must not be applied to README.txt.
+  write_file(d / "README.txt", "a\nb\n");
+  write_file(d / "wscript", "a\nb\n");
+  write_file(d / "COPYING", "GPL\n");
+  auto r = apply_response(d.str(), block("README.txt", {"a"}, {"A"}) + block("wscript", {"b"}, {"B"}) +
+                                        block("COPYING", {"GPL"}, {"MIT"}));
+  REQUIRE(r.results.size() == 3);
+  for (const auto& x : r.results) CHECK(x.status == Status::applied);
+  CHECK(r.results[1].path == "wscript");
+  CHECK(read_file(d / "README.txt") == "A\nb\n");
+  CHECK(read_file(d / "wscript") == "a\nB\n");
+  CHECK(read_file(d / "COPYING") == "MIT\n");
+}
+
+TEST_CASE("a prose line between two blocks stops the path from being reused: nothing lands in the first file") {
+  TempDir d;
+  write_file(d / "README.txt", "a\nb\n");
+  const std::string E = "\xC2\xAB\xC2\xAB\xC2\xAB EDIT\n";
+  auto r = apply_response(d.str(), block("README.txt", {"a"}, {"A"}) + "\nThen the build script:\n" + E + "b\n" +
+                                        "\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90 REPL\nB\n\xC2\xBB\xC2\xBB\xC2\xBB EDIT END\n");
+  REQUIRE(r.results.size() == 2);
+  CHECK(r.results[0].status == Status::applied);
+  CHECK(r.results[1].status == Status::failed);
+  CHECK(r.results[1].reason == Reason::missing_path);
+  CHECK_THAT(r.results[1].diagnostic, Catch::Contains("\"Then the build script:\", is not a path"));
+  CHECK(read_file(d / "README.txt") == "A\nb\n");
+}
+
+TEST_CASE("a path with spaces names its file") {
+  TempDir d;
+  write_file(d / "docs/release notes.md", "# 1.0\n");
+  write_file(d / "docs/a.md", "# 1.0\n");
+  auto r = apply_response(d.str(), block("docs/a.md", {"# 1.0"}, {"# 1.0", "x"}) +
+                                        block("docs/release notes.md", {"# 1.0"}, {"# 1.1"}));
+  REQUIRE(r.results.size() == 2);
+  CHECK(r.results[1].status == Status::applied);
+  CHECK(r.results[1].path == "docs/release notes.md");
+  CHECK(read_file(d / "docs/release notes.md") == "# 1.1\n");
+  CHECK(read_file(d / "docs/a.md") == "# 1.0\nx\n");
+}
+
+TEST_CASE("the placeholder guard refuses only placeholders, and only when lines would really be dropped") {
+  TempDir d;
+  SECTION("a real comment that contains a phrase, inserted while every old line is kept") {
+    const std::string original = "int f() {\n  a();\n  b();\n}\n";
+    for (const char* comment : {"  /* And then the write out rest of the file */",
+                                "  // Not quite the same as before which would \xE2\x80\xA6"}) {
+      write_file(d / "c.c", original);
+      auto r = apply_response(d.str(), block("c.c", {"int f() {", "  a();", "  b();", "}"},
+                                             {"int f() {", "  a();", comment, "  b();", "}"}));
+      CHECK(r.results[0].status == Status::applied);
+      CHECK(read_file(d / "c.c") == "int f() {\n  a();\n" + std::string(comment) + "\n  b();\n}\n");
+    }
+  }
+  SECTION("pass -> ... in a Python stub") {
+    write_file(d / "stub.py", "def f():\n    pass\n");
+    auto r = apply_response(d.str(), block("stub.py", {"def f():", "    pass"}, {"def f():", "    ..."}));
+    CHECK(r.results[0].status == Status::applied);
+    CHECK(read_file(d / "stub.py") == "def f():\n    ...\n");
+  }
+  SECTION("a placeholder that would drop lines is still refused") {
+    const std::string original = "def f():\n    a = 1\n    b = 2\n    c = 3\n    return a + b\n";
+    write_file(d / "p.py", original);
+    for (const char* ph : {"    ...", "    # ... existing code ...", "    // rest of the code unchanged"}) {
+      auto r = apply_response(d.str(), block("p.py", {"def f():", "    a = 1", "    b = 2", "    c = 3"},
+                                             {"def f():", "    a = 10", ph}));
+      CHECK(r.results[0].reason == Reason::placeholder);
+    }
+    // A phrase placeholder refuses the block even when the block adds as many lines as it drops.
+    auto r = apply_response(d.str(), block("p.py", {"def f():", "    a = 1", "    b = 2"},
+                                           {"def f():", "    a = 10", "    # ... existing code ..."}));
+    CHECK(r.results[0].reason == Reason::placeholder);
+    CHECK(read_file(d / "p.py") == original);
+  }
+}
+
+TEST_CASE("a placeholder in the EDIT section fails as placeholder: the EDIT section must quote the real lines") {
+  TempDir d;
+  const std::string original = "def f(x):\n    a = x\n    b = a * 2\n    return b\n";
+  write_file(d / "f.py", original);
+  auto r = check_response(d.str(), block("f.py", {"def f(x):", "    # ... existing code ...", "    return b"},
+                                         {"def f(x):", "    # ... existing code ...", "    return b + 1"}));
+  CHECK(r.results[0].status == Status::failed);
+  CHECK(r.results[0].reason == Reason::placeholder);
+  CHECK_THAT(r.results[0].diagnostic, Catch::Contains("EDIT line 2") &&
+                                          Catch::Contains("the EDIT section must quote the real lines"));
+}
+
+TEST_CASE("new lines in a mixed-ending file take the file's dominant ending unless their neighbours agree") {
+  TempDir d;
+  // Nine CRLF lines and one LF line; lines inserted right after the LF line.
+  std::string text;
+  for (int i = 1; i <= 10; ++i) text += "l" + std::to_string(i) + (i == 5 ? "\n" : "\r\n");
+  write_file(d / "m.txt", text);
+  apply_response(d.str(), block("m.txt", {"l5"}, {"l5", "n1", "n2"}));
+  CHECK_THAT(read_file(d / "m.txt"), Catch::Contains("l4\r\nl5\nn1\r\nn2\r\nl6\r\n"));
+  // Between two LF lines of a CRLF file the neighbours agree: LF.
+  write_file(d / "r.txt", "a\r\nb\r\nc\nd\ne\r\nf\r\ng\r\n");
+  apply_response(d.str(), block("r.txt", {"c"}, {"c", "new"}));
+  CHECK(read_file(d / "r.txt") == "a\r\nb\r\nc\nnew\nd\ne\r\nf\r\ng\r\n");
+  // A line replaced at the end of a mostly CRLF file whose last line is LF: the file's ending.
+  write_file(d / "e.txt", "a\r\nb\r\nc\r\nd\n");
+  apply_response(d.str(), block("e.txt", {"d"}, {"d", "tail"}));
+  CHECK(read_file(d / "e.txt") == "a\r\nb\r\nc\r\nd\ntail\r\n");
 }

@@ -5,6 +5,16 @@
 
 #include <boost/json.hpp>
 
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+extern char** environ;
+
 using Catch::Contains;
 using test::read_file;
 using test::TempDir;
@@ -272,4 +282,116 @@ TEST_CASE("cli: apply in the middle of a merge writes nothing and says why - --n
   Result files_only = editgate({"apply", "--root", t.root(), "--no-commit", kResponse});
   CHECK(files_only.exit_code == 0);
   CHECK(read_file(t.dir / "src/inventory.py") != before);
+}
+
+TEST_CASE("cli: stray markers are warnings - not blocks, and the exit code stays 0") {
+  Tree t;
+  const std::string response = "Blocks end with a line\n\n\xC2\xBB\xC2\xBB\xC2\xBB EDIT END\n\nand the new lines follow\n"
+                               "\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90 REPL\n\n" +
+                               test::block("src/inventory.py", {"def find(items, name):"}, {"def find(items, name):", "    # linear"});
+  Result json = editgate({"check", "--root", t.root(), "--format", "json"}, response);
+  CHECK(json.exit_code == 0);
+  auto v = boost::json::parse(json.out).as_object();
+  REQUIRE(v["blocks"].as_array().size() == 1);
+  CHECK(v["blocks"].as_array()[0].at("status").as_string() == "validated");
+  auto& warnings = v["warnings"].as_array();
+  REQUIRE(warnings.size() == 2);
+  CHECK(warnings[0].at("line").as_int64() == 3);
+  CHECK(warnings[0].at("code").as_string() == "stray_marker");
+  CHECK_THAT(std::string(warnings[0].at("message").as_string()), Contains("EDIT END line outside any block"));
+  CHECK(warnings[1].at("line").as_int64() == 6);
+
+  Result text = editgate({"check", "--root", t.root()}, response);
+  CHECK(text.exit_code == 0);
+  CHECK_THAT(text.out, Contains("response line 3: warning (stray_marker): "));
+  CHECK_THAT(text.out, Contains("1 validated\n"));
+
+  Result gh = editgate({"check", "--root", t.root(), "--format", "github"}, response);
+  CHECK(gh.exit_code == 0);
+  CHECK_THAT(gh.out, Contains("::warning title=editgate stray_marker::response line 3: "));
+  CHECK(gh.out.find("::error") == std::string::npos);
+}
+
+TEST_CASE("cli: results say when a block reused the previous block's path") {
+  Tree t;
+  const std::string response =
+      test::block("src/inventory.py", {"def find(items, name):"}, {"def find(items, name):", "    # linear"}) +
+      "\n\xC2\xAB\xC2\xAB\xC2\xAB EDIT\ndef total_value(items):\n"
+      "\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90 REPL\n"
+      "def total_value(items):\n    # sums\n\xC2\xBB\xC2\xBB\xC2\xBB EDIT END\n";
+  Result json = editgate({"check", "--root", t.root(), "--format", "json"}, response);
+  CHECK(json.exit_code == 0);
+  auto blocks = boost::json::parse(json.out).at("blocks").as_array();
+  REQUIRE(blocks.size() == 2);
+  CHECK(blocks[0].at("path_reused").as_bool() == false);
+  CHECK(blocks[1].at("path_reused").as_bool() == true);
+  Result text = editgate({"check", "--root", t.root()}, response);
+  CHECK_THAT(text.out, Contains("validated  block 2, response line 9, path reused from block 1, -0 +1 lines"));
+}
+
+TEST_CASE("cli: --context takes one value per flag - the response file after it is read") {
+  Tree t;
+  Result r = editgate({"check", "--root", t.root(), "--context", "src/inventory.py", kResponse});
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Contains("3 validated"));
+  Result two = editgate({"check", "--root", t.root(), "--context", "README.md", "--context", "src/inventory.py",
+                         "--format", "json", kResponse});
+  CHECK(two.exit_code == 0);
+  CHECK(boost::json::parse(two.out).at("blocks").as_array().size() == 3);
+}
+
+namespace {
+
+// Runs editgate with a terminal (a pseudo-terminal) as its standard input,
+// as a person at a shell would; gives up after 10 s (a run that waits for the
+// terminal forever is the bug this guards against).
+Result editgate_on_terminal(std::vector<std::string> args) {
+  const int master = ::posix_openpt(O_RDWR | O_NOCTTY);
+  REQUIRE(master >= 0);
+  REQUIRE(::grantpt(master) == 0);
+  REQUIRE(::unlockpt(master) == 0);
+  const std::string slave_name = ::ptsname(master);
+  TempDir io;
+  const std::string out = (io / "out").string(), err = (io / "err").string();
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, slave_name.c_str(), O_RDWR | O_NOCTTY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addclose(&fa, master);
+  args.insert(args.begin(), EDITGATE_BIN);
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = ::posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  REQUIRE(rc == 0);
+  int status = 0;
+  bool exited = false;
+  for (int i = 0; i < 1000 && !exited; ++i) {
+    exited = ::waitpid(pid, &status, WNOHANG) == pid;
+    if (!exited) ::usleep(10'000);
+  }
+  if (!exited) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+  }
+  ::close(master);
+  Result r;
+  r.exit_code = exited && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = read_file(io / "out");
+  r.err = read_file(io / "err");
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("cli: reading the response from a terminal without an explicit - is a usage error") {
+  Tree t;
+  Result r = editgate_on_terminal({"check", "--root", t.root()});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Contains("no response file given, and standard input is a terminal"));
+  CHECK(r.out.empty());
+  // A file argument or a pipe still works (see the tests above); so does an explicit -, which reads the terminal.
 }

@@ -247,3 +247,54 @@ TEST_CASE("the diff of the closest place is bounded: past its budget it covers 2
                                     "cost too much)\n--- your EDIT section\n+++ big.txt (lines 1-200)\n@@ -1,"));
   CHECK(m.diagnostic.size() < 20'000);
 }
+
+TEST_CASE("a line of the EDIT section missing from the file is named, at the real place") {
+  TempDir d;
+  // other() lines up four of the section's common lines on one diagonal; the
+  // real place, target(), splits its lines around the missing one.
+  write_file(d / "t.c", "void other() {\n"       // 1
+                        "  int i = 0;\n"         // 2
+                        "  a();\n"               // 3
+                        "  b();\n"               // 4
+                        "  c();\n"               // 5
+                        "  i++;\n"               // 6
+                        "  return i;\n"          // 7
+                        "}\n"                    // 8
+                        "\n"                     // 9
+                        "int target() {\n"       // 10
+                        "  int i = 0;\n"         // 11
+                        "  step_one();\n"        // 12
+                        "  step_two();\n"        // 13
+                        "  i++;\n"               // 14
+                        "  return i;\n"          // 15
+                        "}\n");                  // 16
+  const std::vector<std::string> section = {"int target() {", "  int i = 0;", "  step_one();", "  invented();",
+                                            "  step_two();", "  i++;", "  return i;", "}"};
+  SECTION("no anchor: the closest place") {
+    auto r = check_response(d.str(), block("t.c", section, {"int target(void) {", "  return 0;", "}"}));
+    const auto& x = r.results[0];
+    CHECK(x.reason == Reason::near_match);
+    CHECK(x.line.value_or(0) == 10);
+    CHECK_THAT(x.diagnostic, Contains("The closest place is lines 10-16, where 7 of its 8 non-blank lines match"));
+    CHECK_THAT(x.diagnostic, Contains("line 4 of your EDIT section is not in the file (between lines 12 and 13):\n"
+                                      "  block:   4 |   invented();"));
+    CHECK_THAT(x.diagnostic, Contains("   step_one();\n-  invented();\n   step_two();\n"));
+  }
+  SECTION("an anchor that occurs once: the old lines are aligned with the file's") {
+    auto r = check_response(d.str(), block("t.c", section, {"int target() {", "  int i = 0;", "  return 0;", "}"}));
+    const auto& x = r.results[0];
+    CHECK(x.reason == Reason::old_mismatch);
+    CHECK(x.line.value_or(0) == 13);
+    CHECK_THAT(x.diagnostic, Contains("line 4 of your EDIT section is not in the file (between lines 12 and 13)"));
+    CHECK_THAT(x.diagnostic, Contains("   step_one();\n-  invented();\n   step_two();\n"));
+  }
+  SECTION("a file line the EDIT section leaves out") {
+    std::vector<std::string> skipped = {"int target() {", "  int i = 0;", "  step_one();", "  i++;", "  return i;", "}"};
+    auto r = check_response(d.str(), block("t.c", skipped, {"int target(void) {", "  return 0;", "}"}));
+    const auto& x = r.results[0];
+    CHECK(x.line.value_or(0) == 10);
+    CHECK_THAT(x.diagnostic, Contains("The closest place is lines 10-16"));
+    CHECK_THAT(x.diagnostic, Contains("line 13 of the file is not in your EDIT section (between its lines 3 and 4):\n"
+                                      "  file:    13 |   step_two();"));
+  }
+}

@@ -87,8 +87,8 @@ TEST_CASE("the path line is found behind a code fence opener") {
   CHECK(blocks[1].path == "src/b.py");
 }
 
-TEST_CASE("a block without a path line reuses the previous path - the first one fails missing_path") {
-  auto blocks = parse(E + "\na\n" + R + "\nb\n" + X + "\n" + block("src/a.py", {"c"}, {"d"}) + "\nNow the next part:\n" +
+TEST_CASE("a block right after another reuses its path - the first one fails missing_path") {
+  auto blocks = parse(E + "\na\n" + R + "\nb\n" + X + "\n" + block("src/a.py", {"c"}, {"d"}) + "\n\n" +
                       E + "\ne\n" + R + "\nf\n" + X + "\n");
   REQUIRE(blocks.size() == 3);
   CHECK(blocks[0].parse_error.reason == Reason::missing_path);
@@ -142,14 +142,15 @@ TEST_CASE("malformed blocks are reported with the line that broke them") {
     CHECK(blocks[0].parse_error.reason == Reason::malformed_block);
     CHECK(blocks[0].path == "src/a.py");
     CHECK(blocks[1].ok());
-    CHECK(blocks[1].path == "src/a.py");  // src/b.py sat inside the open block; the path is reused
+    CHECK(blocks[1].path == "src/b.py");  // the line before the new opener names its file, even inside the open block
   }
-  SECTION("a stray separator outside any block") {
-    auto blocks = parse("text\n" + R + "\nmore\n" + X + "\n");
+  SECTION("an unclosed block followed by a prose line and an opener: no path is reused") {
+    auto blocks = parse("src/a.py\n" + E + "\na\n" + R + "\n    return b\n\n" + E + "\nc\n" + R + "\nd\n" + X + "\n");
     REQUIRE(blocks.size() == 2);
     CHECK(blocks[0].parse_error.reason == Reason::malformed_block);
-    CHECK(blocks[0].line == 2);
-    CHECK(blocks[1].line == 4);
+    CHECK(blocks[1].parse_error.reason == Reason::missing_path);
+    CHECK_THAT(blocks[1].parse_error.detail, Catch::Contains("line 5, \"return b\", is not a path") &&
+                                                 Catch::Contains("the block at line 2 was not closed"));
   }
 }
 
@@ -255,5 +256,102 @@ TEST_CASE("streaming: random chunk sizes give exactly the blocks of feeding the 
         REQUIRE(got[i].path == whole[i].path);
       }
     }
+  }
+}
+
+TEST_CASE("a root file without an extension on the line before the opener is a path") {
+  CHECK(path_of("COPYING") == "COPYING");
+  CHECK(path_of("AUTHORS") == "AUTHORS");
+  CHECK(path_of("wscript") == "wscript");
+  CHECK(path_of("**wscript**") == "wscript");
+  CHECK(path_of("`COPYING`") == "COPYING");
+  // A single word that ends with a colon is a label, not a file.
+  CHECK(path_of("Here:") == "<missing_path>");
+  CHECK(path_of("**Fix:**") == "<missing_path>");
+  // Nor is a word without a letter or a digit, or one that ends a sentence.
+  CHECK(path_of("}") == "<missing_path>");
+  CHECK(path_of("Done.") == "<missing_path>");
+}
+
+TEST_CASE("paths may contain spaces - prose with a separator stays prose") {
+  // A path: a separator, a file name with an extension at the end, no sentence punctuation.
+  CHECK(path_of("docs/release notes.md") == "docs/release notes.md");
+  CHECK(path_of("My Documents/notes 2024.txt") == "My Documents/notes 2024.txt");
+  CHECK(path_of("**docs/release notes.md**") == "docs/release notes.md");
+  CHECK(path_of("`docs/release notes`") == "docs/release notes");  // backticks: any path
+  // Prose: ends with a colon, a word ends with punctuation, or the last part is no file name.
+  CHECK(path_of("Now edit src/a.py:") == "<missing_path>");
+  CHECK(path_of("In src/a.py, change the loop") == "<missing_path>");
+  CHECK(path_of("Update the input/output code") == "<missing_path>");
+  CHECK(path_of("See src/a.py for details.") == "<missing_path>");
+  CHECK(path_of("Is src/a.py right?") == "<missing_path>");
+  CHECK(path_of("src/a.py (new file)") == "<missing_path>");
+  CHECK(path_of("docs/release notes") == "<missing_path>");
+}
+
+TEST_CASE("the previous path is reused only when nothing stands between the blocks") {
+  SECTION("blank lines and code fences between two blocks: reused") {
+    auto blocks = parse(block("src/a.py", {"a"}, {"b"}) + "\n```\n\n```python\n" + E + "\nc\n" + R + "\nd\n" + X + "\n");
+    REQUIRE(blocks.size() == 2);
+    CHECK(blocks[1].ok());
+    CHECK(blocks[1].path == "src/a.py");
+    CHECK(blocks[1].path_reused);
+  }
+  SECTION("a prose line between: the block fails and says why that line is not a path") {
+    auto blocks = parse(block("README.txt", {"a"}, {"b"}) + "\nNow the other change:\n\n" + E + "\nc\n" + R + "\nd\n" + X + "\n");
+    REQUIRE(blocks.size() == 2);
+    CHECK(blocks[1].parse_error.reason == Reason::missing_path);
+    CHECK_FALSE(blocks[1].path_reused);
+    CHECK_THAT(blocks[1].parse_error.detail, Catch::Contains("line 8, \"Now the other change:\", is not a path") &&
+                                                 Catch::Contains("no / or \\") &&
+                                                 Catch::Contains("the previous block's path is reused only when"));
+  }
+  SECTION("prose further up, fences right before: still fails") {
+    auto blocks = parse(block("a.txt", {"a"}, {"b"}) + "Some words.\n```\n```js\n" + E + "\nc\n" + R + "\nd\n" + X + "\n");
+    REQUIRE(blocks.size() == 2);
+    CHECK(blocks[1].parse_error.reason == Reason::missing_path);
+    CHECK_THAT(blocks[1].parse_error.detail, Catch::Contains("line 7, \"Some words.\""));
+  }
+  SECTION("after a block that failed missing_path, nothing is reused from further back") {
+    auto blocks = parse(block("a.txt", {"a"}, {"b"}) + "Words\nmore words\n" + E + "\nc\n" + R + "\nd\n" + X + "\n" + E + "\ne\n" + R +
+                        "\nf\n" + X + "\n");
+    REQUIRE(blocks.size() == 3);
+    CHECK(blocks[1].parse_error.reason == Reason::missing_path);
+    CHECK(blocks[2].parse_error.reason == Reason::missing_path);
+  }
+}
+
+
+TEST_CASE("stray markers are warnings, not blocks") {
+  SECTION("a REPL or END line outside any block") {
+    Parser p;
+    std::vector<Block> blocks;
+    p.feed("text\n" + R + "\nmore\n" + X + "\n" + block("src/a.py", {"a"}, {"b"}), blocks);
+    p.finish(blocks);
+    REQUIRE(blocks.size() == 1);
+    CHECK(blocks[0].ok());
+    CHECK(blocks[0].index == 0);
+    const auto& w = p.warnings();
+    REQUIRE(w.size() == 2);
+    CHECK(w[0].line == 2);
+    CHECK(w[0].code == editproto::WarningCode::stray_marker);
+    CHECK_THAT(w[0].message, Catch::Contains("REPL line outside any block"));
+    CHECK(w[1].line == 4);
+    CHECK_THAT(w[1].message, Catch::Contains("EDIT END line outside any block"));
+  }
+  SECTION("an opener quoted in prose, with no path line and no REPL line before the next opener") {
+    Parser p;
+    std::vector<Block> blocks;
+    p.feed("Each block starts with\n" + E + "\nand its path goes on the line before.\n\nsrc/a.py\n" + E + "\na\n" + R + "\nb\n" +
+               X + "\n",
+           blocks);
+    p.finish(blocks);
+    REQUIRE(blocks.size() == 1);
+    CHECK(blocks[0].ok());
+    CHECK(blocks[0].index == 0);
+    CHECK(blocks[0].path == "src/a.py");
+    REQUIRE(p.warnings().size() == 1);
+    CHECK(p.warnings()[0].line == 2);
+    CHECK_THAT(p.warnings()[0].message, Catch::Contains("line 6"));
   }
 }

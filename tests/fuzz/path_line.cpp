@@ -1,5 +1,6 @@
 // The path-line rules and the path checks behind them: which line names a
-// file (extract_path), how a named path is normalised (Workspace::normalize)
+// file (read_path_line: a path, or why not; a path with spaces never reads
+// as a sentence), how a named path is normalised (Workspace::normalize)
 // and where it resolves in a workspace whose symlinks lead in, up and out.
 // A path accepted at any step never escapes the root, never holds a NUL and
 // never names .git or .editgate.
@@ -11,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstddef>
 #include <cstdint>
@@ -104,6 +106,31 @@ void check_path(const editproto::Workspace& ws, std::string_view raw) {
   }
 }
 
+// A path with white space comes from backticks, or it cannot be a sentence:
+// it has a separator with no white space next to it, no word of it ends with
+// , ; : ! or ., and it ends in a file name with an extension.
+void check_prose_rule(std::string_view line, std::string_view path) {
+  if (std::none_of(path.begin(), path.end(), is_space)) {
+    if (path.find_first_of("/\\") == std::string_view::npos) FUZZ_CHECK(path.back() != '.');
+    return;
+  }
+  if (line.find('`') != std::string_view::npos) return;
+  const std::size_t last = path.find_last_of("/\\");
+  FUZZ_CHECK(last != std::string_view::npos);
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    const bool word_end = i + 1 == path.size() || is_space(path[i + 1]);
+    if (word_end) FUZZ_CHECK(std::string_view(",;:!.").find(path[i]) == std::string_view::npos);
+    if (path[i] == '/' || path[i] == '\\')
+      FUZZ_CHECK((i == 0 || !is_space(path[i - 1])) && (i + 1 == path.size() || !is_space(path[i + 1])));
+  }
+  const std::string_view name = path.substr(last + 1);
+  const std::size_t dot = name.rfind('.');
+  FUZZ_CHECK(dot != std::string_view::npos && dot + 1 < name.size());
+  for (char c : name.substr(dot + 1)) FUZZ_CHECK(std::isalnum(static_cast<unsigned char>(c)));
+  // A line that ended with a colon (outside backticks) is prose.
+  FUZZ_CHECK(editproto::trim(line).back() != ':');
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -116,12 +143,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(line.starts_with(lead) && lead.find_first_not_of(" \t") == std::string_view::npos);
   if (editproto::is_fence_line(line)) FUZZ_CHECK(t.starts_with("```") || t.starts_with("~~~"));
 
-  if (std::optional<std::string> path = editproto::extract_path(line)) {
+  const editproto::PathLine verdict = editproto::read_path_line(line);
+  FUZZ_CHECK(verdict.path.has_value() == verdict.why_not.empty());
+  FUZZ_CHECK(verdict.path == editproto::extract_path(line));
+  if (const std::optional<std::string>& path = verdict.path) {
     FUZZ_CHECK(!path->empty() && path->size() < 200);
     FUZZ_CHECK(!is_space(path->front()) && !is_space(path->back()));
     FUZZ_CHECK(path->find_first_of("`<>|\"*?") == std::string::npos);
     FUZZ_CHECK(path->find("://") == std::string::npos);
+    for (std::string_view bad : {"#", "//", "*", "-", ">"}) FUZZ_CHECK(!path->starts_with(bad));
     FUZZ_CHECK(line.find(*path) != std::string_view::npos);  // a piece of the line, not made up
+    FUZZ_CHECK(std::any_of(path->begin(), path->end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) != 0 || static_cast<unsigned char>(c) >= 0x80;
+    }));
+    check_prose_rule(line, *path);
     check_path(ws, *path);
   }
   check_path(ws, line);
