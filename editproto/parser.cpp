@@ -234,9 +234,10 @@ void Parser::on_line(std::string_view line, bool stable, std::vector<Block>& out
       if (m == Marker::edit) {
         begin_block(false);
       } else if (m == Marker::repl || m == Marker::end) {
-        // Seed-style scanning ignores everything but a path line or an
-        // opener: a separator here is quoted text or a lost opener, not a
-        // block. It is reported, and it stands between the blocks around it.
+        // Scanning, as the protocol's state machine has it, looks only for a
+        // path line or an opener: a separator here is quoted text or a lost
+        // opener, not a block. It is reported, and it stands between the
+        // blocks around it.
         warnings_.push_back({line_no_, WarningCode::stray_marker,
                              std::string("a ") +
                                  (m == Marker::repl ? "\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90"
