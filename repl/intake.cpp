@@ -8,7 +8,7 @@ namespace repl {
 bool ends_with_lines(std::string_view text, const Lines& lines) {
   while (!text.empty() && text.back() == '\n') text.remove_suffix(1);
   std::string tail;
-  for (const std::string& l : lines) tail += (tail.empty() ? "" : "\n") + l;
+  for (std::size_t i = 0; i < lines.size(); ++i) tail += (i ? "\n" : "") + lines[i];  // leading blank lines count
   if (tail.empty() || text.size() < tail.size() || text.substr(text.size() - tail.size()) != tail) return false;
   return text.size() == tail.size() || text[text.size() - tail.size() - 1] == '\n';
 }
@@ -26,7 +26,7 @@ Appended read_appended(const std::string& seen, const std::string& found, const 
       with.insert(with.end(), tail.begin(), tail.end());
       if (ends_with_lines(seen, with)) {
         while (!known.empty() && known.back().empty()) known.pop_back();
-        known.resize(known.size() - with.size());
+        known.resize(known.size() - std::min(known.size(), with.size()));
         break;
       }
     }
