@@ -418,6 +418,10 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
                     "Pages kept in memory; past it disconnected pages with no work left are forgotten until they "
                     "come back (default: 256)")
       ->check(CLI::Range(1u, 100'000u));
+  serve->add_option("--registry-disconnected", serve_args.registry_disconnected,
+                    "Disconnected pages debug.md lists, the most recently seen first; the rest are counted in one "
+                    "line (default: 10)")
+      ->check(CLI::Range(0u, 1000u));
 
   LintArgs lint_args;
   CLI::App* lintc = app.add_subcommand("lint", "Check chat logs: every request answered, every reply owned, fences "

@@ -179,6 +179,7 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   repl_options.keys_file = state->path() + "/page-keys";
   repl_options.max_pages_per_origin = args.pages_per_origin;
   repl_options.max_pages_kept = args.pages_kept;
+  repl_options.registry_disconnected = args.registry_disconnected;
   Engine& eng = **engine;
   repl::Repl pages(eng.workspace(), **committer, eng.executor(), repl_options);
   pages.before_write = [&eng](const std::string& path) {

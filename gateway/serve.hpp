@@ -20,6 +20,7 @@ struct ServeArgs {
   unsigned settle_ms = 150;          // a saved chat log or inbox file is read once quiet this long
   unsigned pages_per_origin = 64;    // new page instances one origin may make in this run
   unsigned pages_kept = 256;         // pages kept in memory; past it idle disconnected ones are forgotten
+  unsigned registry_disconnected = 10;  // disconnected pages debug.md lists, the most recently seen first
 };
 
 // Serves until SIGINT, SIGTERM or the shutdown op. Exit code 0 after a

@@ -44,7 +44,7 @@ Result<std::optional<std::string>> ChatLog::read() const {
 
 Result<FileChange> ChatLog::create(const Lines& lines) { return apply({}, lines); }
 
-Result<FileChange> ChatLog::replace(const Lines& old_lines, const Lines& new_lines) {
+Result<FileChange> ChatLog::replace(const Lines& old_lines, const Lines& new_lines, bool blank_after) {
   if (old_lines.empty()) return Failure{Error::log_conflict, "nothing to anchor the edit of " + path_ + " on"};
   auto now = read();
   if (!now) return now.error();
@@ -69,6 +69,7 @@ Result<FileChange> ChatLog::replace(const Lines& old_lines, const Lines& new_lin
   old_anchor.insert(old_anchor.end(), current.begin() + (last - current.begin()), end);
   old_anchor.insert(old_anchor.end(), after.begin(), after.end());
   new_anchor.insert(new_anchor.end(), new_lines.begin(), new_lines.end());
+  if (blank_after && !after.empty() && !after.front().empty()) new_anchor.emplace_back();
   new_anchor.insert(new_anchor.end(), after.begin(), after.end());
   return apply(old_anchor, new_anchor);
 }

@@ -33,7 +33,9 @@ class ChatLog {
   // Creates the file with `lines` (fails when it exists).
   Result<FileChange> create(const Lines& lines);
   // Replaces the lines `old_lines` (their last occurrence) with `new_lines`.
-  Result<FileChange> replace(const Lines& old_lines, const Lines& new_lines);
+  // `blank_after`: `new_lines` end a finished reply, which one blank line
+  // separates from whatever follows it (commentary, a queued request).
+  Result<FileChange> replace(const Lines& old_lines, const Lines& new_lines, bool blank_after = false);
   // Adds `lines` at the end of the file, anchored on its last lines.
   Result<FileChange> append(const Lines& lines);
 

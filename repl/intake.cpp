@@ -8,7 +8,7 @@ namespace repl {
 bool ends_with_lines(std::string_view text, const Lines& lines) {
   while (!text.empty() && text.back() == '\n') text.remove_suffix(1);
   std::string tail;
-  for (const std::string& l : lines) tail += (tail.empty() ? "" : "\n") + l;
+  for (std::size_t i = 0; i < lines.size(); ++i) tail += (i ? "\n" : "") + lines[i];  // leading blank lines count
   if (tail.empty() || text.size() < tail.size() || text.substr(text.size() - tail.size()) != tail) return false;
   return text.size() == tail.size() || text[text.size() - tail.size() - 1] == '\n';
 }
@@ -84,9 +84,8 @@ Appended read_appended(const std::string& seen, const std::string& found, const 
   return a;
 }
 
-Accepted accept_requests(const Appended& a, const std::string& agent,
-                         const std::function<std::string(const std::string& agent)>& header,
-                         const RefusalNote& refuse) {
+Accepted accept_requests(const Appended& a, const std::string& agent, const std::string& page,
+                         const HeaderWriter& header, const RefusalNote& refuse) {
   Accepted out;
   const Lines& tail = a.tail;
   std::size_t at = 0;
@@ -106,8 +105,16 @@ Accepted accept_requests(const Appended& a, const std::string& agent,
     AcceptedRequest job;
     job.agent = r.header ? r.header->from : (agent.empty() ? "agent" : agent);
     Lines head;
-    if (!r.header_line) head.push_back(header(job.agent));
     std::size_t from = r.first;
+    if (!r.header_line) {
+      head.push_back(header(job.agent, ""));
+      ++out.written;
+    } else if (r.header->to != page) {
+      // The log names the page that runs it: the header is made to agree.
+      head.push_back(header(job.agent, r.header->clock));
+      from = r.first + 1;
+      ++out.renamed;
+    }
     for (const CodeBlock& b : r.blocks) {
       Lines seg = head;
       head.clear();
@@ -127,6 +134,78 @@ Accepted accept_requests(const Appended& a, const std::string& agent,
   }
   out.normal.insert(out.normal.end(), tail.begin() + static_cast<std::ptrdiff_t>(at), tail.end());
   out.normal.insert(out.normal.begin(), a.before.begin(), a.before.end());
+  return out;
+}
+
+namespace {
+
+// "> **page** background at 12:00:00", with or without "> ": the name, else nullopt.
+std::optional<std::string> background_header(std::string_view line) {
+  while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+  if (line.starts_with(">")) line.remove_prefix(1);
+  while (!line.empty() && line.front() == ' ') line.remove_prefix(1);
+  if (!line.starts_with("**")) return std::nullopt;
+  const std::size_t close = line.find("**", 2);
+  if (close == std::string_view::npos || close == 2 || !line.substr(close + 2).starts_with(" background at "))
+    return std::nullopt;
+  return std::string(line.substr(2, close - 2));
+}
+
+// A name from the log, as a note quotes it: short, one line, inline text.
+std::string quoted_name(const std::string& name) {
+  std::string n = header_name(name);
+  if (n.size() > 60) {
+    std::size_t cut = 57;
+    while (cut > 0 && (static_cast<unsigned char>(n[cut]) & 0xC0) == 0x80) --cut;
+    n = n.substr(0, cut) + "...";
+  }
+  return markdown_inline(n);
+}
+
+}  // namespace
+
+std::vector<Unrun> unrun_headers(const Appended& a) {
+  std::vector<Unrun> out;
+  if (a.tail.empty() || a.scan.draft) return out;
+  std::string text;
+  for (const std::string& l : a.tail) text += l + "\n";
+  std::vector<bool> in_fence(a.tail.size(), false);
+  for (const Fence& f : fences(text, a.tail))
+    for (std::size_t i = f.first; i <= f.last && i < in_fence.size(); ++i) in_fence[i] = true;
+  std::vector<std::size_t> starts;  // the header lines of runnable requests
+  for (const Request& r : a.scan.requests)
+    if (r.header_line && r.header && r.header->suffix.empty()) starts.push_back(*r.header_line);
+  for (std::size_t i = 0; i < a.tail.size(); ++i) {
+    if (in_fence[i]) continue;
+    if (auto h = parse_header(a.tail[i])) {
+      if (!h->suffix.empty())
+        out.push_back({i, h->from, true});
+      else if (std::find(starts.begin(), starts.end(), i) == starts.end())
+        out.push_back({i, h->from, false});
+    } else if (auto bg = background_header(a.tail[i])) {
+      out.push_back({i, *bg, true});
+    }
+  }
+  return out;
+}
+
+Lines unrun_notes(const std::vector<Unrun>& unrun) {
+  Lines out;
+  for (const bool reply : {true, false}) {
+    std::size_t n = 0;
+    const Unrun* first = nullptr;
+    for (const Unrun& u : unrun)
+      if (u.reply == reply && n++ == 0) first = &u;
+    if (!first) continue;
+    const std::string which = n == 1 ? "a header above (from " + quoted_name(first->from) + ")"
+                                     : std::to_string(n) + " headers above (the first from " +
+                                           quoted_name(first->from) + ")";
+    out.push_back(reply ? "> _" + which + " looks like a reply or background output, which only the gateway "
+                                      "writes here: it was appended by someone else, is kept as text, and answers "
+                                      "no request_"
+                        : "> _" + which + " starts a request with no closed js block under it, so nothing "
+                                      "ran; put the code in a fenced js block below_");
+  }
   return out;
 }
 

@@ -36,24 +36,46 @@ Appended read_appended(const std::string& seen, const std::string& found, const 
 
 struct AcceptedRequest {
   std::string agent;              // the header's name, else the one given
-  std::vector<Lines> segments;    // per block: its lines from the request's start, a header written in when missing
+  // Per block: its lines from the request's start, with the header written
+  // in when missing and naming the log's page when it named another.
+  std::vector<Lines> segments;
   std::vector<std::string> codes;  // the blocks' code, run in order
 };
 
 struct Accepted {
   std::vector<AcceptedRequest> requests;
   std::size_t refused = 0;  // requests left unanswered, each with its note under it
+  std::size_t written = 0;  // headers written in where a request had none
+  std::size_t renamed = 0;  // headers rewritten to name the log's page
   Lines normal;  // `before` and the tail with the missing headers and the notes written in; empty when none
 };
 
 // A request that may not run gets the note this returns (nothing: it runs).
 using RefusalNote = std::function<std::optional<std::string>(const Request&)>;
 
+// Writes a request header for `agent` at `clock` ("" for now), to the log's page.
+using HeaderWriter = std::function<std::string(const std::string& agent, const std::string& clock)>;
+
 // The requests of an appended text (not a draft) that run: text that looks
-// like a reply is not one. `header` writes the header of a request that has
-// none, for its agent; `refuse` (when given) keeps a request from running.
-Accepted accept_requests(const Appended& a, const std::string& agent,
-                         const std::function<std::string(const std::string& agent)>& header,
-                         const RefusalNote& refuse = {});
+// like a reply is not one. A log is one page's, so whatever page a
+// request's header names, it runs in `page`, and its header is rewritten to
+// say so (keeping the agent and the time); `header` writes it, and the
+// header of a request that has none. `refuse` (when given) keeps a request
+// from running.
+Accepted accept_requests(const Appended& a, const std::string& agent, const std::string& page,
+                         const HeaderWriter& header, const RefusalNote& refuse = {});
+
+// Headers in the appended text that start no request: one with a reply's
+// suffix or a background header (only the gateway writes those), or a
+// request header with no runnable block under it. Lines of `a.tail`.
+struct Unrun {
+  std::size_t line = 0;
+  std::string from;  // the header's name
+  bool reply = false;  // a reply or background header; else a request's
+};
+std::vector<Unrun> unrun_headers(const Appended& a);
+
+// The gateway's notes on them: at most one line per kind.
+Lines unrun_notes(const std::vector<Unrun>& unrun);
 
 }  // namespace repl

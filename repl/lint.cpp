@@ -3,6 +3,7 @@
 #include "editproto/unicode.hpp"
 #include "repl/format.hpp"
 #include "repl/markdown.hpp"
+#include "repl/names.hpp"
 
 #include <boost/json.hpp>
 #include <cmark-gfm.h>
@@ -83,6 +84,14 @@ std::string lines_list(const std::vector<std::size_t>& lines) {
   std::string out;
   for (std::size_t l : lines) out += (out.empty() ? "" : ", ") + std::to_string(l + 1);
   return out;
+}
+
+// "index-7-zen-1a2b.md": a page's name, a dash, an instance id, ".md".
+bool names_instance(std::string_view file) {
+  if (!file.ends_with(".md")) return false;
+  file.remove_suffix(3);
+  const std::size_t dash = file.rfind('-');
+  return dash != npos && dash > 0 && valid_id(file.substr(dash + 1));
 }
 
 // A page's short name ("12-dove") names its instance ("12-dove-1631-13").
@@ -418,10 +427,18 @@ class Linter {
                   ": the gateway keeps exactly one, as the last line, and anchors its writes on it; delete this one");
   }
 
-  // debug.md, or headers naming more than one page: the legacy single-file log.
+  // debug.md: the legacy single-file log. A file named for a page instance
+  // (<name>-<id>.md, as the gateway names its logs) is that page's, so
+  // its requests run there whatever page their headers name: paired by
+  // order, as the gateway answers them. Any other file holding headers that
+  // name more than one page is a single-file log too.
   void decide_form() {
     std::string_view name = report_.path;
     if (const std::size_t slash = name.find_last_of('/'); slash != npos) name.remove_prefix(slash + 1);
+    if (name != "debug.md" && names_instance(name)) {
+      report_.form = LogForm::per_instance;
+      return;
+    }
     std::vector<std::string> groups;
     for (const std::string& p : pages_)
       if (std::none_of(groups.begin(), groups.end(), [&](const std::string& g) { return same_page(g, p); }))

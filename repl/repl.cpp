@@ -12,6 +12,7 @@
 #include <boost/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <set>
 #include <limits>
@@ -29,9 +30,16 @@ namespace {
 constexpr auto late_grace = std::chrono::milliseconds(500);  // the page's own timeout answers first
 constexpr auto answer_within = std::chrono::seconds(2);      // interrupt and complete
 constexpr auto registry_delay = std::chrono::milliseconds(100);  // debug.md follows job states within this
+constexpr std::size_t max_registry_live = 100;  // connected pages listed in debug.md
 
 double ms_since(clock::time_point t) {
   return std::chrono::duration<double, std::milli>(clock::now() - t).count();
+}
+
+// A block's one duration, in whole milliseconds: from handing its code to
+// the page until the gateway has its result, or gives up on it.
+std::int64_t elapsed_ms(clock::time_point t) {
+  return std::max<std::int64_t>(0, std::llround(ms_since(t)));
 }
 
 std::string str(const json::object& o, std::string_view key) {
@@ -100,7 +108,8 @@ struct Repl::Job {
   bool from_log = false;           // the request is an agent's text in the log
   bool silent = false;
   Listener listener;
-  clock::time_point submitted, started;
+  clock::time_point submitted;
+  clock::time_point started;  // the running block's code was handed to the page
   std::string clock_text;          // of the running block's announcement
   std::chrono::milliseconds timeout{0};
   std::unique_ptr<boost::asio::steady_timer> deadline;
@@ -112,6 +121,9 @@ struct Repl::Job {
   // block; segments[k] the lines after block k-1 through block k.
   std::vector<Lines> segments;
   std::string log_error;  // why the request is not in the log, when it could not be written
+  // Timed out: how long it had run when the gateway gave up, while the page's
+  // answer to the interrupt tells what became of it (Repl::end_timeout).
+  std::optional<std::int64_t> gave_up;
 };
 
 struct Repl::Page {
@@ -143,11 +155,16 @@ struct Repl::Page {
   // whose reply is committed, with how it ended.
   std::uint64_t acked = 0, completed = 0;
   std::string completed_status;
-  // Accepted and not completed yet; completed out of turn (a queued job
-  // cancelled while an older one runs): completed.marker only passes a job
-  // once every older one of the page is done too.
-  std::set<std::uint64_t> open;
+  // Accepted and not completed yet, with their blocks (status.json's
+  // progress); completed out of turn (a queued job cancelled while an older
+  // one runs): completed.marker only passes a job once every older one of
+  // the page is done too.
+  struct Blocks {
+    std::size_t total = 1, done = 0;
+  };
+  std::map<std::uint64_t, Blocks> open;
   std::map<std::uint64_t, std::string> done_early;  // with how each ended
+  std::string outcome;  // how its last job ended, for debug.md ("job 7 failed after 60500ms (timeout)")
 };
 
 Repl::Repl(const editproto::Workspace& ws, Committer& committer, boost::asio::any_io_executor ex, Options options)
@@ -428,14 +445,32 @@ void Repl::registry_changed() {
   });
 }
 
+// The registry is short: every live page (at most max_registry_live), then
+// the disconnected ones seen last (Options::registry_disconnected); the rest
+// are counted. Each line says how the page's last job ended.
 void Repl::write_registry() {
   std::string text =
       "# Connected pages:\n\n> Master registry of connected pages and states. Do not edit it: the gateway rewrites it. "
       "Open a page's log under debug/ to run code in that page.\n\n";
-  for (const auto& [id, p] : pages_) {
-    const std::string state = !p->link ? "disconnected" : p->running ? "executing" : "idle";
-    text += "* " + p->stem + " (" + markdown_inline(p->url) + ") last " + clock_text(p->last_seen) + " state: " + state +
-            " [log](" + p->log->path() + ")\n";
+  std::vector<const Page*> live, gone;
+  for (const auto& [id, p] : pages_) (p->link ? live : gone).push_back(p.get());
+  std::stable_sort(gone.begin(), gone.end(), [](const Page* a, const Page* b) { return a->last_seen > b->last_seen; });
+  auto line = [&](const Page& p) {
+    std::string state = !p.link ? "disconnected" : p.running ? "executing job " + std::to_string(p.running->id) : "idle";
+    if (!p.outcome.empty() && !(p.link && p.running)) state += ", " + p.outcome;
+    text += "* " + p.stem + " (" + markdown_inline(p.url) + ") last " + clock_text(p.last_seen) + " state: " + state +
+            " [log](" + p.log->path() + ")\n";
+  };
+  for (std::size_t i = 0; i < live.size() && i < max_registry_live; ++i) line(*live[i]);
+  for (std::size_t i = 0; i < gone.size() && i < opt_.registry_disconnected; ++i) line(*gone[i]);
+  const std::size_t more_live = live.size() - std::min(live.size(), max_registry_live);
+  const std::size_t more_gone = gone.size() - std::min(gone.size(), opt_.registry_disconnected);
+  if (more_live || more_gone) {
+    text += "\n(";
+    if (more_live) text += std::to_string(more_live) + " more connected pages";
+    if (more_live && more_gone) text += " and ";
+    if (more_gone) text += std::to_string(more_gone) + " more disconnected pages";
+    text += " not listed; their logs are under debug/)\n";
   }
   const std::string_view bytes = text;
   if (auto w = ws_.write_atomic("debug.md", std::span<const std::string_view>(&bytes, 1)); !w)
@@ -467,7 +502,12 @@ void Repl::set_files(AgentFiles* files) {
   if (files_) next_job_ = std::max(next_job_, files_->last_sequence() + 1);
 }
 
-// status.json and ready.marker, from the page's state now.
+// status.json and ready.marker, from the page's state now. While jobs are
+// open (accepted, reply not committed yet), `job` is the newest of them (the
+// one ack.marker names) and `phase` where it is: dispatching (queued, or
+// waiting for the page), executing, writing_output (its reply is written and
+// waits for its commit, or for older jobs); `progress` counts the blocks done
+// of all open jobs.
 void Repl::report(Page& p) {
   if (!files_) return;
   json::object st{{"page", p.stem}, {"log", p.log->path()}, {"connected", p.link != nullptr},
@@ -475,23 +515,33 @@ void Repl::report(Page& p) {
   std::uint64_t job = 0;
   std::string state = "processing", phase, message;
   std::int64_t progress = 0;
-  if (!p.link) {
+  const std::string away = p.link ? "" : "; the page is not connected: its jobs wait for it";
+  if (!p.open.empty()) {
+    std::size_t total = 0, done = 0;
+    for (const auto& [id, b] : p.open) {
+      total += b.total;
+      done += std::min(b.done, b.total);
+    }
+    progress = total == 0 ? 100 : static_cast<std::int64_t>(100 * done / total);
+    job = p.open.rbegin()->first;
+    const std::string name = "job " + std::to_string(job);
+    const bool queued = std::any_of(p.queue.begin(), p.queue.end(), [&](const auto& j) { return j->id == job; });
+    if (p.running && p.running->id == job) {
+      phase = "executing";
+      message = name + " runs in the page (block " + std::to_string(p.running->index + 1) + " of " +
+                std::to_string(p.running->codes.size()) + ")";
+    } else if (queued) {
+      phase = "dispatching";
+      message = name + " waits for " +
+                (p.running ? "job " + std::to_string(p.running->id) + ", which runs in the page" : std::string("the page")) +
+                away;
+    } else {
+      phase = "writing_output";
+      message = "the reply to " + name + " is in the log; its commit follows" + away;
+    }
+  } else if (!p.link) {
     state = "error";
-    message = "the page is not connected" + std::string(p.queue.empty() ? "" : "; its jobs wait for it");
-  } else if (p.running) {
-    job = p.running->id;
-    phase = "executing";
-    progress = static_cast<std::int64_t>(100 * p.running->index / p.running->codes.size());
-    message = "job " + std::to_string(job) + " runs in the page";
-  } else if (!p.queue.empty()) {
-    job = p.queue.front()->id;
-    phase = "dispatching";
-    message = "job " + std::to_string(job) + " waits for the page";
-  } else if (p.completed < p.acked) {
-    job = p.acked;
-    phase = "writing_output";
-    progress = 99;
-    message = "the reply to job " + std::to_string(job) + " is in the log; its commit follows";
+    message = "the page is not connected";
   } else {
     job = p.completed;
     state = job == 0 ? "ready" : p.completed_status == "ok" ? "completed" : "error";
@@ -527,7 +577,7 @@ void Repl::replied(const std::string& page_id, const Answered& a, const std::str
   p.open.erase(a.job);
   p.done_early[a.job] = a.done.contains("reason") ? std::string(a.done.at("reason").as_string()) : "ok";
   const std::uint64_t before = p.completed;
-  while (!p.done_early.empty() && (p.open.empty() || p.done_early.begin()->first < *p.open.begin())) {
+  while (!p.done_early.empty() && (p.open.empty() || p.done_early.begin()->first < p.open.begin()->first)) {
     p.completed = p.done_early.begin()->first;
     p.completed_status = p.done_early.begin()->second;
     p.done_early.erase(p.done_early.begin());
@@ -652,13 +702,13 @@ void Repl::submit(Page& p, std::shared_ptr<Job> job) {
     if (ec || !j) return;
     auto it = pages_.find(id);
     if (it == pages_.end()) return;
-    fail(*it->second, *j, Error::timeout,
-         "no reply within " + std::to_string(j->timeout.count()) +
-             " ms; a reply that comes later is written below as a late reply");
+    // A running job's reply says what became of it once the page answers
+    // being told to stop (Repl::fail, end_timeout); a queued one never started.
+    fail(*it->second, *j, Error::timeout, "no reply within " + std::to_string(j->timeout.count()) + " ms");
   });
   if (!job->silent && files_) {
     p.acked = std::max(p.acked, job->id);
-    p.open.insert(job->id);
+    p.open[job->id] = Page::Blocks{job->codes.size(), 0};
     files_->marker(p.stem, "ack.marker", job->id);
   }
   p.queue.push_back(std::move(job));
@@ -684,6 +734,7 @@ void Repl::start(Page& p, Job& job) {
   job.clock_text = clock_text(wall::now());
   const std::string ann = reply_header(p.stem, job.agent, job.clock_text, "");
   auto send_eval = [&] {
+    job.started = clock::now();  // the block's duration starts here
     p.link->send(json::serialize(json::object{{"type", "eval"},
                                               {"job", job.id},
                                               {"code", job.codes[job.index]},
@@ -800,44 +851,50 @@ Lines Repl::render_result(Page& p, std::uint64_t job, const json::object& msg, s
 void Repl::on_result(Page& p, const json::object& msg) {
   auto id = job_of(msg);
   if (!id) return;
-  // The page's own measure, but never longer than the gateway waited for
-  // it; the gateway's when the page sent none that holds (page_input.hpp).
-  const double waited = p.running && p.running->id == *id ? ms_since(p.running->started) : 0.0;
-  auto d = msg.find("duration_ms");
-  const double duration = d != msg.end() && d->value().is_double() ? std::min(d->value().get_double(), waited) : waited;
   auto ok_it = msg.find("ok");
   const bool ok = ok_it != msg.end() && ok_it->value().is_bool() && ok_it->value().get_bool();
+  // The page's answer to being told to stop: it abandoned the await.
+  const bool abandoned = !ok && msg.if_contains("error") && msg.at("error").is_object() &&
+                         str(msg.at("error").get_object(), "name") == "Interrupted";
 
   if (!p.running || p.running->id != *id) {
     auto late = p.late.find(*id);
     if (late == p.late.end()) return;
     const std::string agent = late->second.agent;
-    const double after = ms_since(late->second.started);
+    const std::int64_t after = elapsed_ms(late->second.started);
     p.late.erase(late);
     // The page gave up on our interrupt after the timeout: that says nothing new.
-    if (!ok && msg.if_contains("error") && msg.at("error").is_object() &&
-        str(msg.at("error").get_object(), "name") == "Interrupted")
-      return;
+    if (abandoned) return;
     std::vector<FileChange> extra;
     Lines lines{reply_header(p.stem, agent, clock_text(wall::now()),
-                             std::string(ok ? "" : "**ERROR** ") + "late, " + duration_text(after) + " after the request")};
+                             std::string(ok ? "" : "**ERROR** ") + "late, " + duration_text(static_cast<double>(after)) +
+                                 " after the request")};
     for (std::string& l : render_result(p, *id, msg, extra)) lines.push_back(std::move(l));
     note(p, lines);
+    late_outcome(p, *id, after);
     commit(p, std::move(extra), p.stem, "late reply: " + p.stem + " to " + header_name(agent) + ", job " + std::to_string(*id),
            {{"Editgate-Kind", "reply"}, {"Editgate-Agent", header_name(agent)}, {"Editgate-Job", std::to_string(*id)},
-            {"Editgate-Status", "late"}});
+            {"Editgate-Duration", std::to_string(after) + "ms"}, {"Editgate-Status", "late"}});
     return;
   }
   Job& job = *p.running;
+  if (job.gave_up) {
+    if (abandoned)
+      return end_timeout(p, job,
+                         "the page was told to stop and abandoned the await the code was in (async work it started may "
+                         "still run); no reply will follow");
+    return end_timeout(p, job, "the page answered after that: its result follows as a late reply", &msg);
+  }
+  const std::int64_t ms = elapsed_ms(job.started);
   std::vector<FileChange> extra;
   Lines reply{reply_header(p.stem, job.agent, job.clock_text,
-                           ok ? duration_text(duration) : "**ERROR** after " + duration_text(duration))};
+                           ok ? duration_text(static_cast<double>(ms)) : "**ERROR** after " + duration_text(static_cast<double>(ms)))};
   for (std::string& l : render_result(p, job.id, msg, extra)) reply.push_back(std::move(l));
   for (std::string& l : render_events(job.events)) reply.push_back(std::move(l));
   if (job.events_dropped) reply.push_back(dropped_note(job.events_dropped, opt_));
   for (FileChange& c : log_events(p, job.events)) extra.push_back(std::move(c));
 
-  json::object done{{"page", p.stem}, {"job", job.id}, {"duration_ms", duration}, {"log", p.log->path()}};
+  json::object done{{"page", p.stem}, {"job", job.id}, {"log", p.log->path()}};
   if (ok) {
     const json::value* v = msg.if_contains("value");
     done["value"] = v ? *v : json::value(json::object{{"$undefined", true}});
@@ -849,14 +906,24 @@ void Repl::on_result(Page& p, const json::object& msg) {
     done["exception"] = std::move(exception);
   }
   for (FileChange& c : extra) p.uncommitted.push_back(std::move(c));
-  finish(p, job, std::move(reply), std::move(done), !ok);
+  finish(p, job, ms, std::move(reply), std::move(done), !ok);
 }
 
-void Repl::finish(Page& p, Job& job, Lines reply, json::object done, bool error) {
+// debug.md's line for a late reply to job `id`, `after` ms after its request.
+void Repl::late_outcome(Page& p, std::uint64_t id, std::int64_t after) {
+  const std::string job = "job " + std::to_string(id) + " ";
+  if (!p.outcome.starts_with(job)) p.outcome = job + "timed out";
+  p.outcome += ", late reply after " + std::to_string(after) + "ms";
+  registry_changed();
+}
+
+void Repl::finish(Page& p, Job& job, std::int64_t ms, Lines reply, json::object done, bool error) {
   p.ticker->cancel();
   p.input_job.reset();
-  const double took = ms_since(job.started);
   const bool more = job.from_log && job.index + 1 < job.codes.size() && p.link;
+  done["duration_ms"] = ms;
+  if (auto open = p.open.find(job.id); open != p.open.end())
+    open->second.done = more ? job.index + 1 : open->second.total;
   if (!job.silent && !p.active.empty()) {
     if (before_write) before_write(p.log->path());
     // ack.marker is on disk before a reply can be read: a file agent that
@@ -869,6 +936,7 @@ void Repl::finish(Page& p, Job& job, Lines reply, json::object done, bool error)
       const Lines& next = job.segments[job.index + 1];
       Lines old = p.active, now = reply;
       old.insert(old.end(), next.begin(), next.end());
+      if (!next.empty() && !next.front().empty()) now.emplace_back();  // one blank line under a finished reply
       now.insert(now.end(), next.begin(), next.end());
       job.clock_text = clock_text(wall::now());
       const std::string ann = reply_header(p.stem, job.agent, job.clock_text, "");
@@ -881,7 +949,7 @@ void Repl::finish(Page& p, Job& job, Lines reply, json::object done, bool error)
       Lines now = reply;
       if (!job.from_log && p.queue.empty() && ends_with_lines(p.log->known(), p.active))
         now.insert(now.end(), {"", std::string(footer)});
-      written = p.log->replace(p.active, now);
+      written = p.log->replace(p.active, now, true);
       p.active.clear();
     }
     if (!written) {
@@ -900,6 +968,10 @@ void Repl::finish(Page& p, Job& job, Lines reply, json::object done, bool error)
   if (job.events_dropped) done["events_dropped"] = job.events_dropped;
   const std::string status = done.contains("reason") ? std::string(done.at("reason").as_string()) : "ok";
   done["status"] = error ? json::array{"done", "error"} : json::array{"done"};
+  if (!job.silent && !more)
+    p.outcome = "job " + std::to_string(job.id) +
+                (error ? " failed after " + std::to_string(ms) + "ms (" + status + ")"
+                       : " completed in " + std::to_string(ms) + "ms");
   Answered answered{job.id, job.agent, job.index + 1, done, !more};
   // The agent hears as soon as the reply is in the file; git comes after.
   if (job.listener.done) job.listener.done(std::move(done));
@@ -912,20 +984,20 @@ void Repl::finish(Page& p, Job& job, Lines reply, json::object done, bool error)
   if (!job.silent)
     commit(p, {}, p.stem,
            "reply: " + p.stem + " to " + header_name(job.agent) + ", job " + std::to_string(job.id) + " (" +
-               (error ? "ERROR after " : "") + duration_text(took) + ")",
+               (error ? "ERROR after " : "") + duration_text(static_cast<double>(ms)) + ")",
            {{"Editgate-Kind", "reply"},
             {"Editgate-Agent", header_name(job.agent)},
             {"Editgate-Job", std::to_string(job.id)},
-            {"Editgate-Duration", std::to_string(static_cast<long long>(took)) + "ms"},
+            {"Editgate-Duration", std::to_string(ms) + "ms"},
             {"Editgate-Status", status}},
            [this, id = p.id, answered = std::move(answered)](const std::string& c) { replied(id, answered, c); });
   if (more && p.link) {
     ++job.index;
-    job.started = clock::now();
     job.events.clear();
     job.events_bytes = 0;
     job.events_dropped = 0;
     job.prompts = 0;
+    job.started = clock::now();  // the block's duration starts here
     p.link->send(json::serialize(json::object{{"type", "eval"},
                                               {"job", job.id},
                                               {"code", job.codes[job.index]},
@@ -935,6 +1007,7 @@ void Repl::finish(Page& p, Job& job, Lines reply, json::object done, bool error)
       if (ec) return;
       if (auto it = pages_.find(id); it != pages_.end()) tick(*it->second);
     });
+    report(p);
     return;
   }
   if (job.deadline) job.deadline->cancel();
@@ -943,29 +1016,92 @@ void Repl::finish(Page& p, Job& job, Lines reply, json::object done, bool error)
   report(p);
 }
 
+// A job past its deadline: the page was told to stop, and `what` says what
+// became of it (its answer, its silence, a restart), so the log promises a
+// late reply only where one can still come (`late_possible`). `late` is a
+// result that came meanwhile: it is written under the timeout as a late reply.
+void Repl::end_timeout(Page& p, Job& job, const std::string& what, const json::object* late, bool late_possible) {
+  p.answer_timer->cancel();
+  const std::int64_t ms = job.gave_up.value_or(elapsed_ms(job.started));
+  const std::string error = "timeout: no reply within " + std::to_string(job.timeout.count()) + " ms; " + what;
+  job.from_log = false;  // later blocks of the request do not run
+  Lines reply{reply_header(p.stem, job.agent, job.clock_text, "**ERROR** timeout after " + duration_text(static_cast<double>(ms)))};
+  for (std::string& l : fenced("Error", error)) reply.push_back(std::move(l));
+  for (std::string& l : render_events(job.events)) reply.push_back(std::move(l));
+  if (job.events_dropped) reply.push_back(dropped_note(job.events_dropped, opt_));
+  for (FileChange& c : log_events(p, job.events)) p.uncommitted.push_back(std::move(c));
+  std::int64_t after = 0;
+  if (late) {
+    after = elapsed_ms(job.started);
+    std::vector<FileChange> extra;
+    auto ok = late->find("ok");
+    reply.push_back("");
+    reply.push_back(reply_header(p.stem, job.agent, clock_text(wall::now()),
+                                 std::string(ok != late->end() && ok->value().is_bool() && ok->value().get_bool() ? "" : "**ERROR** ") + "late, " +
+                                     duration_text(static_cast<double>(after)) + " after the request"));
+    for (std::string& l : render_result(p, job.id, *late, extra)) reply.push_back(std::move(l));
+    for (FileChange& c : extra) p.uncommitted.push_back(std::move(c));
+  }
+  if (late_possible) p.late[job.id] = {job.agent, job.started};
+  const std::uint64_t id = job.id;
+  finish(p, job, ms, std::move(reply),
+         {{"page", p.stem}, {"job", job.id}, {"error", error}, {"reason", to_string(Error::timeout)}}, true);
+  if (late) late_outcome(p, id, after);
+}
+
 void Repl::fail(Page& p, Job& job, Error code, const std::string& message) {
   json::object done{{"page", p.stem},
                     {"job", job.id},
                     {"error", std::string(to_string(code)) + ": " + message},
                     {"reason", to_string(code)}};
   if (p.running.get() == &job) {
+    if (job.gave_up)  // timed out already, and the page had not answered yet
+      return end_timeout(p, job,
+                         code == Error::shutting_down
+                             ? "the gateway stopped before the page answered being told to stop"
+                             : "the page was told to stop, and then: " + message + "; no reply will follow");
+    if (code == Error::timeout && p.link) {
+      // The page is told to stop; what it answers (or its silence) says
+      // what became of the job, and the timeout reply says that.
+      job.gave_up = elapsed_ms(job.started);
+      p.link->send(json::serialize(json::object{{"type", "interrupt"}, {"job", job.id}}));
+      p.answer_timer->expires_after(answer_within);
+      p.answer_timer->async_wait([this, id = p.id, job = job.id](boost::system::error_code ec) {
+        auto it = pages_.find(id);
+        if (ec || it == pages_.end()) return;
+        Page& q = *it->second;
+        if (!q.running || q.running->id != job || !q.running->gave_up) return;
+        // Silent: stuck in synchronous code. A page that can be restarted is,
+        // and the queue waits for it to come back (connect() goes on).
+        if (q.link && q.link->restart()) {
+          q.unanswered = job;
+          return end_timeout(q, *q.running,
+                             "the page did not answer being told to stop within 2 s (it was stuck in code nothing "
+                             "reaches), so it was restarted: a new process, its globals gone; no reply will follow");
+        }
+        end_timeout(q, *q.running,
+                    "the page did not answer being told to stop within 2 s: it is busy with synchronous code, which "
+                    "a browser tab cannot stop; if that code ends, its result is written below as a late reply",
+                    nullptr, true);
+      });
+      return;
+    }
     const bool cancelled = code == Error::request_edited || code == Error::log_conflict;
-    if (code == Error::timeout) p.late[job.id] = {job.agent, job.started};  // a late reply is still written
-    if ((code == Error::timeout || cancelled) && p.link) {
+    if (cancelled && p.link) {
       // Async work the page may still await is abandoned; the next job waits for the page.
-      if (cancelled) p.link->interrupt_hard();  // a timeout's synchronous code was stopped by the page's own
+      p.link->interrupt_hard();
       p.link->send(json::serialize(json::object{{"type", "interrupt"}, {"job", job.id}}));
       wait_for_answer(p, job);
     }
     job.from_log = false;  // later blocks of the request do not run
+    const std::int64_t ms = elapsed_ms(job.started);
     Lines reply{reply_header(p.stem, job.agent, job.clock_text,
-                             "**ERROR** " + std::string(to_string(code)) + " after " + duration_text(ms_since(job.started)))};
+                             "**ERROR** " + std::string(to_string(code)) + " after " + duration_text(static_cast<double>(ms)))};
     for (std::string& l : fenced("Error", std::string(to_string(code)) + ": " + message)) reply.push_back(std::move(l));
     for (std::string& l : render_events(job.events)) reply.push_back(std::move(l));
     if (job.events_dropped) reply.push_back(dropped_note(job.events_dropped, opt_));
     for (FileChange& c : log_events(p, job.events)) p.uncommitted.push_back(std::move(c));
-    done["duration_ms"] = ms_since(job.started);
-    return finish(p, job, std::move(reply), std::move(done), true);
+    return finish(p, job, ms, std::move(reply), std::move(done), true);
   }
   // Still queued: it never ran.
   auto it = std::find_if(p.queue.begin(), p.queue.end(), [&](const auto& j) { return j.get() == &job; });
@@ -973,6 +1109,7 @@ void Repl::fail(Page& p, Job& job, Error code, const std::string& message) {
   std::shared_ptr<Job> keep = *it;
   p.queue.erase(it);
   if (job.deadline) job.deadline->cancel();
+  if (auto open = p.open.find(job.id); open != p.open.end()) open->second.done = open->second.total;
   if (job.from_log && !job.segments.empty()) {
     if (before_write) before_write(p.log->path());
     Lines now = job.segments.front();
@@ -980,18 +1117,21 @@ void Repl::fail(Page& p, Job& job, Error code, const std::string& message) {
     now.push_back(reply_header(p.stem, job.agent, clock_text(wall::now()), "**ERROR** " + std::string(to_string(code)) +
                                                                                ", never started"));
     for (std::string& l : fenced("Error", std::string(to_string(code)) + ": " + message)) now.push_back(std::move(l));
-    if (auto written = p.log->replace(job.segments.front(), now))
+    if (auto written = p.log->replace(job.segments.front(), now, true))
       p.uncommitted.push_back(std::move(*written));
     else  // the request is not there as accepted: the reply goes at the end
       note(p, Lines(now.begin() + static_cast<std::ptrdiff_t>(job.segments.front().size() + 1), now.end()));
   }
   done["status"] = json::array{"done", "error"};
-  if (!job.silent)
+  if (!job.silent) {
+    p.outcome = "job " + std::to_string(job.id) + " failed (" + std::string(to_string(code)) + ", never started)";
+    registry_changed();
     commit(p, {}, p.stem, "reply: " + p.stem + " never ran job " + std::to_string(job.id),
            {{"Editgate-Kind", "reply"}, {"Editgate-Job", std::to_string(job.id)}, {"Editgate-Status", std::string(to_string(code))}},
            [this, id = p.id, answered = Answered{job.id, job.agent, 1, done, true}](const std::string& c) {
              replied(id, answered, c);
            });
+  }
   if (job.listener.done) job.listener.done(std::move(done));
   job.listener = {};
   report(p);
@@ -1017,6 +1157,11 @@ void Repl::from_page(const std::string& id, std::string_view text) {
   }
   if (type == "result") return on_result(p, msg);
   if (type == "event") return on_event(p, msg);
+  if (type == "interrupted" && p.running && p.running->gave_up && job_of(msg) == p.running->id)
+    end_timeout(p, *p.running,
+                str(msg, "status") == "idle"
+                    ? "the page was told to stop and said it ran no such job; no reply will follow"
+                    : "the page was told to stop and stopped it; no reply will follow");
   if (type == "interrupted" || type == "completions") {
     auto job = job_of(msg);
     if (!job) return;
@@ -1128,10 +1273,11 @@ void Repl::await_answer(Page& p, std::uint64_t req, std::function<void(json::obj
   });
 }
 
-// After a timeout, the next job waits until the page answers the interrupt
-// (a page awaiting something abandons it at once). A page that stays
-// silent is stuck in synchronous code: restarted where it can be (Node),
-// else the queue goes on and meets the same fate.
+// After a job is cancelled, the next job waits until the page answers the
+// interrupt (a page awaiting something abandons it at once). A page that
+// stays silent is stuck in synchronous code: restarted where it can be
+// (Node), else the queue goes on and meets the same fate. (A timeout waits
+// for the same answer in Repl::fail, to say in its reply what it was.)
 void Repl::wait_for_answer(Page& p, const Job& job) {
   p.unanswered = job.id;
   p.answer_timer->expires_after(answer_within);
@@ -1142,8 +1288,8 @@ void Repl::wait_for_answer(Page& p, const Job& job) {
     q.unanswered.reset();
     if (q.link && q.link->restart()) {
       note(q, {"> _" + q.stem + " did not answer after job " + std::to_string(job) +
-               " timed out, so it was restarted: a new process, its globals gone_"});
-      commit(q, {}, q.stem, "page " + q.stem + " restarted: silent after job " + std::to_string(job) + " timed out",
+               " was cancelled, so it was restarted: a new process, its globals gone_"});
+      commit(q, {}, q.stem, "page " + q.stem + " restarted: silent after job " + std::to_string(job) + " was cancelled",
              {{"Editgate-Kind", "page"}, {"Editgate-Job", std::to_string(job)}});
       return;  // the queue goes on when it is back
     }
@@ -1275,19 +1421,32 @@ std::vector<std::shared_ptr<Repl::Job>> Repl::take_requests(Page& p, const std::
   // Text that came with git never runs: how much of the log did is asked
   // once there is a request. When git cannot say, nothing runs.
   std::optional<Provenance> from_git;
-  auto came_with_git = [&](const Request& r) -> std::optional<std::string> {
+  auto with_git = [&](std::size_t tail_line) {
     if (!from_git) {
       auto asked = provenance_.of(path, found, split_lines(found), saved);
       from_git = asked ? *asked
                        : Provenance{std::numeric_limits<std::size_t>::max(),
                                     "git could not tell whether it came with a commit (" + asked.error().message + ")"};
     }
-    if (a.origin[r.blocks.front().first] < from_git->committed) return not_run_note(p.stem, from_git->why);
+    return a.origin[tail_line] < from_git->committed;
+  };
+  auto came_with_git = [&](const Request& r) -> std::optional<std::string> {
+    if (with_git(r.blocks.front().first)) return not_run_note(p.stem, from_git->why);
     return std::nullopt;
   };
   Accepted accepted = accept_requests(
-      a, agent, [&](const std::string& who) { return request_header(who, p.stem, clock_text(wall::now())); },
+      a, agent, p.stem,
+      [&](const std::string& who, const std::string& at) {
+        return request_header(who, p.stem, at.empty() ? clock_text(wall::now()) : at);
+      },
       came_with_git);
+  // Headers that start nothing (a reply someone else wrote, a request with
+  // no block) get a note under the appended text, unless git brought them
+  // (history, like the requests it brings).
+  std::vector<Unrun> unrun = unrun_headers(a);
+  std::erase_if(unrun, [&](const Unrun& u) { return with_git(u.line); });
+  Lines notes;
+  for (std::string& n : unrun_notes(unrun)) notes.insert(notes.end(), {"", std::move(n)});
   std::vector<std::shared_ptr<Job>> jobs;
   for (AcceptedRequest& r : accepted.requests) {
     auto job = std::make_shared<Job>();
@@ -1298,13 +1457,33 @@ std::vector<std::shared_ptr<Repl::Job>> Repl::take_requests(Page& p, const std::
     job->codes = std::move(r.codes);
     jobs.push_back(std::move(job));
   }
-  if (jobs.empty() && accepted.refused == 0) return {};
+  if (jobs.empty() && accepted.refused == 0) {
+    // Nothing to run: the text stays as it is, with the notes under it, and
+    // the footer goes below it (one footer, the last line; while a job runs
+    // it comes back under the reply). What git brought is left as it came.
+    if (with_git(a.tail.size() - 1)) return {};
+    Lines now = a.before;
+    now.insert(now.end(), a.tail.begin(), a.tail.end());
+    now.insert(now.end(), notes.begin(), notes.end());
+    if (!p.running) now.insert(now.end(), {"", std::string(footer)});
+    auto done = rewrite(now);
+    if (!done) return {};
+    if (notes.empty()) {
+      p.uncommitted.push_back(std::move(*done));  // committed with the next exchange
+    } else {
+      std::cerr << "editgate: " + path + ": appended headers that start nothing, noted in the log\n";
+      commit(p, {std::move(*done)}, p.stem, "page " + p.stem + ": a note on text appended to its log",
+             {{"Editgate-Kind", "page"}});
+    }
+    return {};
+  }
   Lines& normal = accepted.normal;  // the tail with the headers the agent left out and the notes
+  normal.insert(normal.end(), notes.begin(), notes.end());
   if (jobs.empty()) {
     // Nothing runs: the notes go in, and the footer back at the end.
     std::cerr << "editgate: " + path + ": " + std::to_string(accepted.refused) +
                      " request(s) that came with git not run (" + from_git->why + ")\n";
-    normal.insert(normal.end(), {"", std::string(footer)});
+    if (!p.running) normal.insert(normal.end(), {"", std::string(footer)});
     if (auto done = rewrite(normal))
       commit(p, {std::move(*done)}, p.stem,
              "page " + p.stem + ": " + std::to_string(accepted.refused) + " request(s) that came with git not run",
@@ -1438,7 +1617,7 @@ void Repl::mark_interrupted() {
            fenced("Error", "interrupted: the gateway stopped while this job ran (found when it started again at " +
                                clock_text(wall::now()) + "); a result the page sent after that was not recorded"))
         now.push_back(std::move(l));
-      if (auto done = log.replace(old, now)) {
+      if (auto done = log.replace(old, now, true)) {
         changes.push_back(std::move(*done));
         jobs.push_back(h->to + " at " + h->clock);
       }

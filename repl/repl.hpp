@@ -90,6 +90,9 @@ struct Options {
   // forgotten, longest gone first; their log and key stay on disk, so such a
   // page comes back with its secret as after a gateway restart.
   std::size_t max_pages_kept = 256;
+  // Disconnected pages debug.md lists, the most recently seen first; the
+  // rest are counted in one line.
+  std::size_t registry_disconnected = 10;
   std::string keys_file;  // where PageKeys keeps its hashes; "" in memory
   // A job's console output, kept for its reply and its events log and
   // passed to its agent as it comes: the first 1000 events and 1 MiB of
@@ -166,7 +169,11 @@ class Repl {
   void start(Page& p, Job& job);
   void on_result(Page& p, const boost::json::object& msg);
   void on_event(Page& p, const boost::json::object& msg);
-  void finish(Page& p, Job& job, Lines reply, boost::json::object done, bool error);
+  // `ms`: the block's one duration (its header, commit, trailer, history, reply).
+  void finish(Page& p, Job& job, std::int64_t ms, Lines reply, boost::json::object done, bool error);
+  void end_timeout(Page& p, Job& job, const std::string& what, const boost::json::object* late = nullptr,
+                   bool late_possible = false);
+  void late_outcome(Page& p, std::uint64_t job, std::int64_t after);
   void fail(Page& p, Job& job, Error code, const std::string& message);
   void wait_for_answer(Page& p, const Job& job);
   // `door`: the change is an agent's edit; else a save, or text found at start.

@@ -293,6 +293,21 @@ TEST_CASE("lint: the form follows the file name and the pages its headers name",
   CHECK(lint_log("debug/x.md", two, std::nullopt).form == LogForm::single_file);
 }
 
+TEST_CASE("lint: a per-instance log is named by its file, whatever page a request header names", "[lint]") {
+  // The gateway runs what is appended to node-5a87's log in node-5a87, so
+  // its reply answers the request whatever page the header named.
+  const std::string log = "# node-5a87\n\n"
+                          "> **shell** to page at 10:00:00\n```js\n6 * 7\n```\n\n"
+                          "> **node-5a87** to shell at 10:00:00 (3ms)\n```JSON\n42\n```\n\n" +
+                          std::string(footer) + "\n";
+  LintReport r = lint_log("debug/node-5a87.md", log, std::nullopt);
+  CHECK(r.form == LogForm::per_instance);
+  CHECK(problems(r).empty());
+  CHECK(pairs(r) == Strings{"3->8"});
+  // A file not named for an instance still goes by the pages its headers name.
+  CHECK(lint_log("debug/notes.md", log, std::nullopt).form == LogForm::single_file);
+}
+
 TEST_CASE("lint: text and json output", "[lint]") {
   LintReport r = lint_fixture("bad/debug/page-1a2b.md");
   const std::string text = lint_text(r);

@@ -195,8 +195,8 @@ TEST_CASE_METHOD(NodeGateway, "Node code stuck after an await is ended by interr
   CHECK(done["stuck2"].at("reason") == "timeout");
   CHECK(done["next"].at("value") == "undefined");
   const std::string text = test::read_file(log);
-  CHECK(text.find("timed out, so it was restarted") != std::string::npos);
-  CHECK(messages(dir.path()).find("restarted: silent after job 4 timed out") != std::string::npos);
+  CHECK(text.find("(**ERROR** timeout after ") != std::string::npos);
+  CHECK(text.find("so it was restarted: a new process, its globals gone; no reply will follow") != std::string::npos);
   CHECK(count(text, "reconnected at") == 2);
   INFO(text);
   CHECK(count(text, std::string(repl::footer)) == 1);
@@ -226,13 +226,13 @@ TEST_CASE_METHOD(NodeGateway, "an edit block appending a request runs it, as the
   CHECK(count(text, footer) == 1);
   CHECK(text.substr(text.size() - footer.size() - 1) == footer + "\n");
 
-  // Two blocks in one request: each reply under its block.
+  // Two blocks in one request: each reply under its block, a blank line under it.
   const std::string two = test::block(rel, {footer}, {footer, "> **claude** to " + name + " at 12:00:00", "```js", "1", "```",
                                                       "and then", "```js", "2", "```"});
   REQUIRE(client::request(gw.port(), "POST", "/v1/edits?agent=claude", two,
                           {{"Authorization", "Bearer " + gw.cookie()}}).status == 200);
   const std::string both = wait_file(log, replied("```JSON\n2\n```"));
-  CHECK(std::regex_search(both, std::regex("```js\n1\n```\n\n> \\*\\*" + name + "\\*\\* to claude at [0-9:]+ \\(\\d+ms\\)\n```JSON\n1\n```\nand then\n```js\n2\n```\n\n> \\*\\*" + name)));
+  CHECK(std::regex_search(both, std::regex("```js\n1\n```\n\n> \\*\\*" + name + "\\*\\* to claude at [0-9:]+ \\(\\d+ms\\)\n```JSON\n1\n```\n\nand then\n```js\n2\n```\n\n> \\*\\*" + name)));
 
   // History: the agent's edit, the request, the reply, in that order.
   const std::string history = wait_commit(dir.path(), "reply: " + name);

@@ -4,6 +4,7 @@
 #include "repl/chatlog.hpp"
 #include "repl/committer.hpp"
 #include "repl/format.hpp"
+#include "repl/intake.hpp"
 #include "repl/markdown.hpp"
 #include "repl/names.hpp"
 #include "repl/secrets.hpp"
@@ -149,6 +150,16 @@ TEST_CASE("requests are a header and closed fences, and an open fence is a draft
   REQUIRE(two.requests.size() == 2);
   CHECK(two.requests[1].header->from == "b");
   CHECK(two.requests[0].end == two.requests[1].first);
+}
+
+TEST_CASE("a draft's leading blank lines count when a saved log is read for what was appended", "[repl]") {
+  CHECK_FALSE(ends_with_lines("a\n```\n", {"", "", "```"}));
+  CHECK(ends_with_lines("a\n\n\n```\n", {"", "", "```"}));
+  // A draft of more lines than the log ends with (a fuzz finding: the cut
+  // underflowed and threw).
+  const Appended a = read_appended("**agent5\n```\n", "**agent5\n```\nmore\n", {"", "", "```"});
+  CHECK_FALSE(a.edited_above);
+  CHECK(a.tail == Lines{"more"});
 }
 
 TEST_CASE("the log changes only through anchored edits", "[repl]") {

@@ -56,7 +56,7 @@ void check_lint(std::string_view text) {
   using When = std::optional<std::chrono::system_clock::time_point>;
   const When mtime = std::chrono::system_clock::time_point(std::chrono::seconds(1'700'000'000));
   const std::pair<std::string_view, When> forms[] = {
-      {"debug/page-1a2b.md", mtime}, {"debug.md", mtime}, {"debug.md", std::nullopt}};
+      {"debug/page-1a2b.md", mtime}, {"debug/notes.md", mtime}, {"debug.md", mtime}, {"debug.md", std::nullopt}};
   for (const auto& [path, when] : forms) {
     const repl::LintReport r = repl::lint_log(path, text, when);
     for (const repl::LintProblem& p : r.problems) FUZZ_CHECK(p.line >= 1 && p.line <= n + 1);

@@ -2,8 +2,10 @@
 // knew it, as it was saved, and an unfinished draft, separated by NUL bytes.
 // A saved part that starts with '+' is appended to the known text, the
 // common case. What is accepted comes only from the appended lines, each
-// request's segments are the tail's own lines in order, and the rewritten
-// text is the kept context, the tail and the headers written in.
+// request's segments are the tail's own lines in order (a header naming
+// another page rewritten to name the log's), the rewritten text is the kept
+// context, the tail and the headers written in, and the notes on headers
+// that start nothing are neither headers nor requests.
 #include "check.hpp"
 #include "repl/format.hpp"
 #include "repl/intake.hpp"
@@ -49,17 +51,38 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (a.tail.empty()) FUZZ_CHECK(a.scan.requests.empty());
   if (a.scan.draft) return 0;
 
-  std::size_t written = 0;
-  const repl::Accepted acc = repl::accept_requests(a, "agent", [&](const std::string& who) {
-    ++written;
+  // Headers that start nothing are header lines of the tail, outside its
+  // fences, and none of them starts a request that runs.
+  const std::vector<repl::Unrun> unrun = repl::unrun_headers(a);
+  for (const repl::Unrun& u : unrun) {
+    FUZZ_CHECK(u.line < a.tail.size());
+    for (const repl::Request& r : a.scan.requests)
+      if (r.header_line == u.line) FUZZ_CHECK(r.header && !r.header->suffix.empty());
+  }
+  const repl::Lines notes = repl::unrun_notes(unrun);
+  FUZZ_CHECK(notes.size() <= 2 && notes.empty() == unrun.empty());
+  for (const std::string& n : notes) {
+    FUZZ_CHECK(!repl::parse_header(n) && n != repl::footer);
+    FUZZ_CHECK(repl::scan_requests(n + "\n").requests.empty());
+  }
+
+  std::size_t calls = 0;
+  const repl::Accepted acc = repl::accept_requests(a, "agent", "page", [&](const std::string& who, const std::string&) {
+    ++calls;
     FUZZ_CHECK(!who.empty());
-    return "> **" + who + "** to page at 12:00:00";
+    return repl::request_header(who, "page", "12:00:00");
   });
+  FUZZ_CHECK(calls == acc.written + acc.renamed);
   if (acc.requests.empty()) {
     FUZZ_CHECK(acc.normal.empty());
     return 0;
   }
-  FUZZ_CHECK(acc.normal.size() == a.before.size() + a.tail.size() + written);
+  // Every accepted request's header names the log's page.
+  for (const repl::AcceptedRequest& r : acc.requests) {
+    const auto h = repl::parse_header(r.segments.front().front());
+    FUZZ_CHECK(h && h->to == "page");
+  }
+  FUZZ_CHECK(acc.normal.size() == a.before.size() + a.tail.size() + acc.written);
   FUZZ_CHECK(std::equal(a.before.begin(), a.before.end(), acc.normal.begin()));
   // Without the written headers, the rest of the new text is the tail, and
   // the segments are consecutive runs of it.
