@@ -1,7 +1,7 @@
 #include "gateway/edit_run.hpp"
 
-#include "gateway/history.hpp"
-#include "gateway/record.hpp"
+#include "record/commit_messages.hpp"
+#include "record/run_commit.hpp"
 
 #include <boost/json.hpp>
 
@@ -21,10 +21,10 @@ editproto::Options options_for(const EditParams& p) {
 
 }  // namespace
 
-boost::json::object block_message(const editproto::BlockResult& r) { return {{"block", block_json(r)}}; }
+boost::json::object block_message(const editproto::BlockResult& r) { return {{"block", record::block_json(r)}}; }
 
-boost::json::object done_message(const RunReport& report, std::optional<Failure> failure) {
-  boost::json::object body = report_json(report, false);
+boost::json::object done_message(const record::RunReport& report, std::optional<Failure> failure) {
+  boost::json::object body = record::report_json(report, false);
   if (!failure && report.commit_error)
     failure = Failure{Error::commit_failed, *report.commit_error + "; the files are written but not committed"};
   if (failure) {
@@ -53,7 +53,7 @@ EditRun::EditRun(const editproto::Workspace& ws, editgit::Repository& repo, Owne
     : ws_(ws), repo_(repo), owners_(owners), hooks_(hooks), params_(std::move(params)), limits_(opt.limits), session_(ws, opt),
       parser_(opt.limits) {
   report_.dry_run = params_.dry_run;
-  report_.session = params_.session.empty() ? new_session_id() : params_.session;
+  report_.session = params_.session.empty() ? record::new_session_id() : params_.session;
 }
 
 EditRun::~EditRun() {
@@ -112,11 +112,11 @@ void EditRun::take_warnings() {
 void EditRun::commit_pending() {
   std::erase_if(owners_, [this](const auto& entry) { return entry.second == this; });
   if (params_.dry_run) return;
-  RunReport part;
+  record::RunReport part;
   part.session = report_.session;
   part.blocks.assign(report_.blocks.begin() + static_cast<std::ptrdiff_t>(blocks_committed_), report_.blocks.end());
   blocks_committed_ = report_.blocks.size();
-  record_edits(repo_, session_, part, params_.agent);
+  record::record_edits(repo_, session_, part, params_.agent);
   if (part.commit) report_.commit = part.commit;
   report_.commits.insert(report_.commits.end(), part.commits.begin(), part.commits.end());
   if (part.earlier_commit) report_.earlier_commit = part.earlier_commit;
@@ -126,7 +126,7 @@ void EditRun::commit_pending() {
   if (!part.commit_warning.empty()) report_.commit_warning = part.commit_warning;
 }
 
-const RunReport& EditRun::commit() {
+const record::RunReport& EditRun::commit() {
   if (committed_) return report_;
   committed_ = true;
   report_.files_auto_added = session_.files_auto_added();
@@ -136,7 +136,7 @@ const RunReport& EditRun::commit() {
 
 void EditRun::log(std::string_view door, std::optional<Error> cut) const {
   std::string line = "editgate: " + std::string(door) + ", agent " + params_.agent + ", session " + report_.session +
-                     (params_.dry_run ? " (dry run)" : "") + ": " + counts(report_.blocks);
+                     (params_.dry_run ? " (dry run)" : "") + ": " + record::counts(report_.blocks);
   if (report_.commit) line += ", committed " + report_.commit->substr(0, 12);
   if (report_.commit_error) line += ", commit failed: " + *report_.commit_error;
   if (cut) line += " (cut off: " + std::string(to_string(*cut)) + ")";

@@ -7,7 +7,7 @@
 #include "editproto/session.hpp"
 #include "gateway/error.hpp"
 #include "gateway/query.hpp"
-#include "gateway/report.hpp"
+#include "record/run_report.hpp"
 
 #include <boost/json/object.hpp>
 
@@ -28,7 +28,7 @@ boost::json::object block_message(const editproto::BlockResult& r);
 // The last message of a run: its summary (counts, commit, ...) with
 // "status": ["done"], or ["done", "error"] with "error" and "reason" when
 // `failure` is set or the commit failed.
-boost::json::object done_message(const RunReport& report, std::optional<Failure> failure);
+boost::json::object done_message(const record::RunReport& report, std::optional<Failure> failure);
 
 class EditRun;
 
@@ -69,12 +69,12 @@ class EditRun {
   // open run changes a file this one wrote, what this one applied so far is
   // committed (and the rest later), so each commit holds one agent's work
   // and no run's uncommitted edits pass for the user's earlier state.
-  const RunReport& commit();
+  const record::RunReport& commit();
 
   // The text went over the size limit (Limits::max_response_bytes): the
   // parser reads no more of it, so neither should the caller.
   bool overflowed() const { return overflowed_; }
-  const RunReport& report() const { return report_; }
+  const record::RunReport& report() const { return report_; }
 
   // One line on standard error for the person watching `editgate serve`:
   // "editgate: <door>, agent A, session S: 2 applied, committed 1a2b3c4d5e6f",
@@ -107,7 +107,7 @@ class EditRun {
   std::size_t bytes_ = 0;
   editproto::Session session_;
   editproto::Parser parser_;
-  RunReport report_;
+  record::RunReport report_;
   bool committed_ = false;
   std::size_t blocks_committed_ = 0;  // report_.blocks already in a commit
   bool overflowed_ = false;

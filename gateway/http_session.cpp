@@ -5,10 +5,10 @@
 // NDJSON line in a chunked response while the body is still arriving.
 #include "editproto/unicode.hpp"
 #include "gateway/edit_run.hpp"
-#include "gateway/history.hpp"
+#include "record/edit_log.hpp"
 #include "gateway/net.hpp"
 #include "gateway/query.hpp"
-#include "gateway/report.hpp"
+#include "record/run_report.hpp"
 #include "gateway/sessions.hpp"
 #include "gateway/websocket_session.hpp"
 #include "repl/assets.hpp"
@@ -363,7 +363,7 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
     gw_.engine().run(
         stream_.get_executor(),
         [self, why] {
-          const RunReport& report = self->run_->commit();
+          const record::RunReport& report = self->run_->commit();
           std::string message = why == Error::timeout            ? "no more of the body arrived within the time limit"
                                 : why == Error::shutting_down    ? "the gateway is stopping"
                                 : why == Error::payload_too_large ? "the body is over the size limit"
@@ -494,9 +494,9 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
     gw_.engine().run(
         stream_.get_executor(),
         [self, limit, agent, session]() -> Result<json::array> {
-          auto entries = find_entries(self->gw_.engine().repository(), limit, agent, session);
+          auto entries = record::find_entries(self->gw_.engine().repository(), limit, agent, session);
           if (!entries) return Failure{Error::io, entries.error().message};
-          return log_json(*entries);
+          return record::log_json(*entries);
         },
         [self](Result<json::array> commits) {
           if (!commits) return self->respond_error(commits.error().code, commits.error().message, true);

@@ -1,7 +1,7 @@
 #include "gateway/inbox.hpp"
 
 #include "editproto/unicode.hpp"
-#include "gateway/report.hpp"
+#include "record/run_report.hpp"
 #include "repl/agent_files.hpp"
 
 #include <boost/json.hpp>
@@ -50,16 +50,16 @@ void apply_inbox(Engine& engine, const std::string& state_dir, const std::string
     } else {
       (*run)->feed(text.str());
       (*run)->finish();
-      const RunReport& report = (*run)->commit();
+      const record::RunReport& report = (*run)->commit();
       (*run)->log("inbox " + name);
-      answer = report_json(report, true);
-      answer["summary"] = counts(report.blocks);
+      answer = record::report_json(report, true);
+      answer["summary"] = record::counts(report.blocks);
       // What `editgate apply` would have printed, failed blocks' diagnostics
       // and all: `editgate wait --inbox` shows it.
       std::ostringstream shown;
-      print_text(shown, report, false);
+      record::print_text(shown, report, false);
       answer["text"] = editproto::unicode::to_valid_utf8(shown.str());
-      answer["status"] = all_ok(report) && !report.commit_error ? boost::json::array{"done"}
+      answer["status"] = record::all_ok(report) && !report.commit_error ? boost::json::array{"done"}
                                                                 : boost::json::array{"done", "error"};
     }
   }

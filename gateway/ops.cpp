@@ -2,9 +2,9 @@
 
 #include "editproto/unicode.hpp"
 #include "gateway/edit_run.hpp"
-#include "gateway/history.hpp"
+#include "record/edit_log.hpp"
 #include "gateway/query.hpp"
-#include "gateway/report.hpp"
+#include "record/run_report.hpp"
 #include "repl/repl.hpp"
 
 #include <boost/asio/post.hpp>
@@ -30,7 +30,7 @@ struct OpSession::Request {
 struct OpSession::Step {
   std::optional<Failure> failure;
   std::vector<editproto::BlockResult> blocks;
-  std::optional<RunReport> report;  // set when the run ended
+  std::optional<record::RunReport> report;  // set when the run ended
 };
 
 struct OpSession::Op {
@@ -416,9 +416,9 @@ void OpSession::op_history(Request& r) {
   gw_.engine().run(
       ex_,
       [self, limit, agent, session]() -> Result<json::array> {
-        auto entries = find_entries(self->gw_.engine().repository(), limit, agent, session);
+        auto entries = record::find_entries(self->gw_.engine().repository(), limit, agent, session);
         if (!entries) return Failure{Error::io, entries.error().message};
-        return log_json(*entries);
+        return record::log_json(*entries);
       },
       [self, echo = std::move(r.echo)](Result<json::array> commits) {
         if (!commits) return self->fail(echo, commits.error().code, commits.error().message);
@@ -535,16 +535,16 @@ void OpSession::end(Error why, bool report, std::function<void()> then) {
   gw_.engine().run(
       ex_,
       [self, why] {
-        std::vector<std::pair<json::object, RunReport>> cut;
+        std::vector<std::pair<json::object, record::RunReport>> cut;
         for (auto& [key, stream] : self->streams_) {
-          const RunReport& r = stream.run->commit();
+          const record::RunReport& r = stream.run->commit();
           stream.run->log("WebSocket edit-begin " + key, why);
           cut.emplace_back(stream.echo, r);
         }
         self->streams_.clear();
         return cut;
       },
-      [self, why, report, then = std::move(then)](std::vector<std::pair<json::object, RunReport>> cut) {
+      [self, why, report, then = std::move(then)](std::vector<std::pair<json::object, record::RunReport>> cut) {
         if (report) {
           for (auto& [echo, r] : cut) {
             Step step;

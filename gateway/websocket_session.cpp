@@ -7,7 +7,7 @@
 // is closed with slow_client.
 #include "gateway/websocket_session.hpp"
 
-#include "gateway/history.hpp"
+#include "record/commit_messages.hpp"
 #include "gateway/ops.hpp"
 #include "repl/repl.hpp"
 
@@ -117,7 +117,7 @@ class websocket_session : public Stoppable, public std::enable_shared_from_this<
     send(R"({"type":"auth_ok"})");
     // A weak reference: the OpSession lives inside this session, and must
     // not keep it alive once its connection is gone.
-    ops_ = std::make_shared<OpSession>(gw_, ws_.get_executor(), new_session_id(),
+    ops_ = std::make_shared<OpSession>(gw_, ws_.get_executor(), record::new_session_id(),
                                        [weak = weak_from_this()](std::string msg) {
                                          if (auto self = weak.lock()) self->send(std::move(msg));
                                        });

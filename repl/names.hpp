@@ -3,7 +3,7 @@
 // instances with one name.
 #pragma once
 
-#include "git/repository.hpp"
+#include "record/identity.hpp"
 
 #include <string>
 #include <string_view>
@@ -14,9 +14,8 @@ namespace repl {
 // characters; "page" when nothing is left.
 std::string sanitize_name(std::string_view name);
 
-// An agent as a commit author: its name on one line, and a made-up address
-// of the characters an address may hold ("claude@editgate.invalid").
-editgit::Identity agent_identity(std::string_view agent);
+// An agent as a commit author, as edit runs write it.
+using record::agent_identity;
 
 // A new instance id's length: 48 random bits. Ids are names, in log file
 // names and in `editgate eval`; the secret beside each (PageKeys) is what

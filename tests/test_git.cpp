@@ -2,8 +2,8 @@
 // with the git command line (status, show, ls-tree, fsck).
 #include "support.hpp"
 
-#include "gateway/history.hpp"
-#include "gateway/record.hpp"
+#include "record/edit_log.hpp"
+#include "record/run_commit.hpp"
 #include "git/repository.hpp"
 
 #include <catch2/catch.hpp>
@@ -13,7 +13,7 @@
 #include <thread>
 
 using Catch::Contains;
-using editgate::RunReport;
+using record::RunReport;
 using test::fs::path;
 using test::git;
 using test::git_ok;
@@ -43,7 +43,7 @@ struct Repo {
 };
 
 // Applies `response` to `root` and commits what it wrote, as `editgate apply` does.
-RunReport apply_and_commit(const path& root, const std::string& response, editgit::Options options = {},
+record::RunReport apply_and_commit(const path& root, const std::string& response, editgit::Options options = {},
                 const std::string& agent = "claude") {
   auto ws = editproto::Workspace::open(root.string());
   REQUIRE(ws.has_value());
@@ -53,11 +53,11 @@ RunReport apply_and_commit(const path& root, const std::string& response, editgi
   opt.dry_run = false;
   editproto::Session session(*ws, opt);
   for (const editproto::Block& b : test::parse(response)) session.submit(b);
-  RunReport report;
+  record::RunReport report;
   report.dry_run = false;
   report.session = "s-1";
   report.blocks = session.flush();
-  editgate::record_edits(*repo, session, report, agent);
+  record::record_edits(*repo, session, report, agent);
   return report;
 }
 
@@ -79,7 +79,7 @@ std::vector<std::string> lines(const std::string& s) {
 TEST_CASE("git: the first commit on an unborn HEAD creates the branch") {
   Repo r;
   write_file(r / "a.txt", "one\ntwo\n");
-  RunReport rep = apply_and_commit(r.dir.path(), kEditA);
+  record::RunReport rep = apply_and_commit(r.dir.path(), kEditA);
   REQUIRE(rep.commit);
   CHECK_FALSE(rep.commit_error);
   CHECK(r.head() == *rep.commit);
@@ -94,13 +94,13 @@ TEST_CASE("git: the first commit on an unborn HEAD creates the branch") {
 TEST_CASE("git: a workspace without a repository gets one - no commit when nothing applied") {
   Repo r(false);
   write_file(r / "a.txt", "one\ntwo\n");
-  RunReport failed = apply_and_commit(r.dir.path(), test::block("a.txt", {"three"}, {"3"}));
+  record::RunReport failed = apply_and_commit(r.dir.path(), test::block("a.txt", {"three"}, {"3"}));
   CHECK(failed.blocks[0].status == editproto::Status::failed);
   CHECK_FALSE(failed.commit);
   CHECK(test::fs::is_directory(r / ".git"));
   CHECK(git(r.dir.path(), {"rev-parse", "--verify", "-q", "HEAD"}).exit_code != 0);  // still unborn
 
-  RunReport rep = apply_and_commit(r.dir.path(), kEditA);
+  record::RunReport rep = apply_and_commit(r.dir.path(), kEditA);
   REQUIRE(rep.commit);
   CHECK(r.git({"show", "HEAD:a.txt"}) == "one\nTWO\n");
   r.fsck();
@@ -119,7 +119,7 @@ TEST_CASE("git: unrelated dirty, untracked and staged work stays as it was and o
   const std::string before = r.status();
   CHECK(before == " M b.txt\nM  d.txt\n?? c.txt\n");
 
-  RunReport rep = apply_and_commit(r.dir.path(), kEditA);
+  record::RunReport rep = apply_and_commit(r.dir.path(), kEditA);
   REQUIRE(rep.commit);
   CHECK_FALSE(rep.earlier_commit);
   CHECK(r.status() == before);
@@ -136,7 +136,7 @@ TEST_CASE("git: an edited file's uncommitted earlier state is committed first, a
   r.commit_all("init");
   write_file(r / "a.txt", "one\ntwo\nthree\nuser's line\n");
 
-  RunReport rep = apply_and_commit(r.dir.path(), kEditA);
+  record::RunReport rep = apply_and_commit(r.dir.path(), kEditA);
   REQUIRE(rep.commit);
   REQUIRE(rep.earlier_commit);
   CHECK(r.git({"rev-parse", "HEAD~1"}).substr(0, 40) == *rep.earlier_commit);
@@ -161,7 +161,7 @@ TEST_CASE("git: modes are kept - the executable bit included - and new nested fo
   const std::string response = test::block("run.sh", {"echo two"}, {"echo TWO"}) +
                                test::block("plain.txt", {"two"}, {"TWO"}) +
                                test::block("deep/er/still/new.py", {}, {"print('new')"});
-  RunReport rep = apply_and_commit(r.dir.path(), response);
+  record::RunReport rep = apply_and_commit(r.dir.path(), response);
   REQUIRE(rep.commit);
   const std::string tree = r.git({"ls-tree", "-r", "HEAD"});
   CHECK_THAT(tree, Contains("100755 blob"));
@@ -188,7 +188,7 @@ TEST_CASE("git: HEAD moving between read and commit puts the commit on top, losi
     write_file(r / "u.txt", "the user's own commit\n");
     r.git({"commit", "-q", "-m", "user commit", "u.txt"});
   };
-  RunReport rep = apply_and_commit(r.dir.path(), kEditA, opt);
+  record::RunReport rep = apply_and_commit(r.dir.path(), kEditA, opt);
   REQUIRE(rep.commit);
   CHECK(calls == 2);  // one retry
   CHECK(r.git({"log", "--format=%s", "-3"}) == "edit a.txt (1 applied)\nuser commit\ninit\n");
@@ -204,7 +204,7 @@ TEST_CASE("git: a user commit that already holds the agent's change leaves nothi
   r.commit_all("init");
   editgit::Options opt;
   opt.before_update = [&] { r.git({"commit", "-q", "-am", "user took it all"}); };
-  RunReport rep = apply_and_commit(r.dir.path(), kEditA, opt);
+  record::RunReport rep = apply_and_commit(r.dir.path(), kEditA, opt);
   CHECK_FALSE(rep.commit_error);
   CHECK_FALSE(rep.commit);  // the user's commit has the change; no revert-and-redo pair
   CHECK_FALSE(rep.earlier_commit);
@@ -234,10 +234,10 @@ TEST_CASE("git: writers racing on one repository all land, each on top of the ot
         for (const editproto::Block& b :
              test::parse(test::block(file, {"round " + std::to_string(k - 1)}, {"round " + std::to_string(k)})))
           session.submit(b);
-        RunReport report;
+        record::RunReport report;
         report.blocks = session.flush();
         report.session = "w" + std::to_string(w);
-        editgate::record_edits(*repo, session, report, "writer-" + std::to_string(w));
+        record::record_edits(*repo, session, report, "writer-" + std::to_string(w));
         if (report.commit && !report.commit_error && !report.earlier_commit) ++landed[w];
         else errors[w] = report.commit_error.value_or("earlier state committed first");
       }
@@ -266,7 +266,7 @@ TEST_CASE("git: a HEAD that never stops moving gives a conflict, naming the bran
     write_file(r / "u.txt", std::to_string(++n) + "\n");
     r.git({"commit", "-q", "-m", "busy", "u.txt"});
   };
-  RunReport rep = apply_and_commit(r.dir.path(), kEditA, opt);
+  record::RunReport rep = apply_and_commit(r.dir.path(), kEditA, opt);
   CHECK_FALSE(rep.commit);
   REQUIRE(rep.commit_error);
   CHECK_THAT(*rep.commit_error, Contains("conflict: cannot move refs/heads/main"));
@@ -281,7 +281,7 @@ TEST_CASE("git: a detached HEAD gets the commit and stays detached") {
   r.commit_all("init");
   const std::string main_before = r.git({"rev-parse", "main"});
   r.git({"checkout", "-q", "--detach"});
-  RunReport rep = apply_and_commit(r.dir.path(), kEditA);
+  record::RunReport rep = apply_and_commit(r.dir.path(), kEditA);
   REQUIRE(rep.commit);
   CHECK(r.head() == *rep.commit);
   CHECK(git(r.dir.path(), {"symbolic-ref", "-q", "HEAD"}).exit_code != 0);
@@ -298,7 +298,7 @@ TEST_CASE("git: a held index.lock is waited for - then a clear locked error with
   opt.lock_timeout = std::chrono::milliseconds(200);
 
   SECTION("held for good") {
-    RunReport rep = apply_and_commit(r.dir.path(), kEditA, opt);
+    record::RunReport rep = apply_and_commit(r.dir.path(), kEditA, opt);
     CHECK_FALSE(rep.commit);
     REQUIRE(rep.commit_error);
     CHECK_THAT(*rep.commit_error, Contains("locked: "));
@@ -312,7 +312,7 @@ TEST_CASE("git: a held index.lock is waited for - then a clear locked error with
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
       test::fs::remove(r / ".git/index.lock");
     });
-    RunReport rep = apply_and_commit(r.dir.path(), kEditA, opt);
+    record::RunReport rep = apply_and_commit(r.dir.path(), kEditA, opt);
     release.join();
     REQUIRE(rep.commit);
     CHECK_FALSE(rep.commit_error);
@@ -325,7 +325,7 @@ TEST_CASE("git: untracked files ignored by .gitignore are written but not commit
   write_file(r / ".gitignore", "*.log\n");
   write_file(r / "a.txt", "one\ntwo\n");
   r.commit_all("init");
-  RunReport rep = apply_and_commit(r.dir.path(), kEditA + test::block("out.log", {}, {"log line"}));
+  record::RunReport rep = apply_and_commit(r.dir.path(), kEditA + test::block("out.log", {}, {"log line"}));
   REQUIRE(rep.commit);
   REQUIRE(rep.files_not_committed.size() == 1);
   CHECK(rep.files_not_committed[0].path == "out.log");
@@ -346,7 +346,7 @@ TEST_CASE("git: a file inside a submodule is written but left to the submodule's
   r.git({"commit", "-q", "-m", "add submodule"});
   const std::string gitlink = r.git({"ls-tree", "HEAD", "vendor/lib"});
 
-  RunReport rep = apply_and_commit(r.dir.path(), kEditA + test::block("vendor/lib/lib.c", {"int two;"}, {"int TWO;"}));
+  record::RunReport rep = apply_and_commit(r.dir.path(), kEditA + test::block("vendor/lib/lib.c", {"int two;"}, {"int TWO;"}));
   REQUIRE(rep.commit);
   REQUIRE(rep.files_not_committed.size() == 1);
   CHECK(rep.files_not_committed[0].path == "vendor/lib/lib.c");
@@ -363,7 +363,7 @@ TEST_CASE("git: a workspace in a subfolder commits under that folder") {
   write_file(r / "top.txt", "top\n");
   write_file(r / "sub/a.txt", "one\ntwo\n");
   r.commit_all("init");
-  RunReport rep = apply_and_commit(r / "sub", kEditA);
+  record::RunReport rep = apply_and_commit(r / "sub", kEditA);
   REQUIRE(rep.commit);
   CHECK(r.git({"show", "--format=", "--name-only", "HEAD"}) == "sub/a.txt\n");
   CHECK(r.git({"show", "HEAD:sub/a.txt"}) == "one\nTWO\n");
@@ -376,7 +376,7 @@ TEST_CASE("git: .gitattributes line-ending filters apply as git add would") {
   write_file(r / "a.txt", "one\r\ntwo\r\n");
   r.commit_all("init");
   CHECK(r.git({"cat-file", "-p", "HEAD:a.txt"}) == "one\ntwo\n");  // git stores LF
-  RunReport rep = apply_and_commit(r.dir.path(), kEditA);
+  record::RunReport rep = apply_and_commit(r.dir.path(), kEditA);
   REQUIRE(rep.commit);
   CHECK_FALSE(rep.earlier_commit);  // the CRLF file on disk is what HEAD holds
   CHECK(read_file(r / "a.txt") == "one\r\nTWO\r\n");
@@ -389,7 +389,7 @@ TEST_CASE("git: the message has a summary, a line per block and trailers git can
   write_file(r / "a.txt", "one\ntwo\n");
   write_file(r / "b.txt", "b\n");
   r.commit_all("init");
-  RunReport rep = apply_and_commit(r.dir.path(), kEditA + test::block("b.txt", {"nope"}, {"x"}) +
+  record::RunReport rep = apply_and_commit(r.dir.path(), kEditA + test::block("b.txt", {"nope"}, {"x"}) +
                                           test::block("c.txt", {}, {"new"}), {}, "claude-3");
   REQUIRE(rep.commit);
   const std::string msg = r.git({"log", "-1", "--format=%B"});
@@ -401,10 +401,10 @@ TEST_CASE("git: the message has a summary, a line per block and trailers git can
 
   auto repo = editgit::Repository::open(r.dir.str(), {}, false);
   REQUIRE(repo.has_value());
-  auto found = repo->history([](const editgit::CommitInfo& c) { return editgate::read_entry(c).has_value(); }, 10);
+  auto found = repo->history([](const editgit::CommitInfo& c) { return record::read_entry(c).has_value(); }, 10);
   REQUIRE(found.has_value());
   REQUIRE(found->size() == 1);
-  auto e = editgate::read_entry(found->front());
+  auto e = record::read_entry(found->front());
   REQUIRE(e);
   CHECK(e->kind == "edit");
   CHECK(e->agent == "claude-3");
@@ -427,7 +427,7 @@ TEST_CASE("git: undo reverts the newest edit not undone yet, level by level") {
   auto undo = [&] {
     auto repo = editgit::Repository::open(r.dir.str(), {}, false);
     REQUIRE(repo.has_value());
-    return editgate::undo_last(*ws, *repo, std::nullopt, "s-undo");
+    return record::undo_last(*ws, *repo, std::nullopt, "s-undo");
   };
 
   auto first = undo();
@@ -460,7 +460,7 @@ TEST_CASE("git: undo is refused - and touches nothing - when a file changed sinc
   auto undo = [&] {
     auto repo = editgit::Repository::open(r.dir.str(), {}, false);
     REQUIRE(repo.has_value());
-    return editgate::undo_last(*ws, *repo, std::string("claude"), "s-undo");
+    return record::undo_last(*ws, *repo, std::string("claude"), "s-undo");
   };
   const std::string head = r.head();
 

@@ -1,17 +1,17 @@
-#include "gateway/eval_client.hpp"
+#include "cli/eval_client.hpp"
 
-#include "gateway/remote.hpp"
+#include "cli/remote.hpp"
 #include "gateway/state_dir.hpp"
 #include "repl/format.hpp"
 
 #include <boost/json.hpp>
 
-namespace editgate {
+namespace cli {
 
 namespace json = boost::json;
 
 int run_eval(const EvalArgs& args, std::ostream& out, std::ostream& err) {
-  auto root = client_root(args.root);
+  auto root = editgate::client_root(args.root);
   if (!root) {
     err << "editgate eval: " << root.error().message << '\n';
     return 2;
@@ -52,4 +52,4 @@ int run_eval(const EvalArgs& args, std::ostream& out, std::ostream& err) {
   return 0;
 }
 
-}  // namespace editgate
+}  // namespace cli

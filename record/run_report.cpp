@@ -1,4 +1,4 @@
-#include "gateway/report.hpp"
+#include "record/run_report.hpp"
 
 #include "editproto/unicode.hpp"
 
@@ -6,7 +6,7 @@
 
 #include <map>
 
-namespace editgate {
+namespace record {
 
 using editproto::BlockResult;
 using editproto::Reason;
@@ -185,4 +185,4 @@ void print_github(std::ostream& out, const RunReport& report) {
   out << "editgate: " << counts(report.blocks) << '\n';
 }
 
-}  // namespace editgate
+}  // namespace record

@@ -1,15 +1,16 @@
-#include "gateway/cli.hpp"
+#include "cli/cli.hpp"
 
 #include "editproto/parser.hpp"
 #include "editproto/session.hpp"
 #include "editproto/workspace.hpp"
-#include "gateway/eval_client.hpp"
-#include "gateway/history.hpp"
-#include "gateway/pages_client.hpp"
-#include "gateway/record.hpp"
-#include "gateway/report.hpp"
+#include "cli/eval_client.hpp"
+#include "record/commit_messages.hpp"
+#include "record/edit_log.hpp"
+#include "cli/pages_client.hpp"
+#include "record/run_commit.hpp"
+#include "record/run_report.hpp"
 #include "gateway/serve.hpp"
-#include "gateway/wait.hpp"
+#include "cli/wait.hpp"
 #include "git/repository.hpp"
 #include "repl/lint.hpp"
 
@@ -31,7 +32,7 @@
 #define EDITGATE_VERSION "0.0.0"
 #endif
 
-namespace editgate {
+namespace cli {
 
 namespace {
 
@@ -157,22 +158,22 @@ int run_edits(const EditArgs& a, bool dry_run, std::istream& in, std::ostream& o
   session.prepare(blocks);
   for (const editproto::Block& b : blocks) session.submit(b);
 
-  RunReport report;
+  record::RunReport report;
   report.dry_run = dry_run;
   report.warnings = parser.take_warnings();
   report.blocks = session.flush();
   report.files_auto_added = session.files_auto_added();
   if (repo) {
-    report.session = a.session.empty() ? new_session_id() : a.session;
-    record_edits(*repo, session, report, a.agent);
+    report.session = a.session.empty() ? record::new_session_id() : a.session;
+    record::record_edits(*repo, session, report, a.agent);
   }
 
-  if (a.format == "json") print_json(out, report);
-  else if (a.format == "github") print_github(out, report);
-  else print_text(out, report, use_colour());
+  if (a.format == "json") record::print_json(out, report);
+  else if (a.format == "github") record::print_github(out, report);
+  else record::print_text(out, report, use_colour());
   out.flush();
   if (report.commit_error) return 2;
-  return all_ok(report) ? 0 : 1;
+  return record::all_ok(report) ? 0 : 1;
 }
 
 int run_log(const LogArgs& a, std::ostream& out, std::ostream& err) {
@@ -181,13 +182,13 @@ int run_log(const LogArgs& a, std::ostream& out, std::ostream& err) {
     err << "editgate: " << repo.error().message << '\n';
     return 2;
   }
-  auto entries = find_entries(*repo, a.limit, a.agent, a.session);
+  auto entries = record::find_entries(*repo, a.limit, a.agent, a.session);
   if (!entries) {
     err << "editgate: " << entries.error().message << '\n';
     return 2;
   }
-  if (a.format == "json") print_log_json(out, *entries);
-  else print_log_text(out, *entries);
+  if (a.format == "json") record::print_log_json(out, *entries);
+  else record::print_log_text(out, *entries);
   return 0;
 }
 
@@ -202,8 +203,8 @@ int run_undo(const UndoArgs& a, std::ostream& out, std::ostream& err) {
     err << "editgate: " << repo.error().message << '\n';
     return 2;
   }
-  const std::string session = new_session_id();
-  auto undone = undo_last(*ws, *repo, a.agent.empty() ? std::nullopt : std::optional(a.agent), session);
+  const std::string session = record::new_session_id();
+  auto undone = record::undo_last(*ws, *repo, a.agent.empty() ? std::nullopt : std::optional(a.agent), session);
   if (a.format == "json") {
     boost::json::object o;
     if (undone) {
@@ -385,7 +386,7 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
   pagesc->add_option("--format", pages_args.format, "Output: text (default) or json (GET /v1/pages)")
       ->check(CLI::IsMember({"text", "json"}));
 
-  ServeArgs serve_args;
+  editgate::ServeArgs serve_args;
   CLI::App* serve = app.add_subcommand("serve", "Run the gateway: edits over HTTP and WebSocket, until SIGINT, "
                                                 "SIGTERM or the shutdown op");
   serve->add_option("--root", serve_args.root, "Workspace root (default: the current folder)")
@@ -441,7 +442,7 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
     return code == 0 ? 0 : 2;
   }
   if (check->parsed()) return run_edits(check_args, true, in, out, err);
-  if (serve->parsed()) return run_serve(serve_args, out, err);
+  if (serve->parsed()) return editgate::run_serve(serve_args, out, err);
   if (evalc->parsed()) return run_eval(eval_args, out, err);
   if (waitc->parsed()) return run_wait(wait_args, out, err);
   if (pagesc->parsed()) return run_pages(pages_args, out, err);
@@ -451,4 +452,4 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
   return run_edits(apply_args, false, in, out, err);
 }
 
-}  // namespace editgate
+}  // namespace cli

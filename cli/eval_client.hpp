@@ -1,12 +1,12 @@
 // `editgate eval PAGE CODE`: one eval through the running gateway (its port
-// and cookie from .editgate/, see gateway/remote.hpp), printed as the log
+// and cookie from .editgate/, see cli/remote.hpp), printed as the log
 // shows it.
 #pragma once
 
 #include <ostream>
 #include <string>
 
-namespace editgate {
+namespace cli {
 
 struct EvalArgs {
   std::string root;  // empty: the folder found by searching upward for .editgate/
@@ -22,4 +22,4 @@ struct EvalArgs {
 // no gateway or it refused.
 int run_eval(const EvalArgs& args, std::ostream& out, std::ostream& err);
 
-}  // namespace editgate
+}  // namespace cli

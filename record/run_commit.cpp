@@ -1,10 +1,12 @@
-#include "gateway/record.hpp"
+#include "record/run_commit.hpp"
 
-#include "gateway/history.hpp"
+#include "record/commit_messages.hpp"
+#include "record/identity.hpp"
+#include "record/trailers.hpp"
 
 #include <set>
 
-namespace editgate {
+namespace record {
 
 void record_edits(editgit::Repository& repo, editproto::Session& session, RunReport& report,
                   const std::string& agent) {
@@ -91,4 +93,4 @@ editgit::Result<Undone> undo_last(const editproto::Workspace& ws, editgit::Repos
   return Undone{target.id, target.summary, std::move(*committed)};
 }
 
-}  // namespace editgate
+}  // namespace record

@@ -1,11 +1,10 @@
-// editgate's commit messages, both ways: written when a run commits, read
-// back by `editgate log` and `editgate undo`. The message is for a reviewer
-// reading `git log`; the trailers are for programs.
+// editgate's history read back from git: its commits (those with an
+// Editgate-Kind trailer) and the blocks their messages list, for
+// `editgate log`, `editgate undo`, GET /v1/history and the history op. The
+// messages are written by record/commit_messages.hpp.
 #pragma once
 
-#include "editproto/session.hpp"
 #include "git/repository.hpp"
-#include "repl/names.hpp"
 
 #include <boost/json/array.hpp>
 
@@ -15,27 +14,7 @@
 #include <string_view>
 #include <vector>
 
-namespace editgate {
-
-namespace trailer {
-inline constexpr std::string_view agent = "Editgate-Agent";
-inline constexpr std::string_view session = "Editgate-Session";
-inline constexpr std::string_view kind = "Editgate-Kind";  // edit, earlier-state, undo
-inline constexpr std::string_view undoes = "Editgate-Undo";
-}  // namespace trailer
-
-// "edit src/a.py, src/b.py (3 applied, 1 failed)", a line per block, trailers.
-std::string edit_message(const std::vector<editproto::BlockResult>& blocks, const std::string& agent,
-                         const std::string& session);
-std::string earlier_message(const std::vector<std::string>& paths, const std::string& agent,
-                            const std::string& session);
-std::string undo_message(const editgit::CommitInfo& undone, const std::string& agent, const std::string& session);
-
-// An agent name as a commit author (shared with the REPL's commits).
-using repl::agent_identity;
-
-// A fresh session id: 12 hex digits.
-std::string new_session_id();
+namespace record {
 
 struct LoggedBlock {
   std::size_t index = 0;  // 0-based, as in apply's JSON
@@ -67,4 +46,4 @@ void print_log_text(std::ostream& out, const std::vector<LogEntry>& entries);
 boost::json::array log_json(const std::vector<LogEntry>& entries);
 void print_log_json(std::ostream& out, const std::vector<LogEntry>& entries);
 
-}  // namespace editgate
+}  // namespace record

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace editgate {
+namespace record {
 
 enum class Format { text, json, github };
 
@@ -47,4 +47,4 @@ void print_text(std::ostream& out, const RunReport& report, bool colour);
 void print_json(std::ostream& out, const RunReport& report);
 void print_github(std::ostream& out, const RunReport& report);
 
-}  // namespace editgate
+}  // namespace record

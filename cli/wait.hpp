@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-namespace editgate {
+namespace cli {
 
 struct WaitArgs {
   std::string root;    // empty: the folder found by searching upward for .editgate/
@@ -23,4 +23,4 @@ struct WaitArgs {
 // timeout passed first.
 int run_wait(const WaitArgs& args, std::ostream& out, std::ostream& err);
 
-}  // namespace editgate
+}  // namespace cli

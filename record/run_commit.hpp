@@ -4,14 +4,14 @@
 
 #include "editproto/session.hpp"
 #include "editproto/workspace.hpp"
-#include "gateway/report.hpp"
+#include "record/run_report.hpp"
 #include "git/repository.hpp"
 
 #include <optional>
 #include <string>
 #include <vector>
 
-namespace editgate {
+namespace record {
 
 // Commits what `session` wrote since the last call (one commit, plus the
 // earlier-state commit when needed) and fills the report's commit fields.
@@ -31,4 +31,4 @@ struct Undone {
 editgit::Result<Undone> undo_last(const editproto::Workspace& ws, editgit::Repository& repo,
                                   const std::optional<std::string>& agent, const std::string& session);
 
-}  // namespace editgate
+}  // namespace record

@@ -5,7 +5,7 @@
 #include <ostream>
 #include <string>
 
-namespace editgate {
+namespace cli {
 
 struct PagesArgs {
   std::string root;  // empty: the folder found by searching upward for .editgate/
@@ -15,4 +15,4 @@ struct PagesArgs {
 // Exit 0 with the list (empty too), 2 when no gateway answers or it refused.
 int run_pages(const PagesArgs& args, std::ostream& out, std::ostream& err);
 
-}  // namespace editgate
+}  // namespace cli

@@ -1,39 +1,16 @@
-#include "gateway/history.hpp"
+#include "record/edit_log.hpp"
 
 #include "editproto/unicode.hpp"
-#include "gateway/report.hpp"
-#include "git/message.hpp"
+#include "record/trailers.hpp"
 
 #include <boost/json.hpp>
 
 #include <cstdio>
 #include <ctime>
-#include <random>
 
-namespace editgate {
-
-using editproto::BlockResult;
-using editproto::Reason;
-using editproto::Status;
+namespace record {
 
 namespace {
-
-editgit::Trailers trailers(std::string_view kind, const std::string& agent, const std::string& session) {
-  return {{std::string(trailer::agent), agent},
-          {std::string(trailer::session), session},
-          {std::string(trailer::kind), std::string(kind)}};
-}
-
-// "a, b, c and 2 more": a summary line stays readable in `git log --oneline`.
-std::string list_paths(const std::vector<std::string>& paths) {
-  std::string out;
-  const std::size_t shown = paths.size() > 4 ? 3 : paths.size();
-  for (std::size_t i = 0; i < shown; ++i) out += (i ? ", " : "") + paths[i];
-  if (shown < paths.size()) out += " and " + std::to_string(paths.size() - shown) + " more";
-  return out;
-}
-
-using editgit::message_line;
 
 std::string when(std::int64_t time, int offset_minutes, bool iso) {
   std::time_t local = static_cast<std::time_t>(time + offset_minutes * 60);
@@ -78,48 +55,6 @@ std::optional<LoggedBlock> parse_block(std::string_view line) {
 }
 
 }  // namespace
-
-std::string edit_message(const std::vector<BlockResult>& blocks, const std::string& agent,
-                         const std::string& session) {
-  std::vector<std::string> paths;
-  for (const BlockResult& r : blocks)
-    if (r.status == Status::applied && std::find(paths.begin(), paths.end(), r.path) == paths.end())
-      paths.push_back(r.path);
-  std::string body;
-  for (const BlockResult& r : blocks) {
-    body += "block " + std::to_string(r.index + 1) + " " + std::string(editproto::to_string(r.status));
-    if (r.reason != Reason::none && editproto::to_string(r.reason) != editproto::to_string(r.status))
-      body += " (" + std::string(editproto::to_string(r.reason)) + ")";
-    if (!r.path.empty()) body += ": " + message_line(r.path);
-    if (!r.path.empty() && r.line) body += ":" + std::to_string(*r.line);
-    body += "\n";
-  }
-  return editgit::compose_message("edit " + list_paths(paths) + " (" + counts(blocks) + ")", body,
-                                  trailers("edit", agent, session));
-}
-
-std::string earlier_message(const std::vector<std::string>& paths, const std::string& agent,
-                            const std::string& session) {
-  return editgit::compose_message(
-      "save uncommitted changes to " + list_paths(paths),
-      "These files had changes that were not committed when " + message_line(agent) +
-          " edited them. This commit records them as they were, so the next commit shows only the agent's edit.",
-      trailers("earlier-state", agent, session));
-}
-
-std::string undo_message(const editgit::CommitInfo& undone, const std::string& agent, const std::string& session) {
-  editgit::Trailers t = trailers("undo", agent, session);
-  t.emplace_back(std::string(trailer::undoes), undone.id);
-  return editgit::compose_message("undo: " + undone.summary, "This reverts commit " + undone.id + ".", t);
-}
-
-std::string new_session_id() {
-  std::random_device rd;
-  std::uint64_t v = (std::uint64_t{rd()} << 32) ^ rd();
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%012llx", static_cast<unsigned long long>(v & 0xffffffffffffULL));
-  return buf;
-}
 
 std::optional<LogEntry> read_entry(const editgit::CommitInfo& commit) {
   LogEntry e;
@@ -212,4 +147,4 @@ void print_log_json(std::ostream& out, const std::vector<LogEntry>& entries) {
   out << boost::json::serialize(boost::json::object{{"commits", log_json(entries)}}) << '\n';
 }
 
-}  // namespace editgate
+}  // namespace record

@@ -1,6 +1,6 @@
-#include "gateway/pages_client.hpp"
+#include "cli/pages_client.hpp"
 
-#include "gateway/remote.hpp"
+#include "cli/remote.hpp"
 #include "gateway/state_dir.hpp"
 
 #include <boost/json.hpp>
@@ -9,7 +9,7 @@
 #include <array>
 #include <vector>
 
-namespace editgate {
+namespace cli {
 
 namespace json = boost::json;
 
@@ -26,7 +26,7 @@ std::string field(const json::object& o, std::string_view key) {
 }  // namespace
 
 int run_pages(const PagesArgs& args, std::ostream& out, std::ostream& err) {
-  auto root = client_root(args.root);
+  auto root = editgate::client_root(args.root);
   if (!root) {
     err << "editgate pages: " << root.error().message << '\n';
     return 2;
@@ -73,4 +73,4 @@ int run_pages(const PagesArgs& args, std::ostream& out, std::ostream& err) {
   return 0;
 }
 
-}  // namespace editgate
+}  // namespace cli

@@ -1,0 +1,5 @@
+#include "cli/cli.hpp"
+
+#include <iostream>
+
+int main(int argc, char** argv) { return cli::run_cli(argc, argv, std::cin, std::cout, std::cerr); }

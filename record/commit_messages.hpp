@@ -1,0 +1,26 @@
+// The messages of editgate's edit commits, for a reviewer reading `git log`:
+// a summary line, a line per block, and the trailers (record/trailers.hpp)
+// that `editgate log` and `editgate undo` read back (record/edit_log.hpp).
+#pragma once
+
+#include "editproto/session.hpp"
+#include "git/repository.hpp"
+
+#include <string>
+#include <vector>
+
+namespace record {
+
+// "edit src/a.py, src/b.py (3 applied, 1 failed)", a line per block, trailers.
+std::string edit_message(const std::vector<editproto::BlockResult>& blocks, const std::string& agent,
+                         const std::string& session);
+// "save uncommitted changes to src/a.py": the files as they were before an
+// agent's edit, committed first so that edit's commit shows only its change.
+std::string earlier_message(const std::vector<std::string>& paths, const std::string& agent,
+                            const std::string& session);
+std::string undo_message(const editgit::CommitInfo& undone, const std::string& agent, const std::string& session);
+
+// A fresh session id: 12 hex digits.
+std::string new_session_id();
+
+}  // namespace record
