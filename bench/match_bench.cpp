@@ -7,7 +7,7 @@
 #include "editproto/diagnose.hpp"
 #include "editproto/document.hpp"
 #include "editproto/parser.hpp"
-#include "editproto/session.hpp"
+#include "editproto/applier.hpp"
 #include "editproto/workspace.hpp"
 
 #include <stdlib.h>
@@ -88,16 +88,16 @@ Row run_case(const Case& c, const Args& a, const fs::path& dir) {
     if (hits.empty())
       row.comparisons += editproto::diagnose_missing(doc.lines(), blocks[0].edit, 0, "big.txt").comparisons;
   }
-  // The time, through the engine as the gateway runs it: a fresh session
+  // The time, through the engine as the gateway runs it: a fresh applier
   // per run (check, nothing written).
   auto ws = editproto::Workspace::open(dir.string());
   if (!ws) throw std::runtime_error("cannot open the workspace");
   std::vector<double> ms;
   for (int r = 0; r < a.runs; ++r) {
-    editproto::Session session(*ws, editproto::Options{});
+    editproto::Applier applier(*ws, editproto::Options{});
     auto t0 = clock_type::now();
-    session.submit(blocks[0]);
-    auto results = session.flush();
+    applier.submit(blocks[0]);
+    auto results = applier.flush();
     ms.push_back(bench::ms(clock_type::now() - t0));
     if (results.size() != 1) throw std::runtime_error(c.name + ": no result");
     row.reason = std::string(editproto::to_string(results[0].reason));

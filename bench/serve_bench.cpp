@@ -8,7 +8,7 @@
 // Throughput: small edits, one commit each, through `editgate apply` (a
 // process per edit), POST /v1/edits (a connection per edit) and the WS edit op.
 #include "editproto/parser.hpp"
-#include "editproto/session.hpp"
+#include "editproto/applier.hpp"
 #include "editproto/workspace.hpp"
 #include "percentiles.hpp"
 #include "process.hpp"
@@ -98,15 +98,15 @@ int main(int argc, char** argv) {
     auto ws = editproto::Workspace::open(dir.string());
     editproto::Options opt;
     opt.dry_run = false;
-    editproto::Session session(*ws, opt);
+    editproto::Applier applier(*ws, opt);
     editproto::Parser parser;
     for (int i = 0; i < a.blocks; ++i) {
       std::string b = block("f.txt", "line " + std::to_string(i), "line " + std::to_string(i) + " edited");
       auto t0 = clock_type::now();
       std::vector<editproto::Block> blocks;
       parser.feed(b, blocks);
-      for (auto& blk : blocks) session.submit(blk);
-      auto results = session.flush();
+      for (auto& blk : blocks) applier.submit(blk);
+      auto results = applier.flush();
       engine_ms.push_back(ms(clock_type::now() - t0));
       expect(results.size() == 1 && results[0].status == editproto::Status::applied, "engine block");
     }

@@ -1,7 +1,7 @@
 #include "cli/cli.hpp"
 
 #include "editproto/parser.hpp"
-#include "editproto/session.hpp"
+#include "editproto/applier.hpp"
 #include "editproto/workspace.hpp"
 #include "cli/eval_client.hpp"
 #include "record/commit_messages.hpp"
@@ -137,7 +137,7 @@ int run_edits(const EditArgs& a, bool dry_run, std::istream& in, std::ostream& o
   opt.dry_run = dry_run;
   opt.fuzz_whitespace = a.fuzz == "whitespace";
   if (!a.context.empty()) opt.context = a.context;
-  editproto::Session session(*ws, opt);
+  editproto::Applier applier(*ws, opt);
   editproto::Parser parser(opt.limits);
 
   // The whole response is parsed first, so each file is indexed once for
@@ -155,17 +155,17 @@ int run_edits(const EditArgs& a, bool dry_run, std::istream& in, std::ostream& o
     return 2;
   }
   parser.finish(blocks);
-  session.prepare(blocks);
-  for (const editproto::Block& b : blocks) session.submit(b);
+  applier.prepare(blocks);
+  for (const editproto::Block& b : blocks) applier.submit(b);
 
   record::RunReport report;
   report.dry_run = dry_run;
   report.warnings = parser.take_warnings();
-  report.blocks = session.flush();
-  report.files_auto_added = session.files_auto_added();
+  report.blocks = applier.flush();
+  report.files_auto_added = applier.files_auto_added();
   if (repo) {
     report.session = a.session.empty() ? record::new_session_id() : a.session;
-    record::record_edits(*repo, session, report, a.agent);
+    record::record_edits(*repo, applier, report, a.agent);
   }
 
   if (a.format == "json") record::print_json(out, report);

@@ -50,7 +50,7 @@ Result<std::unique_ptr<EditRun>> EditRun::start(const editproto::Workspace& ws, 
 
 EditRun::EditRun(const editproto::Workspace& ws, editgit::Repository& repo, Owners& owners, const EditHooks& hooks,
                  EditParams params, editproto::Options opt)
-    : ws_(ws), repo_(repo), owners_(owners), hooks_(hooks), params_(std::move(params)), limits_(opt.limits), session_(ws, opt),
+    : ws_(ws), repo_(repo), owners_(owners), hooks_(hooks), params_(std::move(params)), limits_(opt.limits), applier_(ws, opt),
       parser_(opt.limits) {
   report_.dry_run = params_.dry_run;
   report_.session = params_.session.empty() ? record::new_session_id() : params_.session;
@@ -73,10 +73,10 @@ std::vector<editproto::BlockResult> EditRun::apply(std::vector<editproto::Block>
   std::vector<editproto::BlockResult> out;
   for (const editproto::Block& b : blocks) {
     if (!params_.dry_run && b.ok()) claim(b.path);
-    session_.submit(b);
+    applier_.submit(b);
     // Flushing per block writes its file now: a block is applied the moment
     // it is complete, whatever happens to the rest of the stream.
-    for (editproto::BlockResult& r : session_.flush()) {
+    for (editproto::BlockResult& r : applier_.flush()) {
       report_.blocks.push_back(r);
       const bool wrote = r.status == editproto::Status::applied && !params_.dry_run;
       const std::string path = r.path;
@@ -116,7 +116,7 @@ void EditRun::commit_pending() {
   part.session = report_.session;
   part.blocks.assign(report_.blocks.begin() + static_cast<std::ptrdiff_t>(blocks_committed_), report_.blocks.end());
   blocks_committed_ = report_.blocks.size();
-  record::record_edits(repo_, session_, part, params_.agent);
+  record::record_edits(repo_, applier_, part, params_.agent);
   if (part.commit) report_.commit = part.commit;
   report_.commits.insert(report_.commits.end(), part.commits.begin(), part.commits.end());
   if (part.earlier_commit) report_.earlier_commit = part.earlier_commit;
@@ -129,7 +129,7 @@ void EditRun::commit_pending() {
 const record::RunReport& EditRun::commit() {
   if (committed_) return report_;
   committed_ = true;
-  report_.files_auto_added = session_.files_auto_added();
+  report_.files_auto_added = applier_.files_auto_added();
   commit_pending();
   return report_;
 }

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "editproto/parser.hpp"
-#include "editproto/session.hpp"
+#include "editproto/applier.hpp"
 #include "gateway/error.hpp"
 #include "gateway/query.hpp"
 #include "record/run_report.hpp"
@@ -80,7 +80,7 @@ class EditRun {
   // "editgate: <door>, agent A, session S: 2 applied, committed 1a2b3c4d5e6f",
   // with "(cut off: <why>)" when the stream did not end normally.
   void log(std::string_view door, std::optional<Error> cut = std::nullopt) const;
-  const std::vector<std::string>& files_auto_added() const { return session_.files_auto_added(); }
+  const std::vector<std::string>& files_auto_added() const { return applier_.files_auto_added(); }
 
   // Commits the blocks applied since the last commit, and lets go of their
   // files (another run, or the REPL, is about to write one of them).
@@ -105,7 +105,7 @@ class EditRun {
   EditParams params_;
   editproto::Limits limits_;
   std::size_t bytes_ = 0;
-  editproto::Session session_;
+  editproto::Applier applier_;
   editproto::Parser parser_;
   record::RunReport report_;
   bool committed_ = false;

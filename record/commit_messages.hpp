@@ -3,7 +3,7 @@
 // that `editgate log` and `editgate undo` read back (record/edit_log.hpp).
 #pragma once
 
-#include "editproto/session.hpp"
+#include "editproto/applier.hpp"
 #include "git/repository.hpp"
 
 #include <string>

@@ -8,9 +8,9 @@
 
 namespace record {
 
-void record_edits(editgit::Repository& repo, editproto::Session& session, RunReport& report,
+void record_edits(editgit::Repository& repo, editproto::Applier& applier, RunReport& report,
                   const std::string& agent) {
-  std::vector<editproto::FileChange> changes = session.take_changes();
+  std::vector<editproto::FileChange> changes = applier.take_changes();
   if (changes.empty()) return;
   editgit::CommitRequest req;
   for (const editproto::FileChange& c : changes) {

@@ -2,7 +2,7 @@
 // and the undo of one.
 #pragma once
 
-#include "editproto/session.hpp"
+#include "editproto/applier.hpp"
 #include "editproto/workspace.hpp"
 #include "record/run_report.hpp"
 #include "git/repository.hpp"
@@ -13,9 +13,9 @@
 
 namespace record {
 
-// Commits what `session` wrote since the last call (one commit, plus the
+// Commits what `applier` wrote since the last call (one commit, plus the
 // earlier-state commit when needed) and fills the report's commit fields.
-void record_edits(editgit::Repository& repo, editproto::Session& session, RunReport& report,
+void record_edits(editgit::Repository& repo, editproto::Applier& applier, RunReport& report,
                   const std::string& agent);
 
 struct Undone {

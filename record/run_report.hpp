@@ -2,7 +2,7 @@
 // workflow annotations for CI.
 #pragma once
 
-#include "editproto/session.hpp"
+#include "editproto/applier.hpp"
 #include "git/repository.hpp"
 
 #include <boost/json/object.hpp>

@@ -1,7 +1,7 @@
 #include "repl/chatlog.hpp"
 
 #include "editproto/block.hpp"
-#include "editproto/session.hpp"
+#include "editproto/applier.hpp"
 
 #include <algorithm>
 
@@ -93,14 +93,14 @@ Result<FileChange> ChatLog::apply(const Lines& old_lines, const Lines& new_lines
   editproto::Options opt;
   opt.dry_run = false;
   opt.check_placeholders = false;  // page output may hold a lone "..."
-  editproto::Session session(ws_, opt);
-  session.submit(editproto::make_block(path_, old_lines, new_lines));
-  std::vector<editproto::BlockResult> results = session.flush();
+  editproto::Applier applier(ws_, opt);
+  applier.submit(editproto::make_block(path_, old_lines, new_lines));
+  std::vector<editproto::BlockResult> results = applier.flush();
   if (results.empty() || results.front().status != editproto::Status::applied) {
     std::string why = results.empty() ? "no result" : results.front().diagnostic;
     return Failure{Error::log_conflict, path_ + ": " + why};
   }
-  std::vector<editproto::FileChange> changes = session.take_changes();
+  std::vector<editproto::FileChange> changes = applier.take_changes();
   if (changes.empty()) return Failure{Error::io, path_ + ": the edit wrote nothing"};
   FileChange out;
   out.path = changes.front().path;

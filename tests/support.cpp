@@ -61,13 +61,13 @@ Run check_response(const std::string& root, const std::string& response, editpro
                    std::size_t prepared) {
   auto ws = editproto::Workspace::open(root);
   if (!ws) throw std::runtime_error(ws.error().detail);
-  editproto::Session session(*ws, options);
+  editproto::Applier applier(*ws, options);
   std::vector<editproto::Block> blocks = parse(response, options.limits);
-  session.prepare(std::span(blocks).first(std::min(prepared, blocks.size())));
-  for (const editproto::Block& b : blocks) session.submit(b);
+  applier.prepare(std::span(blocks).first(std::min(prepared, blocks.size())));
+  for (const editproto::Block& b : blocks) applier.submit(b);
   Run r;
-  r.results = session.flush();
-  r.auto_added = session.files_auto_added();
+  r.results = applier.flush();
+  r.auto_added = applier.files_auto_added();
   return r;
 }
 

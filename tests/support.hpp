@@ -2,7 +2,7 @@
 #pragma once
 
 #include "editproto/parser.hpp"
-#include "editproto/session.hpp"
+#include "editproto/applier.hpp"
 #include "editproto/workspace.hpp"
 
 #include <filesystem>
@@ -43,7 +43,7 @@ struct Run {
   std::vector<std::string> auto_added;
 };
 // `prepared` is how many of the blocks are announced through
-// Session::prepare before they are submitted (as the CLI announces all).
+// Applier::prepare before they are submitted (as the CLI announces all).
 Run check_response(const std::string& root, const std::string& response, editproto::Options options = {},
                    std::size_t prepared = 0);
 Run apply_response(const std::string& root, const std::string& response, editproto::Options options = {},

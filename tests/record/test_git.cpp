@@ -51,13 +51,13 @@ record::RunReport apply_and_commit(const path& root, const std::string& response
   REQUIRE(repo.has_value());
   editproto::Options opt;
   opt.dry_run = false;
-  editproto::Session session(*ws, opt);
-  for (const editproto::Block& b : test::parse(response)) session.submit(b);
+  editproto::Applier applier(*ws, opt);
+  for (const editproto::Block& b : test::parse(response)) applier.submit(b);
   record::RunReport report;
   report.dry_run = false;
   report.session = "s-1";
-  report.blocks = session.flush();
-  record::record_edits(*repo, session, report, agent);
+  report.blocks = applier.flush();
+  record::record_edits(*repo, applier, report, agent);
   return report;
 }
 
@@ -230,14 +230,14 @@ TEST_CASE("git: writers racing on one repository all land, each on top of the ot
         if (!ws || !repo) return;
         editproto::Options opt;
         opt.dry_run = false;
-        editproto::Session session(*ws, opt);
+        editproto::Applier applier(*ws, opt);
         for (const editproto::Block& b :
              test::parse(test::block(file, {"round " + std::to_string(k - 1)}, {"round " + std::to_string(k)})))
-          session.submit(b);
+          applier.submit(b);
         record::RunReport report;
-        report.blocks = session.flush();
+        report.blocks = applier.flush();
         report.session = "w" + std::to_string(w);
-        record::record_edits(*repo, session, report, "writer-" + std::to_string(w));
+        record::record_edits(*repo, applier, report, "writer-" + std::to_string(w));
         if (report.commit && !report.commit_error && !report.earlier_commit) ++landed[w];
         else errors[w] = report.commit_error.value_or("earlier state committed first");
       }

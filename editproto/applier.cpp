@@ -1,4 +1,4 @@
-#include "editproto/session.hpp"
+#include "editproto/applier.hpp"
 
 #include "editproto/diagnose.hpp"
 #include "editproto/path_line.hpp"
@@ -121,15 +121,15 @@ std::pair<std::size_t, std::size_t> line_col(std::string_view s, std::size_t off
 
 }  // namespace
 
-Session::Session(const Workspace& workspace, Options options) : ws_(workspace), opt_(std::move(options)) {
+Applier::Applier(const Workspace& workspace, Options options) : ws_(workspace), opt_(std::move(options)) {
   if (opt_.context)
     for (const std::string& c : *opt_.context)
       if (auto n = ws_.normalize(c)) context_.insert(*n);
 }
 
-bool Session::in_context(const std::string& path) const { return context_.count(path) != 0; }
+bool Applier::in_context(const std::string& path) const { return context_.count(path) != 0; }
 
-void Session::load(File& f, FileContent content) {
+void Applier::load(File& f, FileContent content) {
   f.stamp = content.stamp;
   f.written.clear();
   f.has_written = false;
@@ -158,7 +158,7 @@ void Session::load(File& f, FileContent content) {
   if (auto hint = hints_.find(f.path); hint != hints_.end()) f.doc->prepare(hint->second);
 }
 
-bool Session::unchanged(const File& f, std::string_view fresh) const {
+bool Applier::unchanged(const File& f, std::string_view fresh) const {
   if (!f.has_written) return fresh == (f.doc ? std::string_view(f.doc->original()) : std::string_view());
   for (std::string_view c : f.written) {
     if (fresh.substr(0, c.size()) != c) return false;
@@ -167,13 +167,13 @@ bool Session::unchanged(const File& f, std::string_view fresh) const {
   return fresh.empty();
 }
 
-const Outcome<std::string>& Session::resolve(const std::string& normal) {
+const Outcome<std::string>& Applier::resolve(const std::string& normal) {
   auto it = resolved_.find(normal);
   if (it == resolved_.end()) it = resolved_.emplace(normal, ws_.resolve(normal)).first;
   return it->second;
 }
 
-void Session::prepare(std::span<const Block> blocks) {
+void Applier::prepare(std::span<const Block> blocks) {
   for (const Block& b : blocks) {
     if (!b.ok() || b.edit.empty()) continue;
     auto normal = ws_.normalize(b.path);
@@ -186,7 +186,7 @@ void Session::prepare(std::span<const Block> blocks) {
   }
 }
 
-Outcome<Session::File*> Session::open(const std::string& real) {
+Outcome<Applier::File*> Applier::open(const std::string& real) {
   auto it = files_.find(real);
   if (it != files_.end()) {
     File& f = it->second;
@@ -204,7 +204,7 @@ Outcome<Session::File*> Session::open(const std::string& real) {
   return &f;
 }
 
-void Session::submit(const Block& block) {
+void Applier::submit(const Block& block) {
   Pending& p = pending_.emplace_back();
   p.block = block;
   BlockResult& r = p.result;
@@ -248,7 +248,7 @@ void Session::submit(const Block& block) {
   attempt(*p.file, p);
 }
 
-void Session::attempt(File& f, Pending& p) {
+void Applier::attempt(File& f, Pending& p) {
   const Block& b = p.block;
   BlockResult& r = p.result;
   if (b.edit.empty()) {
@@ -303,7 +303,7 @@ void Session::attempt(File& f, Pending& p) {
   set_failure(r, {m.reason, std::move(m.diagnostic)});
 }
 
-void Session::apply_at(File& f, Pending& p, std::size_t start, bool tolerant) {
+void Applier::apply_at(File& f, Pending& p, std::size_t start, bool tolerant) {
   const Block& b = p.block;
   BlockResult& r = p.result;
   Document& d = *f.doc;
@@ -371,7 +371,7 @@ void Session::apply_at(File& f, Pending& p, std::size_t start, bool tolerant) {
   r.diagnostic.clear();
 }
 
-void Session::rebase(File& f, FileContent fresh) {
+void Applier::rebase(File& f, FileContent fresh) {
   load(f, std::move(fresh));
   for (std::size_t idx : f.attempts) {
     Pending& p = pending_[idx];
@@ -392,7 +392,7 @@ void Session::rebase(File& f, FileContent fresh) {
   }
 }
 
-std::vector<BlockResult> Session::flush() {
+std::vector<BlockResult> Applier::flush() {
   for (auto& entry : files_) {
     File& f = entry.second;  // not a structured binding: clang 14 cannot capture one in a lambda
     if (!f.dirty) {
@@ -469,7 +469,7 @@ std::vector<BlockResult> Session::flush() {
   return out;
 }
 
-std::vector<FileChange> Session::take_changes() {
+std::vector<FileChange> Applier::take_changes() {
   std::vector<FileChange> out;
   for (const std::string& path : written_) {
     File& f = files_.at(path);

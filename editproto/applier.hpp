@@ -30,11 +30,11 @@ struct Options {
   bool check_placeholders = true;
   Limits limits;
   // Runs just before a changed file is compared with the disk and written
-  // (tests use it to change the file under the session).
+  // (tests use it to change the file under the applier).
   std::function<void(const std::string& path)> before_write;
 };
 
-// A file this session wrote, for the commit that records it.
+// A file this applier wrote, for the commit that records it.
 struct FileChange {
   std::string path;                           // real path, relative to the root
   std::shared_ptr<const std::string> before;  // what the edits started from; null: no file
@@ -55,9 +55,9 @@ struct BlockResult {
   std::size_t lines_added = 0;
 };
 
-class Session {
+class Applier {
  public:
-  Session(const Workspace& workspace, Options options);
+  Applier(const Workspace& workspace, Options options);
 
   // Optional: names the blocks that will be submitted, so each file is
   // indexed for exactly their lines in one pass when it is first read.
@@ -71,11 +71,11 @@ class Session {
   std::vector<BlockResult> flush();
 
   const std::vector<std::string>& files_auto_added() const { return auto_added_; }
-  // Paths written by this session, in the order first written.
+  // Paths written by this applier, in the order first written.
   const std::vector<std::string>& files_written() const { return written_; }
 
   // The files written since the last call, each with the content its edits
-  // started from (read before the session's first write to it, or committed
+  // started from (read before the applier's first write to it, or committed
   // by the previous call). Call after flush(); the next changes start here.
   std::vector<FileChange> take_changes();
 
@@ -117,7 +117,7 @@ class Session {
   std::vector<std::string> auto_added_;
   std::vector<std::string> written_;
   std::map<std::string, File> files_;
-  // Normalised path -> real path, resolved once per session. Writes resolve
+  // Normalised path -> real path, resolved once per applier. Writes resolve
   // again (with O_NOFOLLOW), so a link swapped meanwhile is still caught.
   std::map<std::string, Outcome<std::string>> resolved_;
   std::map<std::string, std::vector<std::string_view>> hints_;  // real path -> lines blocks look for
