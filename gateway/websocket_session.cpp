@@ -1,14 +1,14 @@
 // The agents' WebSocket door. Messages are read in pieces of bounded size,
 // so an oversized one is discarded as it arrives and answered with an
 // error while the connection lives on. Before the auth message nothing but
-// the handshake exists: no OpSession, no engine work. Replies wait in one
+// the handshake exists: no OpDispatcher, no engine work. Replies wait in one
 // write queue of bounded size: a client that does not read them stops
 // being read (backpressure), and one that lets them pile up past the cap
 // is closed with slow_client.
 #include "gateway/websocket_session.hpp"
 
 #include "gateway/history.hpp"
-#include "gateway/ops.hpp"
+#include "gateway/op_dispatcher.hpp"
 #include "repl/repl.hpp"
 
 #include <boost/json.hpp>
@@ -115,9 +115,9 @@ class websocket_session : public Stoppable, public std::enable_shared_from_this<
     if (!ok) return refuse_auth(ok.error());
     auth_timer_.cancel();
     send(R"({"type":"auth_ok"})");
-    // A weak reference: the OpSession lives inside this session, and must
+    // A weak reference: the OpDispatcher lives inside this session, and must
     // not keep it alive once its connection is gone.
-    ops_ = std::make_shared<OpSession>(gw_, ws_.get_executor(), new_session_id(),
+    ops_ = std::make_shared<OpDispatcher>(gw_, ws_.get_executor(), new_session_id(),
                                        [weak = weak_from_this()](std::string msg) {
                                          if (auto self = weak.lock()) self->send(std::move(msg));
                                        });
@@ -211,7 +211,7 @@ class websocket_session : public Stoppable, public std::enable_shared_from_this<
   beast::flat_buffer buffer_;
   std::size_t message_bytes_ = 0;
   bool too_big_ = false;
-  std::shared_ptr<OpSession> ops_;
+  std::shared_ptr<OpDispatcher> ops_;
   std::deque<std::string> queue_;
   std::size_t queued_bytes_ = 0;  // in queue_, the message on the wire included
   bool paused_ = false;           // reading waits for the queue to drain

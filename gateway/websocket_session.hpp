@@ -1,5 +1,5 @@
 // The agents' WebSocket door, /v1/ws: the auth handshake, then one
-// OpSession per connection. Included only by http_session.cpp.
+// OpDispatcher per connection. Included only by http_session.cpp.
 #pragma once
 
 #include "gateway/gateway.hpp"
