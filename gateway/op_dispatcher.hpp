@@ -1,5 +1,5 @@
 // The agents' WebSocket protocol (an nREPL/Jupyter-like shape), without the
-// socket: the websocket session hands each text message of an authenticated
+// socket: the agents' WebSocket (agent_socket) hands each text message of an authenticated
 // connection to its OpDispatcher, which parses it, looks the op up in the
 // op table, checks the parameters there, calls the op's handler, and sends
 // the replies with the request's id and session.

@@ -4,7 +4,7 @@
 // handler (op_handlers.hpp) that gets checked parameters and a reply sink
 // and knows nothing of the transport. A door only maps its bytes to op
 // calls and the replies back: the WebSocket (op_dispatcher.hpp) and the
-// HTTP routes (http_session.cpp). No Beast here.
+// HTTP routes (http_connection.cpp). No Beast here.
 #pragma once
 
 #include "gateway/error.hpp"

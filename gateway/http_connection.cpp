@@ -1,4 +1,4 @@
-// The HTTP door: one http_session per connection, in the shape of Beast's
+// The HTTP door: one http_connection per connection, in the shape of Beast's
 // examples (shared_from_this, a strand per connection, one write in flight
 // with a queue). The routes of the op table (/v1/health, /v1/history,
 // /v1/pages, /v1/eval) are a thin adapter: query or JSON body to the op's
@@ -13,8 +13,8 @@
 #include "gateway/op_table.hpp"
 #include "gateway/query.hpp"
 #include "gateway/report.hpp"
-#include "gateway/sessions.hpp"
-#include "gateway/websocket_session.hpp"
+#include "gateway/http_connection.hpp"
+#include "gateway/websockets.hpp"
 #include "repl/assets.hpp"
 
 #include <boost/json.hpp>
@@ -43,20 +43,20 @@ std::string framed(std::string_view data, bool chunked) {
   return s.str();
 }
 
-class http_session : public Stoppable, public std::enable_shared_from_this<http_session> {
+class http_connection : public Stoppable, public std::enable_shared_from_this<http_connection> {
  public:
-  http_session(tcp::socket&& socket, Gateway& gateway)
+  http_connection(tcp::socket&& socket, Gateway& gateway)
       : stream_(std::move(socket)), gw_(gateway), deadline_(stream_.get_executor()),
         body_(new char[body_piece]) {}
 
-  ~http_session() override {
+  ~http_connection() override {
     if (counted_) gw_.leave();
     // An edit run belongs to the engine's thread, even in its last moment.
     if (run_) gw_.engine().post([run = std::move(run_)] {});
   }
 
   void run() {
-    net::dispatch(stream_.get_executor(), beast::bind_front_handler(&http_session::on_run, shared_from_this()));
+    net::dispatch(stream_.get_executor(), beast::bind_front_handler(&http_connection::on_run, shared_from_this()));
   }
 
   void stop() override {
@@ -118,7 +118,7 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
     arm(gw_.limits().header_timeout);
     stream_.expires_never();
     http::async_read_header(stream_, buffer_, *parser_,
-                            beast::bind_front_handler(&http_session::on_header, shared_from_this()));
+                            beast::bind_front_handler(&http_connection::on_header, shared_from_this()));
   }
 
   void on_header(beast::error_code ec, std::size_t) {
@@ -199,8 +199,8 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
                                  " (at most " + std::to_string(gw_.limits().page_sockets_per_origin) + " per origin, " +
                                  std::to_string(gw_.limits().page_sockets) + " in all)",
                              false);
-      counted_ = false;  // the page session leaves the pages' pool
-      return start_page_session(std::move(stream_), parser_->release(), gw_, std::move(page_origin));
+      counted_ = false;  // the page socket leaves the pages' pool
+      return start_page_socket(std::move(stream_), parser_->release(), gw_, std::move(page_origin));
     }
     // Browsers send Origin; a page from anywhere but an allowed origin
     // never gets past this, whatever else it knows.
@@ -212,9 +212,9 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
       if (!websocket::is_upgrade(req))
         return respond_error(Error::bad_request, "/v1/ws is a WebSocket; send an upgrade request", !has_body);
       if (gw_.stopping()) return respond_error(Error::shutting_down, "the gateway is stopping", false);
-      // The connection's count goes with it to the WebSocket session.
+      // The connection's count goes with it to the agent's WebSocket.
       counted_ = false;
-      return start_websocket_session(std::move(stream_), parser_->release(), gw_);
+      return start_agent_socket(std::move(stream_), parser_->release(), gw_);
     }
     if (const OpSpec* op = find_route(path)) return route_op(*op, *target, has_body);
     if (path != "/v1/edits") return respond_error(Error::not_found, "no route " + path + "; see " + routes(), !has_body);
@@ -269,7 +269,7 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
     parser_->get().body().size = body_piece;
     arm(gw_.limits().body_timeout);
     http::async_read_some(stream_, buffer_, *parser_,
-                          beast::bind_front_handler(&http_session::on_body, shared_from_this()));
+                          beast::bind_front_handler(&http_connection::on_body, shared_from_this()));
   }
 
   void on_body(beast::error_code ec, std::size_t) {
@@ -431,7 +431,7 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
   // final reply is the answer, with the status of its code.
   class http_replies final : public Replies {
    public:
-    http_replies(std::shared_ptr<http_session> s, bool gather, bool keep_alive)
+    http_replies(std::shared_ptr<http_connection> s, bool gather, bool keep_alive)
         : s_(std::move(s)), gather_(gather), keep_alive_(keep_alive) {}
     boost::asio::any_io_executor executor() const override { return s_->stream_.get_executor(); }
     void part(json::object body) override { out_.emplace_back(std::move(body)); }
@@ -450,7 +450,7 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
       if (gather_) body["out"] = std::move(out_);
       s_->respond(status, body, keep_alive_);
     }
-    std::shared_ptr<http_session> s_;
+    std::shared_ptr<http_connection> s_;
     bool gather_;
     bool keep_alive_;
     json::array out_;
@@ -508,7 +508,7 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
   void do_write() {
     stream_.expires_after(write_timeout);
     net::async_write(stream_, net::buffer(writes_.front()),
-                     beast::bind_front_handler(&http_session::on_write, shared_from_this()));
+                     beast::bind_front_handler(&http_connection::on_write, shared_from_this()));
   }
 
   void on_write(beast::error_code ec, std::size_t) {
@@ -562,8 +562,8 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
 
 }  // namespace
 
-void start_http_session(tcp::socket socket, Gateway& gateway) {
-  std::make_shared<http_session>(std::move(socket), gateway)->run();
+void start_http_connection(tcp::socket socket, Gateway& gateway) {
+  std::make_shared<http_connection>(std::move(socket), gateway)->run();
 }
 
 }  // namespace editgate
