@@ -34,18 +34,23 @@ int run_eval(const EvalArgs& args, std::ostream& out, std::ostream& err) {
           out << m.get_object().at("out").as_string().c_str() << "\n";
     if (const json::value* value = o.if_contains("value")) out << repl::pretty_json(*value) << "\n";
   }
-  if (const json::value* e = o.if_contains("error")) {
-    const json::value* reason = o.if_contains("reason");
+  if (const json::value* e = o.if_contains("error"); e && e->is_string()) {
+    // The gateway's HTTP errors: "error" the code, "message" why.
+    const std::string code(e->get_string());
+    const json::value* m = o.if_contains("message");
+    const std::string message = m && m->is_string() ? std::string(m->get_string()) : "";
     // What the page did (threw, took too long, went away) is the eval's
     // result; anything else is the gateway refusing the request.
-    const bool ran = reason && (*reason == "page_error" || *reason == "timeout" || *reason == "context_destroyed");
+    const bool ran = code == "page_error" || code == "timeout" || code == "context_destroyed";
     if (args.format != "json") {
       const json::value* exception = o.if_contains("exception");
       const json::value* stack = exception && exception->is_object() ? exception->get_object().if_contains("stack") : nullptr;
       if (ran && stack && stack->is_string() && !stack->get_string().empty())
         err << stack->get_string().c_str() << '\n';
+      else if (code == "page_error")  // the exception's own "Name: message"
+        err << message << '\n';
       else
-        err << (ran ? "" : "editgate eval: ") << (e->is_string() ? e->get_string().c_str() : "") << '\n';
+        err << (ran ? "" : "editgate eval: ") << code << (message.empty() ? "" : ": " + message) << '\n';
     }
     return ran ? 1 : 2;
   }

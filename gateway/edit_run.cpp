@@ -23,17 +23,15 @@ editproto::Options options_for(const EditParams& p) {
 
 boost::json::object block_message(const editproto::BlockResult& r) { return {{"block", record::block_json(r)}}; }
 
-boost::json::object done_message(const record::RunReport& report, std::optional<Failure> failure) {
-  boost::json::object body = record::report_json(report, false);
+std::optional<Failure> run_failure(const record::RunReport& report, std::optional<Failure> failure) {
   if (!failure && report.commit_error)
     failure = Failure{Error::commit_failed, *report.commit_error + "; the files are written but not committed"};
-  if (failure) {
-    body["error"] = std::string(to_string(failure->code)) + ": " + failure->message;
-    body["reason"] = to_string(failure->code);
-    body["status"] = boost::json::array{"done", "error"};
-  } else {
-    body["status"] = boost::json::array{"done"};
-  }
+  return failure;
+}
+
+boost::json::object done_message(const record::RunReport& report, std::optional<Failure> failure) {
+  boost::json::object body = record::report_json(report, false);
+  mark_final(body, run_failure(report, std::move(failure)));
   return body;
 }
 

@@ -29,6 +29,8 @@ boost::json::object block_message(const editproto::BlockResult& r);
 // "status": ["done"], or ["done", "error"] with "error" and "reason" when
 // `failure` is set or the commit failed.
 boost::json::object done_message(const record::RunReport& report, std::optional<Failure> failure);
+// How a run ended: `failure`, else commit_failed when the commit failed.
+std::optional<Failure> run_failure(const record::RunReport& report, std::optional<Failure> failure);
 
 class EditRun;
 
@@ -47,7 +49,8 @@ struct EditHooks {
 class EditRun {
  public:
   // Refuses, before anything is written, when git is in the middle of a
-  // merge, rebase, revert, cherry-pick or am (Error::conflict).
+  // merge, rebase, revert, cherry-pick or am (Error::conflict). Called by
+  // Engine::start_run only, the one place a run is made.
   static Result<std::unique_ptr<EditRun>> start(const editproto::Workspace& ws, editgit::Repository& repo,
                                                 Owners& owners, const EditHooks& hooks, EditParams params);
   ~EditRun();

@@ -35,6 +35,11 @@ class Engine {
   editgit::Repository& repository() { return repo_; }
   Owners& owners() { return owners_; }
   EditHooks& hooks() { return hooks_; }
+  // A new edit run on this workspace: the one place runs are made (both
+  // doors and the inbox). Only on the engine's thread.
+  Result<std::unique_ptr<EditRun>> start_run(EditParams params) {
+    return EditRun::start(ws_, repo_, owners_, hooks_, std::move(params));
+  }
   // The engine thread's executor (the REPL's timers run on it).
   boost::asio::io_context::executor_type executor() { return ctx_.get_executor(); }
 

@@ -1,5 +1,8 @@
 #include "gateway/error.hpp"
 
+#include "editproto/unicode.hpp"
+
+#include <boost/json/array.hpp>
 #include <boost/throw_exception.hpp>
 
 #include <ostream>
@@ -32,6 +35,14 @@ std::string_view to_string(Error e) {
     case Error::in_use: return "in_use";
     case Error::io: return "io_error";
     case Error::internal: return "internal";
+    case Error::page_error: return "page_error";
+    case Error::page_timeout: return "timeout";
+    case Error::context_destroyed: return "context_destroyed";
+    case Error::interrupted: return "interrupted";
+    case Error::log_conflict: return "log_conflict";
+    case Error::request_edited: return "request_edited";
+    case Error::queue_full: return "queue_full";
+    case Error::rate_limited: return "rate_limited";
   }
   return "internal";
 }
@@ -62,6 +73,17 @@ unsigned http_status(Error e) {
     case Error::missing_param: return 400;
     case Error::io:
     case Error::internal: return 500;
+    // The page's exception is what the eval returned: a result.
+    case Error::page_error: return 200;
+    // The gateway waited for a page, as a proxy for its upstream.
+    case Error::page_timeout: return 504;
+    case Error::rate_limited: return 429;
+    // The page went away or cannot take the job now.
+    case Error::context_destroyed:
+    case Error::interrupted:
+    case Error::log_conflict:
+    case Error::request_edited:
+    case Error::queue_full: return 503;
   }
   return 500;
 }
@@ -82,6 +104,23 @@ const boost::system::error_category& category() noexcept {
 boost::system::error_code make_error_code(Error e) noexcept { return {static_cast<int>(e), category()}; }
 
 std::ostream& operator<<(std::ostream& os, const Failure& f) { return os << to_string(f.code) << ": " << f.message; }
+
+void mark_final(boost::json::object& body, const std::optional<Failure>& failure) {
+  if (!failure) {
+    body["status"] = boost::json::array{"done"};
+    return;
+  }
+  // Messages quote what the client sent, which need not be UTF-8.
+  const std::string message = editproto::unicode::to_valid_utf8(failure->message);
+  body["error"] = failure->code == Error::page_error ? message : std::string(to_string(failure->code)) + ": " + message;
+  body["reason"] = to_string(failure->code);
+  body["status"] = boost::json::array{"done", "error"};
+}
+
+void mark_http_error(boost::json::object& body, const Failure& failure) {
+  body["error"] = to_string(failure.code);
+  body["message"] = editproto::unicode::to_valid_utf8(failure.message);
+}
 
 void throw_exception_from_error(const Failure& f, const boost::source_location& loc) {
   boost::throw_exception(boost::system::system_error(make_error_code(f.code), f.message), loc);

@@ -1,12 +1,16 @@
 // Named errors of the gateway's doors. Every refusal a client can meet has a
-// code here; HTTP answers carry it with its status, WebSocket replies in
-// their `error` field, so clients match on the code and people read the message.
+// code here, the REPL's included; HTTP answers carry it with its status,
+// WebSocket replies in their `error` and `reason` fields, so clients match on
+// the code and people read the message. How each door shows a code is
+// derived from the code alone (http_status, mark_final), never from text.
 #pragma once
 
+#include <boost/json/object.hpp>
 #include <boost/system/error_code.hpp>
 #include <boost/system/result.hpp>
 
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -38,10 +42,20 @@ enum class Error {
   in_use,                // another gateway serves this workspace; the port is taken
   io,                    // the operating system refused a read or write
   internal,
+  // What became of an eval, as the REPL names it (repl::Error, and the
+  // page's own exception). They reach clients through the eval ops.
+  page_error,            // the code threw: the eval's result, not a refusal (HTTP 200)
+  page_timeout,          // the page did not answer in time; named "timeout" as the REPL names it
+  context_destroyed,     // the page went away during the job
+  interrupted,
+  log_conflict,          // the chat log was edited so that the reply could not be placed
+  request_edited,
+  queue_full,            // too many jobs wait for the page
+  rate_limited,          // too many new page instances from one origin lately
 };
 
 std::string_view to_string(Error e);
-// The HTTP status that goes with the error.
+// The HTTP status that goes with the error, on every route.
 unsigned http_status(Error e);
 
 const boost::system::error_category& category() noexcept;
@@ -53,6 +67,14 @@ struct Failure {
 };
 
 std::ostream& operator<<(std::ostream& os, const Failure& f);
+
+// A final reply as the WebSocket and the NDJSON stream show it: "status":
+// ["done"], or ["done","error"] with "error": "<code>: <message>" and
+// "reason": "<code>". A page's exception keeps its own "Name: message" as
+// "error": it is what the code did, not the gateway refusing.
+void mark_final(boost::json::object& body, const std::optional<Failure>& failure);
+// An HTTP error answer: "error": "<code>", "message"; with http_status(code).
+void mark_http_error(boost::json::object& body, const Failure& failure);
 [[noreturn]] void throw_exception_from_error(const Failure& f, const boost::source_location& loc);
 
 template <class T>

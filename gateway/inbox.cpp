@@ -33,20 +33,17 @@ void apply_inbox(Engine& engine, const std::string& state_dir, const std::string
   if (::stat(in.c_str(), &st) != 0) return;  // taken already (a second event for one drop)
   boost::json::object answer;
   if (!S_ISREG(st.st_mode) || static_cast<std::size_t>(st.st_size) > max_message_bytes) {
-    answer = {{"error", S_ISREG(st.st_mode) ? "payload_too_large: the message is over 64 MiB" : "bad_request: not a file"},
-              {"reason", S_ISREG(st.st_mode) ? "payload_too_large" : "bad_request"},
-              {"status", boost::json::array{"done", "error"}}};
+    mark_final(answer, S_ISREG(st.st_mode) ? Failure{Error::payload_too_large, "the message is over 64 MiB"}
+                                           : Failure{Error::bad_request, "not a file"});
   } else {
     std::ifstream f(in, std::ios::binary);
     std::stringstream text;
     text << f.rdbuf();
     EditParams params;
     params.agent = "agent";
-    auto run = EditRun::start(engine.workspace(), engine.repository(), engine.owners(), engine.hooks(), params);
+    auto run = engine.start_run(params);
     if (!run) {
-      answer = {{"error", std::string(to_string(run.error().code)) + ": " + run.error().message},
-                {"reason", to_string(run.error().code)},
-                {"status", boost::json::array{"done", "error"}}};
+      mark_final(answer, run.error());
     } else {
       (*run)->feed(text.str());
       (*run)->finish();

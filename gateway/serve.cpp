@@ -5,7 +5,7 @@
 #include "gateway/gateway.hpp"
 #include "gateway/inbox.hpp"
 #include "gateway/node_page.hpp"
-#include "gateway/sessions.hpp"
+#include "gateway/http_connection.hpp"
 #include "repl/agent_files.hpp"
 #include "repl/committer.hpp"
 #include "repl/repl.hpp"
@@ -53,7 +53,7 @@ class listener : public std::enable_shared_from_this<listener> {
     if (ec == net::error::operation_aborted || !acceptor_.is_open()) return;
     if (!ec) {
       close_on_exec(socket.native_handle());
-      start_http_session(std::move(socket), gw_);
+      start_http_connection(std::move(socket), gw_);
     }
     // Out of descriptors and the like: keep serving the others.
     do_accept();

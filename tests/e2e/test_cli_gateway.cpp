@@ -172,7 +172,7 @@ TEST_CASE("an ambiguous page name is ambiguous, listing the pages, at the gatewa
   const std::map<std::string, std::string> auth{{"Authorization", "Bearer " + gw.cookie()}};
   client::Response r = client::request(gw.port(), "POST", "/v1/eval", R"({"page":")" + bare + R"(","code":"1"})", auth);
   CHECK(r.status == 409);
-  CHECK(obj(r.body).at("reason") == "ambiguous");
+  CHECK(obj(r.body).at("error") == "ambiguous");  // an HTTP error names its code in "error"
   // The full name is never ambiguous; a name nobody has is not_found.
   CHECK(eval(agent, "nobody", "1").back().at("reason") == "not_found");
 

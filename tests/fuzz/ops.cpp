@@ -1,10 +1,10 @@
 // The op messages of the agents' WebSocket door: parse and check against
-// the op table (check_request, what OpSession::handle does before it runs
+// the op table (check_request, what OpDispatcher::handle does before it runs
 // an op). A message is either refused with one of the request errors, or
 // it names an op of the table, carries that op's parameters and nothing
 // else, and every parameter has the type the op reads it as.
 #include "check.hpp"
-#include "gateway/ops.hpp"
+#include "gateway/op_dispatcher.hpp"
 #include "gateway/query.hpp"
 
 #include <boost/json.hpp>

@@ -1,5 +1,5 @@
 // The gateway's checks as pure functions: Host, Origin, cookie, query.
-#include "gateway/ops.hpp"
+#include "gateway/op_dispatcher.hpp"
 #include "gateway/query.hpp"
 #include "gateway/security.hpp"
 #include "gateway/state_dir.hpp"

@@ -1,4 +1,4 @@
-// Entry points of the Beast sessions, with nothing of Beast in them, so the
+// The entry point of the Beast connections, with nothing of Beast in it, so the
 // listener and `serve` stay light to compile.
 #pragma once
 
@@ -9,7 +9,7 @@
 namespace editgate {
 
 // Serves HTTP on an accepted socket; hands /v1/ws upgrades to a WebSocket
-// session. The socket's executor must be a strand.
-void start_http_session(boost::asio::ip::tcp::socket socket, Gateway& gateway);
+// socket (websockets.hpp). The socket's executor must be a strand.
+void start_http_connection(boost::asio::ip::tcp::socket socket, Gateway& gateway);
 
 }  // namespace editgate

@@ -1,18 +1,21 @@
-// The HTTP door: one http_session per connection, in the shape of Beast's
+// The HTTP door: one http_connection per connection, in the shape of Beast's
 // examples (shared_from_this, a strand per connection, one write in flight
-// with a queue). POST /v1/edits streams: the body is read piece by piece,
-// each piece goes to the engine, and each block's result goes back as an
-// NDJSON line in a chunked response while the body is still arriving.
+// with a queue). The routes of the op table (/v1/health, /v1/history,
+// /v1/pages, /v1/eval) are a thin adapter: query or JSON body to the op's
+// parameters, the op's handler, its final reply as the answer with the
+// status of its code. POST /v1/edits is this door's own and streams: the
+// body is read piece by piece, each piece goes to the engine, and each
+// block's result goes back as an NDJSON line in a chunked response while the
+// body is still arriving.
 #include "editproto/unicode.hpp"
 #include "gateway/edit_run.hpp"
-#include "record/edit_log.hpp"
 #include "gateway/net.hpp"
+#include "gateway/op_table.hpp"
 #include "gateway/query.hpp"
 #include "record/run_report.hpp"
-#include "gateway/sessions.hpp"
-#include "gateway/websocket_session.hpp"
+#include "gateway/http_connection.hpp"
+#include "gateway/websockets.hpp"
 #include "repl/assets.hpp"
-#include "repl/repl.hpp"
 
 #include <boost/json.hpp>
 
@@ -20,10 +23,6 @@
 #include <sstream>
 #include <utility>
 #include <vector>
-
-#ifndef EDITGATE_VERSION
-#define EDITGATE_VERSION "0.0.0"
-#endif
 
 namespace editgate {
 
@@ -33,7 +32,7 @@ namespace {
 
 constexpr std::size_t body_piece = 64 * 1024;
 constexpr std::chrono::seconds write_timeout{30};
-constexpr std::size_t eval_body_limit = 16u << 20;
+constexpr std::size_t op_body_limit = 16u << 20;  // a POST route's JSON body (an eval's code)
 
 // A piece of the NDJSON response: a chunk for HTTP/1.1; bare for HTTP/1.0,
 // whose clients know no chunks and read to the end of the connection.
@@ -44,20 +43,20 @@ std::string framed(std::string_view data, bool chunked) {
   return s.str();
 }
 
-class http_session : public Stoppable, public std::enable_shared_from_this<http_session> {
+class http_connection : public Stoppable, public std::enable_shared_from_this<http_connection> {
  public:
-  http_session(tcp::socket&& socket, Gateway& gateway)
+  http_connection(tcp::socket&& socket, Gateway& gateway)
       : stream_(std::move(socket)), gw_(gateway), deadline_(stream_.get_executor()),
         body_(new char[body_piece]) {}
 
-  ~http_session() override {
+  ~http_connection() override {
     if (counted_) gw_.leave();
     // An edit run belongs to the engine's thread, even in its last moment.
     if (run_) gw_.engine().post([run = std::move(run_)] {});
   }
 
   void run() {
-    net::dispatch(stream_.get_executor(), beast::bind_front_handler(&http_session::on_run, shared_from_this()));
+    net::dispatch(stream_.get_executor(), beast::bind_front_handler(&http_connection::on_run, shared_from_this()));
   }
 
   void stop() override {
@@ -119,7 +118,7 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
     arm(gw_.limits().header_timeout);
     stream_.expires_never();
     http::async_read_header(stream_, buffer_, *parser_,
-                            beast::bind_front_handler(&http_session::on_header, shared_from_this()));
+                            beast::bind_front_handler(&http_connection::on_header, shared_from_this()));
   }
 
   void on_header(beast::error_code ec, std::size_t) {
@@ -200,8 +199,8 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
                                  " (at most " + std::to_string(gw_.limits().page_sockets_per_origin) + " per origin, " +
                                  std::to_string(gw_.limits().page_sockets) + " in all)",
                              false);
-      counted_ = false;  // the page session leaves the pages' pool
-      return start_page_session(std::move(stream_), parser_->release(), gw_, std::move(page_origin));
+      counted_ = false;  // the page socket leaves the pages' pool
+      return start_page_socket(std::move(stream_), parser_->release(), gw_, std::move(page_origin));
     }
     // Browsers send Origin; a page from anywhere but an allowed origin
     // never gets past this, whatever else it knows.
@@ -209,52 +208,17 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
       return respond_error(Error::forbidden_origin,
                            "Origin '" + editproto::unicode::to_valid_utf8(origin) + "' may not use this gateway",
                            !has_body);
-    if (path == "/v1/health") {
-      if (req.method() != http::verb::get) return respond_error(Error::method_not_allowed, "use GET", !has_body);
-      auto up = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - gw_.started());
-      return respond(http::status::ok, json::object{{"status", "ok"},
-                                                    {"version", EDITGATE_VERSION},
-                                                    {"workspace_id", gw_.workspace_id()},
-                                                    {"nonce", gw_.nonce()},
-                                                    {"uptime_s", up.count()}},
-                     !has_body);
-    }
     if (path == "/v1/ws") {
       if (!websocket::is_upgrade(req))
         return respond_error(Error::bad_request, "/v1/ws is a WebSocket; send an upgrade request", !has_body);
       if (gw_.stopping()) return respond_error(Error::shutting_down, "the gateway is stopping", false);
-      // The connection's count goes with it to the WebSocket session.
+      // The connection's count goes with it to the agent's WebSocket.
       counted_ = false;
-      return start_websocket_session(std::move(stream_), parser_->release(), gw_);
+      return start_agent_socket(std::move(stream_), parser_->release(), gw_);
     }
-    if (path != "/v1/edits" && path != "/v1/history" && path != "/v1/eval" && path != "/v1/pages")
-      return respond_error(Error::not_found, "no route " + path + "; see GET /v1/health, POST /v1/edits, "
-                                                                  "POST /v1/eval, GET /v1/pages, GET /v1/history, "
-                                                                  "/v1/ws, /v1/page, /adapter.js",
-                           !has_body);
-    auto token = bearer_token(req[http::field::authorization]);
-    if (!token || !constant_time_equal(*token, gw_.cookie()))
-      return respond_error(Error::unauthorized,
-                           token ? "wrong cookie" : "send 'Authorization: Bearer <cookie>' (the cookie is in .editgate/cookie)",
-                           !has_body);
-    if (path == "/v1/history") {
-      if (req.method() != http::verb::get) return respond_error(Error::method_not_allowed, "use GET", !has_body);
-      return history(*target);
-    }
-    if (path == "/v1/pages") {
-      if (req.method() != http::verb::get) return respond_error(Error::method_not_allowed, "use GET", !has_body);
-      return pages();
-    }
-    if (path == "/v1/eval") {
-      if (req.method() != http::verb::post) return respond_error(Error::method_not_allowed, "use POST", !has_body);
-      if (parser_->content_length() && *parser_->content_length() > eval_body_limit)
-        return respond_error(Error::payload_too_large, "the body is over " + std::to_string(eval_body_limit) + " bytes",
-                             false);
-      if (gw_.stopping()) return respond_error(Error::shutting_down, "the gateway is stopping", false);
-      if (parser_->get()[http::field::expect] == "100-continue") queue("HTTP/1.1 100 Continue\r\n\r\n");
-      eval_body_.clear();
-      return read_eval();
-    }
+    if (const OpSpec* op = find_route(path)) return route_op(*op, *target, has_body);
+    if (path != "/v1/edits") return respond_error(Error::not_found, "no route " + path + "; see " + routes(), !has_body);
+    if (!authorized(has_body)) return;
     if (req.method() != http::verb::post) return respond_error(Error::method_not_allowed, "use POST", !has_body);
     auto params = edit_params(*target);
     if (!params) return respond_error(params.error().code, params.error().message, !has_body);
@@ -275,8 +239,7 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
     gw_.engine().run(
         stream_.get_executor(),
         [self, params = std::move(params)]() mutable -> Result<bool> {
-          Engine& e = self->gw_.engine();
-          auto run = EditRun::start(e.workspace(), e.repository(), e.owners(), e.hooks(), std::move(params));
+          auto run = self->gw_.engine().start_run(std::move(params));
           if (!run) return run.error();
           self->run_ = std::move(*run);
           return true;
@@ -306,7 +269,7 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
     parser_->get().body().size = body_piece;
     arm(gw_.limits().body_timeout);
     http::async_read_some(stream_, buffer_, *parser_,
-                          beast::bind_front_handler(&http_session::on_body, shared_from_this()));
+                          beast::bind_front_handler(&http_connection::on_body, shared_from_this()));
   }
 
   void on_body(beast::error_code ec, std::size_t) {
@@ -382,14 +345,54 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
         });
   }
 
-  // ---- /v1/eval and /v1/pages ---------------------------------------------------
+  // ---- the op routes: /v1/health, /v1/history, /v1/pages, /v1/eval ------
 
-  void read_eval() {
-    if (parser_->is_done()) return start_eval();
+  // Every route but the door's own (health, the WebSockets) needs the cookie.
+  bool authorized(bool has_body) {
+    auto token = bearer_token(parser_->get()[http::field::authorization]);
+    if (token && constant_time_equal(*token, gw_.cookie())) return true;
+    respond_error(Error::unauthorized,
+                  token ? "wrong cookie" : "send 'Authorization: Bearer <cookie>' (the cookie is in .editgate/cookie)",
+                  !has_body);
+    return false;
+  }
+
+  static std::string routes() {
+    std::string list;
+    for (const OpSpec& op : op_table())
+      if (op.http) list += std::string(op.http->method) + " " + std::string(op.http->path) + ", ";
+    return list + "POST /v1/edits, /v1/ws, /v1/page, /adapter.js";
+  }
+
+  // An op's route: its parameters from the query (GET) or a JSON object
+  // body (POST), then the op as on every door.
+  void route_op(const OpSpec& op, const Target& target, bool has_body) {
+    if (op.http->bearer && !authorized(has_body)) return;
+    if (parser_->get().method() != http::string_to_verb(op.http->method))
+      return respond_error(Error::method_not_allowed, "use " + std::string(op.http->method), !has_body);
+    if (op.http->method == "GET") {
+      auto params = params_from_query(op, target.params);
+      if (!params) return respond_error(params.error().code, params.error().message, !has_body);
+      return call_op(op, std::move(*params), !has_body);
+    }
+    if (!target.params.empty())
+      return respond_error(Error::bad_request,
+                           std::string(op.name) + " takes its parameters in the JSON body, not in the query", !has_body);
+    if (parser_->content_length() && *parser_->content_length() > op_body_limit)
+      return respond_error(Error::payload_too_large, "the body is over " + std::to_string(op_body_limit) + " bytes",
+                           false);
+    if (gw_.stopping()) return respond_error(Error::shutting_down, "the gateway is stopping", false);
+    if (parser_->get()[http::field::expect] == "100-continue") queue("HTTP/1.1 100 Continue\r\n\r\n");
+    op_body_.clear();
+    read_op_body(op);
+  }
+
+  void read_op_body(const OpSpec& op) {
+    if (parser_->is_done()) return body_read(op);
     parser_->get().body().data = body_.get();
     parser_->get().body().size = body_piece;
     arm(gw_.limits().body_timeout);
-    http::async_read_some(stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+    http::async_read_some(stream_, buffer_, *parser_, [self = shared_from_this(), &op](beast::error_code ec, std::size_t) {
       self->deadline_.cancel();
       if (ec == http::error::need_buffer) ec = {};
       if (ec) {
@@ -398,111 +401,60 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
           return self->respond_error(Error::bad_request, "malformed HTTP body (" + ec.message() + ")", false);
         return self->close();
       }
-      self->eval_body_.append(self->body_.get(), body_piece - self->parser_->get().body().size);
-      if (self->eval_body_.size() > eval_body_limit)
+      self->op_body_.append(self->body_.get(), body_piece - self->parser_->get().body().size);
+      if (self->op_body_.size() > op_body_limit)
         return self->respond_error(Error::payload_too_large,
-                                   "the body is over " + std::to_string(eval_body_limit) + " bytes", false);
-      self->read_eval();
+                                   "the body is over " + std::to_string(op_body_limit) + " bytes", false);
+      self->read_op_body(op);
     });
   }
 
-  // {"page","code"[,"timeout","agent","silent"]} -> the eval's final reply,
-  // with what the page printed meanwhile in "out".
-  void start_eval() {
+  void body_read(const OpSpec& op) {
     boost::system::error_code ec;
-    json::value v = json::parse(eval_body_, ec);
-    eval_body_.clear();
+    json::value v = json::parse(op_body_, ec);
+    op_body_.clear();
     if (ec || !v.is_object())
-      return respond_error(Error::bad_json, "the body must be a JSON object {\"page\":...,\"code\":...}", true);
-    json::object& o = v.get_object();
-    repl::EvalRequest req;
-    for (auto& kv : o) {
-      const std::string k(kv.key());
-      const json::value& x = kv.value();
-      if (k == "page" && x.is_string()) req.page = x.get_string();
-      else if (k == "code" && x.is_string()) req.code = x.get_string();
-      else if (k == "agent" && x.is_string() && valid_name(x.get_string())) req.agent = x.get_string();
-      else if (k == "silent" && x.is_bool()) req.silent = x.get_bool();
-      else if (k == "timeout" && x.is_int64() && x.get_int64() >= 1 && x.get_int64() <= 3'600'000)
-        req.timeout = std::chrono::milliseconds(x.get_int64());
-      else
-        return respond_error(Error::bad_request,
-                             "\"" + k + "\" is unknown or mistyped; /v1/eval takes page and code (strings), timeout "
-                                         "(ms), agent (a name), silent (true/false)",
-                             true);
+      return respond_error(Error::bad_json, "the body must be a JSON object of " + std::string(op.name) + "'s parameters",
+                           true);
+    call_op(op, std::move(v.get_object()), true);
+  }
+
+  void call_op(const OpSpec& op, json::object params, bool keep_alive) {
+    if (auto ok = check_params(op, params); !ok) return respond_error(ok.error().code, ok.error().message, keep_alive);
+    auto out = std::make_shared<http_replies>(shared_from_this(), op.streams, keep_alive);
+    // Each request is a connection of its own: no context, a new session per run.
+    op.handler(OpCall{gw_, op, std::move(params), "", "HTTP", std::make_shared<ConnectionState>(gw_.engine(), ""),
+                      std::move(out)});
+  }
+
+  // One op's replies: what it sends meanwhile is gathered in "out", and the
+  // final reply is the answer, with the status of its code.
+  class http_replies final : public Replies {
+   public:
+    http_replies(std::shared_ptr<http_connection> s, bool gather, bool keep_alive)
+        : s_(std::move(s)), gather_(gather), keep_alive_(keep_alive) {}
+    boost::asio::any_io_executor executor() const override { return s_->stream_.get_executor(); }
+    void part(json::object body) override { out_.emplace_back(std::move(body)); }
+    void done(json::object body) override {
+      json::object answer{{"status", "ok"}};
+      for (auto& kv : body) answer[kv.key()] = std::move(kv.value());
+      finish(http::status::ok, std::move(answer));
     }
-    if (req.page.empty() || !o.contains("code"))
-      return respond_error(Error::missing_param, "/v1/eval needs \"page\" and \"code\"", true);
-    repl::Repl* repl = gw_.repl();
-    if (!repl) return respond_error(Error::not_found, "this gateway runs no pages", true);
-    auto out = std::make_shared<json::array>();
-    auto self = shared_from_this();
-    auto ex = stream_.get_executor();
-    repl::Listener listener;
-    listener.out = [out](json::object m) { out->push_back(std::move(m)); };  // the engine's thread only
-    listener.done = [self, ex, out](json::object m) {
-      m["out"] = std::move(*out);
-      net::post(ex, [self, m = std::move(m)]() mutable {
-        const bool error = m.contains("error");
-        const std::string reason = error && m.contains("reason") ? std::string(m.at("reason").as_string()) : "";
-        // A page's own exception is a result, not an HTTP failure.
-        http::status status = !error || reason == "page_error" ? http::status::ok
-                              : reason == "not_found"          ? http::status::not_found
-                              : reason == "ambiguous"          ? http::status::conflict
-                              : reason == "timeout"            ? http::status::gateway_timeout
-                                                               : http::status::service_unavailable;
-        self->respond(status, m, true);
-      });
-    };
-    gw_.engine().post([repl, req = std::move(req), listener = std::move(listener)]() mutable {
-      repl->eval(std::move(req), std::move(listener));
-    });
-  }
-
-  void pages() {
-    repl::Repl* repl = gw_.repl();
-    if (!repl) return respond(http::status::ok, json::object{{"pages", json::array{}}}, true);
-    auto self = shared_from_this();
-    gw_.engine().run(stream_.get_executor(), [repl] { return repl->pages(); },
-                     [self](json::array pages) { self->respond(http::status::ok, json::object{{"pages", std::move(pages)}}, true); });
-  }
-
-  // ---- /v1/history ---------------------------------------------------------
-
-  void history(const Target& target) {
-    std::size_t limit = 20;
-    std::string agent, session;
-    for (const auto& [k, v] : target.params) {
-      if (k == "limit") {
-        try {
-          limit = std::stoul(v);
-        } catch (...) {
-          limit = 0;
-        }
-        if (limit == 0 || limit > 10000)
-          return respond_error(Error::bad_request, "limit must be a whole number, 1 to 10000", true);
-      } else if (k == "agent") {
-        agent = v;
-      } else if (k == "session") {
-        session = v;
-      } else {
-        return respond_error(Error::bad_request,
-                             "unknown query parameter '" + k + "'; /v1/history takes limit, agent, session", true);
-      }
+    void fail(Failure failure, json::object body) override {
+      mark_http_error(body, failure);
+      finish(static_cast<http::status>(http_status(failure.code)), std::move(body));
     }
-    auto self = shared_from_this();
-    gw_.engine().run(
-        stream_.get_executor(),
-        [self, limit, agent, session]() -> Result<json::array> {
-          auto entries = record::find_entries(self->gw_.engine().repository(), limit, agent, session);
-          if (!entries) return Failure{Error::io, entries.error().message};
-          return record::log_json(*entries);
-        },
-        [self](Result<json::array> commits) {
-          if (!commits) return self->respond_error(commits.error().code, commits.error().message, true);
-          self->respond(http::status::ok, json::object{{"commits", std::move(*commits)}}, true);
-        });
-  }
+
+   private:
+    void finish(http::status status, json::object body) {
+      if (gather_) body["out"] = std::move(out_);
+      s_->respond(status, body, keep_alive_);
+    }
+    std::shared_ptr<http_connection> s_;
+    bool gather_;
+    bool keep_alive_;
+    json::array out_;
+  };
 
   // ---- writing -------------------------------------------------------------
 
@@ -531,10 +483,9 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
   // `keep_alive` false: the request's body (if any) was not read, so the
   // connection cannot carry another request.
   void respond_error(Error code, const std::string& message, bool keep_alive) {
-    // Messages quote what the client sent, which need not be UTF-8.
-    respond(static_cast<http::status>(http_status(code)),
-            json::object{{"error", to_string(code)}, {"message", editproto::unicode::to_valid_utf8(message)}},
-            keep_alive);
+    json::object body;
+    mark_http_error(body, Failure{code, message});
+    respond(static_cast<http::status>(http_status(code)), body, keep_alive);
   }
 
   // The last lines of a streamed response, and its end.
@@ -557,7 +508,7 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
   void do_write() {
     stream_.expires_after(write_timeout);
     net::async_write(stream_, net::buffer(writes_.front()),
-                     beast::bind_front_handler(&http_session::on_write, shared_from_this()));
+                     beast::bind_front_handler(&http_connection::on_write, shared_from_this()));
   }
 
   void on_write(beast::error_code ec, std::size_t) {
@@ -597,7 +548,7 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
   std::optional<http::request_parser<http::buffer_body>> parser_;
   std::unique_ptr<char[]> body_;
   std::unique_ptr<EditRun> run_;  // the engine's thread only: made, used and destroyed there
-  std::string eval_body_;
+  std::string op_body_;
   std::deque<std::string> writes_;
   Then then_ = Then::wait;
   bool counted_ = false;
@@ -611,8 +562,8 @@ class http_session : public Stoppable, public std::enable_shared_from_this<http_
 
 }  // namespace
 
-void start_http_session(tcp::socket socket, Gateway& gateway) {
-  std::make_shared<http_session>(std::move(socket), gateway)->run();
+void start_http_connection(tcp::socket socket, Gateway& gateway) {
+  std::make_shared<http_connection>(std::move(socket), gateway)->run();
 }
 
 }  // namespace editgate

@@ -1,14 +1,14 @@
 // The agents' WebSocket door. Messages are read in pieces of bounded size,
 // so an oversized one is discarded as it arrives and answered with an
 // error while the connection lives on. Before the auth message nothing but
-// the handshake exists: no OpSession, no engine work. Replies wait in one
+// the handshake exists: no OpDispatcher, no engine work. Replies wait in one
 // write queue of bounded size: a client that does not read them stops
 // being read (backpressure), and one that lets them pile up past the cap
 // is closed with slow_client.
-#include "gateway/websocket_session.hpp"
+#include "gateway/websockets.hpp"
 
 #include "record/commit_messages.hpp"
-#include "gateway/ops.hpp"
+#include "gateway/op_dispatcher.hpp"
 #include "repl/repl.hpp"
 
 #include <boost/json.hpp>
@@ -24,12 +24,12 @@ constexpr std::size_t read_piece = 64 * 1024;
 // this, or the socket is cut: one that reads nothing cannot take it.
 constexpr std::chrono::seconds close_within{30};
 
-class websocket_session : public Stoppable, public std::enable_shared_from_this<websocket_session> {
+class agent_socket : public Stoppable, public std::enable_shared_from_this<agent_socket> {
  public:
-  websocket_session(beast::tcp_stream&& stream, Gateway& gateway)
+  agent_socket(beast::tcp_stream&& stream, Gateway& gateway)
       : ws_(std::move(stream)), gw_(gateway), auth_timer_(ws_.get_executor()), cut_timer_(ws_.get_executor()) {}
 
-  ~websocket_session() override { gw_.leave(); }
+  ~agent_socket() override { gw_.leave(); }
 
   void run(http::request<http::buffer_body> req) {
     gw_.join(weak_from_this());
@@ -42,7 +42,7 @@ class websocket_session : public Stoppable, public std::enable_shared_from_this<
     ws_.set_option(websocket::stream_base::decorator(
         [](websocket::response_type& res) { res.set(http::field::server, "editgate"); }));
     ws_.read_message_max(0);  // bounded per message below, piece by piece
-    ws_.async_accept(req, beast::bind_front_handler(&websocket_session::on_accept, shared_from_this()));
+    ws_.async_accept(req, beast::bind_front_handler(&agent_socket::on_accept, shared_from_this()));
   }
 
   void stop() override {
@@ -71,7 +71,7 @@ class websocket_session : public Stoppable, public std::enable_shared_from_this<
       return;
     }
     ws_.async_read_some(buffer_.prepare(read_piece),
-                        beast::bind_front_handler(&websocket_session::on_read, shared_from_this()));
+                        beast::bind_front_handler(&agent_socket::on_read, shared_from_this()));
   }
 
   void on_read(beast::error_code ec, std::size_t n) {
@@ -115,9 +115,9 @@ class websocket_session : public Stoppable, public std::enable_shared_from_this<
     if (!ok) return refuse_auth(ok.error());
     auth_timer_.cancel();
     send(R"({"type":"auth_ok"})");
-    // A weak reference: the OpSession lives inside this session, and must
+    // A weak reference: the OpDispatcher lives inside this socket, and must
     // not keep it alive once its connection is gone.
-    ops_ = std::make_shared<OpSession>(gw_, ws_.get_executor(), record::new_session_id(),
+    ops_ = std::make_shared<OpDispatcher>(gw_, ws_.get_executor(), record::new_session_id(),
                                        [weak = weak_from_this()](std::string msg) {
                                          if (auto self = weak.lock()) self->send(std::move(msg));
                                        });
@@ -171,7 +171,7 @@ class websocket_session : public Stoppable, public std::enable_shared_from_this<
   void do_write() {
     ws_.text(true);
     ws_.async_write(net::buffer(queue_.front()),
-                    beast::bind_front_handler(&websocket_session::on_write, shared_from_this()));
+                    beast::bind_front_handler(&agent_socket::on_write, shared_from_this()));
   }
 
   void on_write(beast::error_code ec, std::size_t) {
@@ -211,7 +211,7 @@ class websocket_session : public Stoppable, public std::enable_shared_from_this<
   beast::flat_buffer buffer_;
   std::size_t message_bytes_ = 0;
   bool too_big_ = false;
-  std::shared_ptr<OpSession> ops_;
+  std::shared_ptr<OpDispatcher> ops_;
   std::deque<std::string> queue_;
   std::size_t queued_bytes_ = 0;  // in queue_, the message on the wire included
   bool paused_ = false;           // reading waits for the queue to drain
@@ -224,8 +224,8 @@ class websocket_session : public Stoppable, public std::enable_shared_from_this<
 
 }  // namespace
 
-void start_websocket_session(beast::tcp_stream stream, http::request<http::buffer_body> request, Gateway& gateway) {
-  std::make_shared<websocket_session>(std::move(stream), gateway)->run(std::move(request));
+void start_agent_socket(beast::tcp_stream stream, http::request<http::buffer_body> request, Gateway& gateway) {
+  std::make_shared<agent_socket>(std::move(stream), gateway)->run(std::move(request));
 }
 
 }  // namespace editgate
@@ -238,12 +238,12 @@ namespace {
 
 constexpr std::size_t page_message_bytes = 16u << 20;  // a page's result, bounded by its serializer
 
-class page_session : public Stoppable, public std::enable_shared_from_this<page_session> {
+class page_socket : public Stoppable, public std::enable_shared_from_this<page_socket> {
  public:
-  page_session(beast::tcp_stream&& stream, Gateway& gateway, std::string origin)
+  page_socket(beast::tcp_stream&& stream, Gateway& gateway, std::string origin)
       : ws_(std::move(stream)), gw_(gateway), origin_(std::move(origin)), hello_timer_(ws_.get_executor()) {}
 
-  ~page_session() override { gw_.leave_page(origin_); }
+  ~page_socket() override { gw_.leave_page(origin_); }
 
   void run(http::request<http::buffer_body> req) {
     gw_.join(weak_from_this());
@@ -256,7 +256,7 @@ class page_session : public Stoppable, public std::enable_shared_from_this<page_
     ws_.set_option(websocket::stream_base::decorator(
         [](websocket::response_type& res) { res.set(http::field::server, "editgate"); }));
     ws_.read_message_max(page_message_bytes);
-    ws_.async_accept(req, beast::bind_front_handler(&page_session::on_accept, shared_from_this()));
+    ws_.async_accept(req, beast::bind_front_handler(&page_socket::on_accept, shared_from_this()));
   }
 
   void stop() override {
@@ -281,14 +281,14 @@ class page_session : public Stoppable, public std::enable_shared_from_this<page_
   }
 
  private:
-  // What the REPL holds: it must not keep the session alive.
+  // What the REPL holds: it must not keep the socket alive.
   struct Link : repl::PageLink {
-    std::weak_ptr<page_session> session;
+    std::weak_ptr<page_socket> socket;
     void send(std::string message) override {
-      if (auto s = session.lock()) s->send(std::move(message));
+      if (auto s = socket.lock()) s->send(std::move(message));
     }
     void close() override {
-      if (auto s = session.lock()) s->close();
+      if (auto s = socket.lock()) s->close();
     }
   };
 
@@ -302,7 +302,7 @@ class page_session : public Stoppable, public std::enable_shared_from_this<page_
     do_read();
   }
 
-  void do_read() { ws_.async_read(buffer_, beast::bind_front_handler(&page_session::on_read, shared_from_this())); }
+  void do_read() { ws_.async_read(buffer_, beast::bind_front_handler(&page_socket::on_read, shared_from_this())); }
 
   void on_read(beast::error_code ec, std::size_t) {
     if (ec) {
@@ -345,7 +345,7 @@ class page_session : public Stoppable, public std::enable_shared_from_this<page_
     hello_sent_ = true;
     hello_timer_.cancel();
     auto link = std::make_shared<Link>();
-    link->session = weak_from_this();
+    link->socket = weak_from_this();
     link_ = link;
     repl::Repl* r = gw_.repl();
     gw_.engine().post([r, h = std::move(h), link, id = id_] {
@@ -360,7 +360,7 @@ class page_session : public Stoppable, public std::enable_shared_from_this<page_
 
   void do_write() {
     ws_.text(true);
-    ws_.async_write(net::buffer(queue_.front()), beast::bind_front_handler(&page_session::on_write, shared_from_this()));
+    ws_.async_write(net::buffer(queue_.front()), beast::bind_front_handler(&page_socket::on_write, shared_from_this()));
   }
 
   void on_write(beast::error_code ec, std::size_t) {
@@ -397,9 +397,9 @@ class page_session : public Stoppable, public std::enable_shared_from_this<page_
 
 }  // namespace
 
-void start_page_session(beast::tcp_stream stream, http::request<http::buffer_body> request, Gateway& gateway,
-                        std::string origin) {
-  std::make_shared<page_session>(std::move(stream), gateway, std::move(origin))->run(std::move(request));
+void start_page_socket(beast::tcp_stream stream, http::request<http::buffer_body> request, Gateway& gateway,
+                       std::string origin) {
+  std::make_shared<page_socket>(std::move(stream), gateway, std::move(origin))->run(std::move(request));
 }
 
 }  // namespace editgate

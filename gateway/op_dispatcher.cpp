@@ -1,0 +1,129 @@
+#include "gateway/op_dispatcher.hpp"
+
+#include "gateway/op_handlers.hpp"
+#include "gateway/query.hpp"
+
+#include <boost/json.hpp>
+
+namespace editgate {
+
+namespace json = boost::json;
+
+namespace {
+
+constexpr std::string_view door = "WebSocket";
+
+// One request's replies: each with the request's id and session; the final
+// one with its status flags (mark_final).
+class WsReplies final : public Replies {
+ public:
+  WsReplies(std::weak_ptr<OpDispatcher> d, boost::asio::any_io_executor ex, json::object echo)
+      : d_(std::move(d)), ex_(std::move(ex)), echo_(std::move(echo)) {}
+  boost::asio::any_io_executor executor() const override { return ex_; }
+  void part(json::object body) override { send(std::move(body)); }
+  void done(json::object body) override {
+    mark_final(body, std::nullopt);
+    send(std::move(body));
+  }
+  void fail(Failure failure, json::object body) override {
+    mark_final(body, failure);
+    send(std::move(body));
+  }
+
+ private:
+  // A connection that is gone takes no replies.
+  void send(json::object body) {
+    if (auto d = d_.lock()) d->send(echo_, std::move(body));
+  }
+  std::weak_ptr<OpDispatcher> d_;
+  boost::asio::any_io_executor ex_;
+  json::object echo_;
+};
+
+}  // namespace
+
+Result<void> check_auth(std::string_view text, std::string_view cookie) {
+  boost::system::error_code ec;
+  json::value v = json::parse(text, ec);
+  if (ec || !v.is_object())
+    return Failure{Error::bad_json, "the first message must be {\"type\":\"auth\",\"cookie\":\"...\"}"};
+  const json::object& o = v.get_object();
+  const json::value* type = o.if_contains("type");
+  const json::value* given = o.if_contains("cookie");
+  if (!type || !type->is_string() || type->get_string() != "auth")
+    return Failure{Error::unauthorized, "the first message must be {\"type\":\"auth\",\"cookie\":\"...\"}"};
+  if (!given || !given->is_string())
+    return Failure{Error::unauthorized, "the auth message has no cookie; it is in .editgate/cookie"};
+  if (!constant_time_equal(given->get_string(), cookie))
+    return Failure{Error::unauthorized, "wrong cookie; the right one is in .editgate/cookie"};
+  return {};
+}
+
+CheckedRequest check_request(std::string_view text) {
+  CheckedRequest r;
+  auto refuse = [&](Failure f) {
+    r.failure = std::move(f);
+    return std::move(r);
+  };
+  boost::system::error_code ec;
+  json::value v = json::parse(text, ec);
+  if (ec) return refuse({Error::bad_json, "the message is not JSON (" + ec.message() + ")"});
+  if (!v.is_object()) return refuse({Error::bad_json, "a request is a JSON object with an \"op\""});
+  r.msg = std::move(v.get_object());
+  for (std::string_view k : {"id", "session"})
+    if (const json::value* e = r.msg.if_contains(k)) r.echo[k] = *e;
+  const json::value* op_name = r.msg.if_contains("op");
+  if (!op_name || !op_name->is_string()) return refuse({Error::missing_param, "the request has no \"op\""});
+  const OpSpec* op = find_op(op_name->get_string());
+  if (!op)
+    return refuse({Error::unknown_op,
+                   "no op \"" + std::string(op_name->get_string()) + "\"; send {\"op\":\"describe\"} for the list"});
+  // The envelope; an `id` is a parameter only where the op is keyed by it.
+  bool takes_id = false;
+  for (const Param& p : op->params) takes_id = takes_id || p.name == "id";
+  for (const auto& kv : r.msg)
+    if (kv.key() != "op" && kv.key() != "session" && (kv.key() != "id" || takes_id)) r.params[kv.key()] = kv.value();
+  if (auto ok = check_params(*op, r.params); !ok) return refuse(ok.error());
+  if (const json::value* s = r.msg.if_contains("session"); s && (!s->is_string() || !valid_name(s->get_string())))
+    return refuse({Error::bad_request, "session must be 1-64 letters, digits, '.', '_' or '-'"});
+  r.op = op->name;
+  return r;
+}
+
+OpDispatcher::OpDispatcher(Gateway& gateway, boost::asio::any_io_executor ex, std::string id, Send send)
+    : gw_(gateway), ex_(std::move(ex)), send_(std::move(send)),
+      conn_(std::make_shared<ConnectionState>(gateway.engine(), std::move(id))) {}
+
+void OpDispatcher::send(const json::object& echo, json::object body) {
+  if (ended_) return;
+  json::object out = echo;
+  for (auto& kv : body) out[kv.key()] = std::move(kv.value());
+  send_(json::serialize(out));
+}
+
+void OpDispatcher::refuse(Error code, const std::string& message) { WsReplies(weak_from_this(), ex_, {}).fail({code, message}, {}); }
+
+void OpDispatcher::handle(std::string_view text) {
+  if (ending_) return;
+  CheckedRequest checked = check_request(text);
+  auto out = std::make_shared<WsReplies>(weak_from_this(), ex_, checked.echo);
+  if (checked.failure) return out->fail(*checked.failure, {});
+  const OpSpec& op = *find_op(checked.op);
+  const json::value* s = checked.msg.if_contains("session");
+  std::string session = s ? std::string(s->get_string()) : conn_->id;
+  op.handler(OpCall{gw_, op, std::move(checked.params), std::move(session), door, conn_, std::move(out)});
+}
+
+void OpDispatcher::end(Error why, bool report, std::function<void()> then) {
+  if (ending_) {
+    if (then) then();
+    return;
+  }
+  ending_ = true;
+  end_open_edits(gw_, conn_, ex_, door, why, report, [self = shared_from_this(), then = std::move(then)] {
+    self->ended_ = true;
+    if (then) then();
+  });
+}
+
+}  // namespace editgate

@@ -1,0 +1,73 @@
+// The agents' WebSocket protocol (an nREPL/Jupyter-like shape), without the
+// socket: the agents' WebSocket (agent_socket) hands each text message of an authenticated
+// connection to its OpDispatcher, which parses it, looks the op up in the
+// op table, checks the parameters there, calls the op's handler, and sends
+// the replies with the request's id and session.
+#pragma once
+
+#include "gateway/error.hpp"
+#include "gateway/gateway.hpp"
+#include "gateway/op_table.hpp"
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/json/object.hpp>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace editgate {
+
+// The first message of a connection: {"type":"auth","cookie":"..."}.
+Result<void> check_auth(std::string_view text, std::string_view cookie);
+
+// A request message parsed and checked against the op table: its op exists,
+// its parameters are there, none is unknown and each has its type. What
+// OpDispatcher::handle does before it calls the op; on its own for the fuzzer.
+struct CheckedRequest {
+  boost::json::object msg;
+  boost::json::object echo;        // id and session, as the client sent them
+  boost::json::object params;      // msg without its envelope (op, session, and an id the op does not take)
+  std::string_view op;             // the op's name in the table; empty on failure
+  std::optional<Failure> failure;  // the error reply, echoing `echo`
+};
+CheckedRequest check_request(std::string_view text);
+
+class OpDispatcher : public std::enable_shared_from_this<OpDispatcher> {
+ public:
+  // `send` queues one text message; it is called on `ex` only, which is
+  // also where handle() and end() must be called.
+  using Send = std::function<void(std::string)>;
+  OpDispatcher(Gateway& gateway, boost::asio::any_io_executor ex, std::string id, Send send);
+
+  const std::string& id() const { return conn_->id; }
+
+  // One message from the client. Every problem gets an error reply; none
+  // ends the connection.
+  void handle(std::string_view text);
+
+  // An error reply for a message the socket could not deliver whole (too
+  // large, binary).
+  void refuse(Error code, const std::string& message);
+
+  // The connection is ending (closed, or the gateway stops): each streamed
+  // edit still open commits the blocks it applied. With `report`, each
+  // gets a final error reply naming `why` first; then `then` runs on the
+  // executor, and no more replies go out.
+  void end(Error why, bool report, std::function<void()> then = {});
+
+  // One reply, with the request's id and session. Nothing once ended.
+  void send(const boost::json::object& echo, boost::json::object body);
+
+ private:
+  Gateway& gw_;
+  boost::asio::any_io_executor ex_;
+  Send send_;
+  bool ending_ = false;  // end() was called: no new requests
+  bool ended_ = false;   // no replies either
+  std::shared_ptr<ConnectionState> conn_;
+};
+
+}  // namespace editgate

@@ -1,0 +1,192 @@
+#include "gateway/op_table.hpp"
+
+#include "gateway/edit_run.hpp"
+#include "gateway/engine.hpp"
+#include "gateway/op_handlers.hpp"
+#include "gateway/query.hpp"
+
+#include <boost/json.hpp>
+
+#include <algorithm>
+#include <charconv>
+
+#ifndef EDITGATE_VERSION
+#define EDITGATE_VERSION "0.0.0"
+#endif
+
+namespace editgate {
+
+namespace json = boost::json;
+
+namespace {
+
+constexpr std::string_view protocol_version = "1.0";
+
+using T = ParamType;
+
+// The edit parameters, taken by edit and edit-begin alike.
+std::vector<Param> edit_params_with(Param first) {
+  return {first, {"dry_run", T::flag}, {"agent", T::name}, {"context", T::paths}, {"fuzz", T::fuzz}};
+}
+
+std::optional<std::string> check_type(std::string_view param, ParamType type, const json::value& v) {
+  const std::string p(param);
+  switch (type) {
+    case T::string:
+      if (!v.is_string()) return p + " must be a string";
+      break;
+    case T::name:
+      if (!v.is_string() || !valid_name(v.get_string())) return p + " must be 1-64 letters, digits, '.', '_' or '-'";
+      break;
+    case T::flag:
+      if (!v.is_bool()) return p + " must be true or false";
+      break;
+    case T::paths:
+      if (!v.is_array()) return p + " must be an array of file paths";
+      for (const json::value& e : v.get_array())
+        if (!e.is_string() || e.get_string().empty()) return p + " must be an array of file paths";
+      break;
+    case T::count:
+      if (!v.is_int64() || v.get_int64() < 1 || v.get_int64() > 10000) return p + " must be a whole number, 1 to 10000";
+      break;
+    case T::millis:
+      if (!v.is_int64() || v.get_int64() < 1 || v.get_int64() > 3'600'000)
+        return p + " must be a whole number of milliseconds, 1 to 3600000";
+      break;
+    case T::fuzz:
+      if (!v.is_string() || v.get_string() != "whitespace") return p + " accepts only \"whitespace\"";
+      break;
+  }
+  return std::nullopt;
+}
+
+const Param* param_of(const OpSpec& op, std::string_view name) {
+  for (const Param& p : op.params)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+// A query value as its parameter's type; as it came when it is not one, so
+// that check_params names the problem as it does for a JSON value.
+json::value query_value(ParamType type, const std::string& v) {
+  if (type == T::flag) {
+    if (auto f = parse_flag(v)) return *f;
+  } else if (type == T::count || type == T::millis) {
+    std::int64_t n = 0;
+    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+    if (ec == std::errc() && end == v.data() + v.size()) return n;
+  }
+  return json::string(v);
+}
+
+}  // namespace
+
+const std::vector<OpSpec>& op_table() {
+  static const std::vector<OpSpec> table = {
+      {"describe", {}, "the ops, their parameters and the protocol version", false, std::nullopt, &op_describe},
+      {"health", {}, "workspace id and a nonce new at every gateway start", false,
+       HttpRoute{"GET", "/v1/health", false}, &op_health},
+      {"edit", edit_params_with({"text", T::string, true}),
+       "apply the edit blocks in text: a block message each, then done with the commit", true, std::nullopt,
+       &op_edit},
+      {"edit-begin", edit_params_with({"id", T::string, true}),
+       "open a streamed edit; its chunks and end carry the same id", true, std::nullopt, &op_edit_begin},
+      {"edit-chunk", {{"id", T::string, true}, {"text", T::string, true}},
+       "more text of a streamed edit; a block message for each block it completes", true, std::nullopt,
+       &op_edit_chunk},
+      {"edit-end", {{"id", T::string, true}}, "end a streamed edit: done with the commit", true, std::nullopt,
+       &op_edit_end},
+      {"context", {{"action", T::string, true}, {"files", T::paths}},
+       "add, remove, clear or list the files this session has seen (not_in_context)", false, std::nullopt,
+       &op_context},
+      {"history", {{"limit", T::count}, {"agent", T::name}, {"of_session", T::name}},
+       "editgate's commits, newest first, as `editgate log --format json`", false,
+       HttpRoute{"GET", "/v1/history", true, {{"session", "of_session"}}}, &op_history},
+      {"eval",
+       {{"page", T::string, true}, {"code", T::string, true}, {"timeout", T::millis}, {"agent", T::name},
+        {"silent", T::flag}},
+       "run code in a page: out messages while it runs, then its value or error; logged and committed unless silent",
+       true, HttpRoute{"POST", "/v1/eval", true}, &op_eval},
+      {"pages", {}, "the pages with their state and log", false, HttpRoute{"GET", "/v1/pages", true}, &op_pages},
+      {"interrupt", {{"page", T::string, true}},
+       "stop the page's running job: result interrupted, idle or not-interruptible", false, std::nullopt,
+       &op_interrupt},
+      {"complete", {{"page", T::string, true}, {"code", T::string, true}},
+       "property names that complete code, from the page", false, std::nullopt, &op_complete},
+      {"stdin", {{"page", T::string, true}, {"text", T::string, true}}, "answer a page's need-input (prompt)", false,
+       std::nullopt, &op_stdin},
+      {"shutdown", {{"cookie", T::string, true}}, "stop the gateway cleanly", false, std::nullopt, &op_shutdown},
+  };
+  return table;
+}
+
+const OpSpec* find_op(std::string_view name) {
+  for (const OpSpec& op : op_table())
+    if (op.name == name) return &op;
+  return nullptr;
+}
+
+const OpSpec* find_route(std::string_view path) {
+  for (const OpSpec& op : op_table())
+    if (op.http && op.http->path == path) return &op;
+  return nullptr;
+}
+
+json::object describe_ops() {
+  json::object ops;
+  for (const OpSpec& op : op_table()) {
+    json::array params, optional;
+    for (const Param& p : op.params) (p.required ? params : optional).emplace_back(p.name);
+    json::object o{{"params", std::move(params)}, {"doc", op.doc}};
+    if (!optional.empty()) o["optional"] = std::move(optional);
+    if (op.streams) o["streams"] = true;
+    if (op.http) o["http"] = std::string(op.http->method) + " " + std::string(op.http->path);
+    ops[op.name] = std::move(o);
+  }
+  return {{"ops", std::move(ops)},
+          {"versions", json::object{{"protocol", protocol_version}, {"editgate", EDITGATE_VERSION}}}};
+}
+
+Result<void> check_params(const OpSpec& op, const json::object& params) {
+  const std::string name(op.name);
+  for (const Param& p : op.params)
+    if (p.required && !params.contains(p.name))
+      return Failure{Error::missing_param, name + " needs \"" + std::string(p.name) + "\""};
+  for (const auto& kv : params) {
+    const Param* p = param_of(op, kv.key());
+    if (!p) return Failure{Error::bad_request, name + " takes no \"" + std::string(kv.key()) + "\""};
+    if (auto bad = check_type(p->name, p->type, kv.value())) return Failure{Error::bad_request, *bad};
+  }
+  return {};
+}
+
+Result<json::object> params_from_query(const OpSpec& op, const std::vector<std::pair<std::string, std::string>>& query) {
+  json::object params;
+  for (const auto& [given, value] : query) {
+    std::string key = given;
+    if (op.http)
+      for (const auto& [from, to] : op.http->renamed)
+        if (from == given) key = to;
+    const Param* p = param_of(op, key);
+    if (p && p->type == T::paths) {
+      if (value.empty()) return Failure{Error::bad_request, key + " needs a file path"};
+      json::value& list = params[key];
+      if (!list.is_array()) list = json::array();
+      list.get_array().emplace_back(value);
+    } else if (params.contains(key)) {
+      return Failure{Error::bad_request, given + " is given twice"};
+    } else {
+      params[key] = query_value(p ? p->type : T::string, value);
+    }
+  }
+  return params;
+}
+
+ConnectionState::ConnectionState(Engine& engine, std::string id) : engine(engine), id(std::move(id)) {}
+
+ConnectionState::~ConnectionState() {
+  // Edit runs belong to the engine's thread, even in their last moment.
+  if (!edits.empty()) engine.post([edits = std::move(edits)] {});
+}
+
+}  // namespace editgate

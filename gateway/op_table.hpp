@@ -1,0 +1,140 @@
+// The operations every door offers, declared once: name, parameters (each
+// with its type, required or optional), a doc line, whether replies stream,
+// and the HTTP route when the op has one. Each op is implemented once, as a
+// handler (op_handlers.hpp) that gets checked parameters and a reply sink
+// and knows nothing of the transport. A door only maps its bytes to op
+// calls and the replies back: the WebSocket (op_dispatcher.hpp) and the
+// HTTP routes (http_connection.cpp). No Beast here.
+#pragma once
+
+#include "gateway/error.hpp"
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/json/object.hpp>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace editgate {
+
+class EditRun;
+class Engine;
+class Gateway;
+
+// The type a parameter must have, on every door. Over HTTP a query value is
+// read as the type first (a number, a flag), then checked the same way.
+enum class ParamType {
+  string,
+  name,    // an agent or session name: 1-64 of [A-Za-z0-9._-]
+  flag,    // true or false
+  paths,   // an array of file paths (repeatable in a query)
+  count,   // a whole number, 1 to 10000
+  millis,  // a whole number of milliseconds, 1 to 3600000
+  fuzz,    // only "whitespace"
+};
+
+struct Param {
+  std::string_view name;
+  ParamType type;
+  bool required = false;
+};
+
+// An op's HTTP route: GET takes the parameters from the query, POST from a
+// JSON object body.
+struct HttpRoute {
+  std::string_view method;  // "GET" or "POST"
+  std::string_view path;
+  bool bearer = true;  // needs Authorization: Bearer <cookie>
+  // Query names that are not the op's: history's `session` is the op's
+  // `of_session` (on the WebSocket `session` is the envelope's).
+  std::vector<std::pair<std::string_view, std::string_view>> renamed = {};
+};
+
+// Where one request's replies go: the door's side of it. Every call is made
+// on executor(); part() any number of times, then one of done() or fail().
+class Replies {
+ public:
+  virtual ~Replies() = default;
+  virtual boost::asio::any_io_executor executor() const = 0;
+  // An intermediate message (a block's result, what a page printed).
+  virtual void part(boost::json::object body) = 0;
+  // The final reply.
+  virtual void done(boost::json::object body) = 0;
+  // The final reply of a request that failed; `body` holds what the op
+  // has to say besides (an edit's summary, an eval's page and job).
+  virtual void fail(Failure failure, boost::json::object body = {}) = 0;
+};
+
+// A streamed edit left open between requests. Engine thread only.
+struct OpenEdit {
+  std::unique_ptr<EditRun> run;
+  std::shared_ptr<Replies> begun;  // where its edit-begin's replies went
+};
+
+// What a connection keeps between its requests. A WebSocket has one for its
+// life; each HTTP request gets a fresh one.
+struct ConnectionState {
+  // Out of line, as is the destructor (open edits are destroyed on the
+  // engine's thread): EditRun is complete only there.
+  ConnectionState(Engine& engine, std::string id);
+  ~ConnectionState();
+  ConnectionState(const ConnectionState&) = delete;
+  ConnectionState& operator=(const ConnectionState&) = delete;
+
+  Engine& engine;
+  std::string id;  // the session id its commits carry; "" a new one per run
+  // The files the agent has seen (the context op, and files added by
+  // not_in_context); nullopt until it declares any. The door's executor only.
+  std::optional<std::set<std::string>> context;
+  std::map<std::string, OpenEdit> edits;  // by the streamed edit's id; engine thread only
+};
+
+struct OpSpec;
+
+// One call of an op: its parameters, checked against the table.
+struct OpCall {
+  Gateway& gw;
+  const OpSpec& op;
+  boost::json::object params;
+  std::string session;  // the commits' session: the request's, or the connection's id
+  std::string_view door;  // for the log line: "WebSocket", "HTTP"
+  std::shared_ptr<ConnectionState> conn;
+  std::shared_ptr<Replies> out;
+};
+
+using OpHandler = void (*)(OpCall call);
+
+struct OpSpec {
+  std::string_view name;
+  std::vector<Param> params;
+  std::string_view doc;
+  bool streams = false;  // intermediate replies come before the final one
+  std::optional<HttpRoute> http;
+  OpHandler handler = nullptr;
+};
+
+// The table, in the order `describe` lists it.
+const std::vector<OpSpec>& op_table();
+const OpSpec* find_op(std::string_view name);
+const OpSpec* find_route(std::string_view path);
+
+// The op table as `describe` reports it: {"ops": {...}, "versions": {...}}.
+boost::json::object describe_ops();
+
+// Every required parameter is there, none is unknown, each has its type:
+// missing_param or bad_request otherwise, on every door.
+Result<void> check_params(const OpSpec& op, const boost::json::object& params);
+
+// The parameters of a GET route, from its query: each value read as its
+// parameter's type (a number, a flag; a path list from repeats), names
+// renamed; unknown names kept, so check_params refuses them.
+Result<boost::json::object> params_from_query(const OpSpec& op,
+                                              const std::vector<std::pair<std::string, std::string>>& query);
+
+}  // namespace editgate

@@ -1,0 +1,20 @@
+// The two WebSocket doors: the agents' /v1/ws (agent_socket: the auth
+// handshake, then one OpDispatcher per connection) and the pages' /v1/page
+// (page_socket). Included only by http_connection.cpp.
+#pragma once
+
+#include "gateway/gateway.hpp"
+#include "gateway/net.hpp"
+
+namespace editgate {
+
+// Takes over the stream of an upgrade request that passed the Host and
+// Origin checks, and answers the handshake.
+void start_agent_socket(beast::tcp_stream stream, http::request<http::buffer_body> request, Gateway& gateway);
+
+// The page door, /v1/page: a page's hello, then its results and events.
+// The request passed the Host check and carries an allowed Origin.
+void start_page_socket(beast::tcp_stream stream, http::request<http::buffer_body> request, Gateway& gateway,
+                       std::string origin);
+
+}  // namespace editgate

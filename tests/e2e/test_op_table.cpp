@@ -1,0 +1,235 @@
+// The op table behind every door: each op declared there is reachable on the
+// WebSocket and on its HTTP route, both refuse unknown and mistyped
+// parameters with the same code, and an error code has one HTTP status on
+// every route.
+#include "client.hpp"
+#include "gateway/op_table.hpp"
+#include "support.hpp"
+
+#include <boost/json.hpp>
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+using namespace editgate;
+namespace json = boost::json;
+
+namespace {
+
+json::object obj(const std::string& s) { return json::parse(s).as_object(); }
+
+json::value valid_value(ParamType t) {
+  switch (t) {
+    case ParamType::string: return "x";
+    case ParamType::name: return "walker";
+    case ParamType::flag: return true;
+    case ParamType::paths: return json::array{"a.txt"};
+    case ParamType::count: return 1;
+    case ParamType::millis: return 1000;
+    case ParamType::fuzz: return "whitespace";
+  }
+  return nullptr;
+}
+
+// A value of the wrong type, as JSON and as a query value ("" when a query
+// cannot carry a wrong one: every query value is a string).
+std::pair<json::value, std::string> wrong_value(ParamType t) {
+  switch (t) {
+    case ParamType::string: return {5, ""};
+    case ParamType::name: return {"two words", "two%20words"};
+    case ParamType::flag: return {"maybe", "maybe"};
+    case ParamType::paths: return {"a.txt", ""};
+    case ParamType::count: return {0, "0"};
+    case ParamType::millis: return {"soon", "soon"};
+    case ParamType::fuzz: return {"tabs", "tabs"};
+  }
+  return {nullptr, ""};
+}
+
+json::object required_params(const OpSpec& op) {
+  json::object o;
+  for (const Param& p : op.params)
+    if (p.required) o[p.name] = valid_value(p.type);
+  return o;
+}
+
+std::string query_name(const OpSpec& op, std::string_view name) {
+  for (const auto& [from, to] : op.http->renamed)
+    if (to == name) return std::string(from);
+  return std::string(name);
+}
+
+std::string query_value(const json::value& v) {
+  if (v.is_string()) return std::string(v.get_string());
+  return json::serialize(v);
+}
+
+// The op with `params` on its HTTP route: a query for GET, a body for POST.
+// `raw` is appended to the query as it is.
+client::Response http_call(const client::Gateway& gw, const OpSpec& op, const json::object& params,
+                           const std::string& raw = "", bool authorized = true) {
+  std::map<std::string, std::string> headers;
+  if (authorized) headers["Authorization"] = "Bearer " + gw.cookie();
+  if (op.http->method == "POST")
+    return client::request(gw.port(), "POST", std::string(op.http->path) + (raw.empty() ? "" : "?" + raw.substr(1)),
+                           json::serialize(params), headers);
+  std::string query;
+  for (const auto& kv : params) {
+    if (kv.value().is_array())
+      for (const json::value& e : kv.value().get_array())
+        query += "&" + query_name(op, kv.key()) + "=" + query_value(e);
+    else
+      query += "&" + query_name(op, kv.key()) + "=" + query_value(kv.value());
+  }
+  query += raw;
+  if (!query.empty()) query[0] = '?';
+  return client::request(gw.port(), "GET", std::string(op.http->path) + query, "", headers);
+}
+
+// The final reply's reason on the WebSocket ("" when it succeeded).
+std::string ws_reason(client::Ws& ws, const json::object& msg) {
+  ws.send(json::serialize(msg));
+  const json::object done = obj(ws.until_done().back());
+  return done.contains("reason") ? std::string(done.at("reason").as_string()) : "";
+}
+
+// Every door code by its name; the first of a name (the eval's timeout
+// shares "timeout" with the door's own, and no route of this walk meets it).
+std::optional<Error> code_named(std::string_view name) {
+  for (int e = static_cast<int>(Error::unauthorized); e <= static_cast<int>(Error::rate_limited); ++e)
+    if (to_string(static_cast<Error>(e)) == name) return static_cast<Error>(e);
+  return std::nullopt;
+}
+
+}  // namespace
+
+TEST_CASE("op table: parameters are checked alike from JSON and from a query", "[ops][unit]") {
+  for (const OpSpec& op : op_table()) {
+    INFO(op.name);
+    json::object params = required_params(op);
+    CHECK(check_params(op, params).has_value());
+    params["bogus"] = 1;
+    CHECK(check_params(op, params).error().code == Error::bad_request);
+    for (const Param& p : op.params) {
+      INFO(p.name);
+      json::object wrong = required_params(op);
+      wrong[p.name] = wrong_value(p.type).first;
+      CHECK(check_params(op, wrong).error().code == Error::bad_request);
+      if (p.required) {
+        json::object missing = required_params(op);
+        missing.erase(p.name);
+        CHECK(check_params(op, missing).error().code == Error::missing_param);
+      }
+      if (const std::string q = wrong_value(p.type).second; !q.empty() && q.find('%') == std::string::npos) {
+        std::vector<std::pair<std::string, std::string>> query{{std::string(p.name), q}};
+        for (const auto& kv : required_params(op))
+          if (kv.key() != p.name) query.emplace_back(kv.key(), query_value(kv.value()));
+        auto from_query = params_from_query(op, query);
+        REQUIRE(from_query.has_value());
+        CHECK(check_params(op, *from_query).error().code == Error::bad_request);
+      }
+    }
+  }
+  // A query's numbers and flags are read as their types.
+  const OpSpec& history = *find_op("history");
+  auto q = params_from_query(history, {{"limit", "5"}, {"session", "s1"}});
+  REQUIRE(q.has_value());
+  CHECK(q->at("limit") == 5);
+  CHECK(q->at("of_session") == "s1");
+  CHECK(check_params(history, *q).has_value());
+  CHECK(params_from_query(history, {{"limit", "5"}, {"limit", "6"}}).error().code == Error::bad_request);
+}
+
+TEST_CASE("op table: every op is reachable on the WebSocket and its HTTP route, and refused alike on both",
+          "[server][ops]") {
+  test::TempDir dir;
+  client::Gateway gw(dir.str());
+  client::Ws ws(gw.port());
+  ws.login(gw.cookie());
+
+  // describe is the table.
+  ws.send(R"({"op":"describe","id":"d"})");
+  const json::object described = obj(ws.until_done().back()).at("ops").as_object();
+  CHECK(described.size() == op_table().size());
+
+  std::vector<client::Response> answers;  // every HTTP answer of the walk
+  for (const OpSpec& op : op_table()) {
+    INFO(op.name);
+    REQUIRE(described.contains(op.name));
+    CHECK(described.at(op.name).as_object().contains("http") == op.http.has_value());
+
+    // Reachable, and an unknown parameter refused: the op was found and its
+    // parameters checked against the table (nothing ran: not even shutdown).
+    json::object bogus = required_params(op);
+    bogus["bogus"] = 1;
+    json::object msg = bogus;
+    msg["op"] = op.name;
+    CHECK(ws_reason(ws, msg) == "bad_request");
+    if (op.http) {
+      const client::Response r = http_call(gw, op, required_params(op), "&bogus=1");
+      const client::Response b = op.http->method == "POST" ? http_call(gw, op, bogus) : r;
+      for (const client::Response& x : {r, b}) {
+        CHECK(x.status == 400);
+        CHECK(obj(x.body).at("error") == "bad_request");
+        CHECK(obj(x.body).at("message").is_string());
+        answers.push_back(x);
+      }
+    }
+
+    for (const Param& p : op.params) {
+      INFO(p.name);
+      const auto [json_wrong, query_wrong] = wrong_value(p.type);
+      json::object wrong = required_params(op);
+      wrong[p.name] = json_wrong;
+      msg = wrong;
+      msg["op"] = op.name;
+      CHECK(ws_reason(ws, msg) == "bad_request");
+      if (op.http && op.http->method == "POST") {
+        answers.push_back(http_call(gw, op, wrong));
+        CHECK(obj(answers.back().body).at("error") == "bad_request");
+      } else if (op.http && !query_wrong.empty()) {
+        answers.push_back(http_call(gw, op, {}, "&" + query_name(op, p.name) + "=" + query_wrong));
+        CHECK(obj(answers.back().body).at("error") == "bad_request");
+      }
+      if (p.required) {
+        json::object missing = required_params(op);
+        missing.erase(p.name);
+        msg = missing;
+        msg["op"] = op.name;
+        CHECK(ws_reason(ws, msg) == "missing_param");
+        if (op.http) {
+          answers.push_back(http_call(gw, op, missing));
+          CHECK(obj(answers.back().body).at("error") == "missing_param");
+        }
+      }
+    }
+    if (op.http) {
+      // The op itself, and the door's refusals of the route.
+      answers.push_back(http_call(gw, op, required_params(op)));
+      if (op.http->method == "GET") CHECK(answers.back().status == 200);
+      answers.push_back(client::request(gw.port(), op.http->method == "GET" ? "DELETE" : "GET",
+                                        std::string(op.http->path), "", {{"Authorization", "Bearer " + gw.cookie()}}));
+      CHECK(obj(answers.back().body).at("error") == "method_not_allowed");
+      if (op.http->bearer) {
+        answers.push_back(http_call(gw, op, required_params(op), "", false));
+        CHECK(obj(answers.back().body).at("error") == "unauthorized");
+      }
+    }
+  }
+
+  // One code, one status, on every route: the status of each answer is its code's.
+  for (const client::Response& r : answers) {
+    INFO(r.body);
+    const json::object o = obj(r.body);
+    if (!o.contains("error")) {
+      CHECK(r.status == 200);
+      CHECK(o.at("status") == "ok");
+      continue;
+    }
+    auto code = code_named(o.at("error").as_string());
+    REQUIRE(code);
+    CHECK(r.status == http_status(*code));
+  }
+}
