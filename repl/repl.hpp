@@ -3,7 +3,7 @@
 // agents send code by the eval op or by an edit that appends a request to
 // a log. Either way the job is the same: the request written into the log,
 // run in the page, one job at a time per page, the reply written under it
-// and both committed by the background committer.
+// and both committed on the workspace's one commit queue (repl/committer.hpp).
 //
 // Everything here runs on one thread (the engine's): the transports post
 // page messages to it, and Listener callbacks are called on it.
@@ -144,7 +144,8 @@ class Repl {
   // debug/ are marked interrupted there, and committed.
   void mark_interrupted();
   // Called before the REPL writes a log, so another writer with uncommitted
-  // changes in it commits them first (the gateway's edit runs).
+  // changes in it commits them first (the gateway's edit runs), and each
+  // commit holds one writer's work.
   std::function<void(const std::string& path)> before_write;
 
   // Where the pages' status, markers and chat history go; job
