@@ -43,12 +43,12 @@ Result<std::unique_ptr<EditRun>> EditRun::start(const editproto::Workspace& ws, 
                      ready.error().message};
   }
   editproto::Options opt = options_for(params);
-  return std::unique_ptr<EditRun>(new EditRun(ws, repo, owners, hooks, std::move(params), std::move(opt)));
+  return std::unique_ptr<EditRun>(new EditRun(ws, owners, hooks, std::move(params), std::move(opt)));
 }
 
-EditRun::EditRun(const editproto::Workspace& ws, editgit::Repository& repo, Owners& owners, const EditHooks& hooks,
-                 EditParams params, editproto::Options opt)
-    : ws_(ws), repo_(repo), owners_(owners), hooks_(hooks), params_(std::move(params)), limits_(opt.limits), applier_(ws, opt),
+EditRun::EditRun(const editproto::Workspace& ws, Owners& owners, const EditHooks& hooks, EditParams params,
+                 editproto::Options opt)
+    : ws_(ws), owners_(owners), hooks_(hooks), params_(std::move(params)), limits_(opt.limits), applier_(ws, opt),
       parser_(opt.limits) {
   report_.dry_run = params_.dry_run;
   report_.session = params_.session.empty() ? record::new_session_id() : params_.session;
@@ -63,7 +63,6 @@ void EditRun::claim(const std::string& raw_path) {
   if (!path) return;
   auto it = owners_.find(*path);
   if (it != owners_.end() && it->second != this) it->second->commit_pending();  // which lets go of the file
-  if (hooks_.before_write) hooks_.before_write(*path);
   owners_[*path] = this;
 }
 
@@ -114,7 +113,12 @@ void EditRun::commit_pending() {
   part.session = report_.session;
   part.blocks.assign(report_.blocks.begin() + static_cast<std::ptrdiff_t>(blocks_committed_), report_.blocks.end());
   blocks_committed_ = report_.blocks.size();
-  record::record_edits(repo_, applier_, part, params_.agent);
+  // On the commit queue's thread, while this one waits: the applier and
+  // the report are touched by one thread at a time.
+  auto queued = hooks_.commit ? hooks_.commit([&](editgit::Repository& repo) {
+    record::record_edits(repo, applier_, part, params_.agent);
+  }) : editgit::Result<void>(editgit::Failure{editgit::Error::invalid, "no commit queue"});
+  if (!queued) part.commit_error = std::string(editgit::to_string(queued.error().code)) + ": " + queued.error().message;
   if (part.commit) report_.commit = part.commit;
   report_.commits.insert(report_.commits.end(), part.commits.begin(), part.commits.end());
   if (part.earlier_commit) report_.earlier_commit = part.earlier_commit;

@@ -8,6 +8,7 @@
 #include "gateway/error.hpp"
 #include "gateway/query.hpp"
 #include "record/run_report.hpp"
+#include "git/commit_queue.hpp"
 
 #include <boost/json/object.hpp>
 
@@ -38,11 +39,16 @@ class EditRun;
 // path. One per engine (its thread only), shared by all its runs.
 using Owners = std::map<std::string, EditRun*>;
 
-// Where the REPL hears of agents' edits. Engine thread; both may be empty.
+// What a run is wired to: where its commits are made, and where the REPL
+// hears of agents' edits. One per engine; called on its thread.
 struct EditHooks {
-  // Before a run writes `path` (a chat log's committer must catch up first).
-  std::function<void(const std::string& path)> before_write;
-  // After a block was applied to `path` (a request appended to a chat log runs).
+  // Runs a commit on the workspace's commit queue (git/commit_queue.hpp) and
+  // waits for it: every commit in the workspace is made there, in the order
+  // its files were written. The engine sets it; a run without it commits
+  // nothing and says so (commit_error).
+  std::function<editgit::Result<void>(const editgit::CommitQueue::Work& work)> commit;
+  // After a block was applied to `path` (a request appended to a chat log
+  // runs). May be empty.
   std::function<void(const std::string& path, const std::string& agent)> written;
 };
 
@@ -90,8 +96,8 @@ class EditRun {
   void release() { commit_pending(); }
 
  private:
-  EditRun(const editproto::Workspace& ws, editgit::Repository& repo, Owners& owners, const EditHooks& hooks,
-          EditParams params, editproto::Options opt);
+  EditRun(const editproto::Workspace& ws, Owners& owners, const EditHooks& hooks, EditParams params,
+          editproto::Options opt);
   std::vector<editproto::BlockResult> apply(std::vector<editproto::Block>& blocks);
   // Moves the parser's new warnings into the report (the done message has them).
   void take_warnings();
@@ -102,7 +108,6 @@ class EditRun {
   void commit_pending();
 
   const editproto::Workspace& ws_;
-  editgit::Repository& repo_;
   Owners& owners_;
   const EditHooks& hooks_;
   EditParams params_;

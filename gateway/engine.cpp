@@ -10,17 +10,26 @@ Result<std::unique_ptr<Engine>> Engine::open(const std::string& root) {
   if (auto ex = repo->exclude(".editgate/"); !ex) return Failure{Error::io, ex.error().message};
   // The registry of connected pages is a live view, not history.
   if (auto ex = repo->exclude("/" + repo->prefix() + "debug.md"); !ex) return Failure{Error::io, ex.error().message};
-  return std::unique_ptr<Engine>(new Engine(std::move(*ws), std::move(*repo)));
+  auto commits = editgit::CommitQueue::open(ws->root());
+  if (!commits) return Failure{Error::io, commits.error().message};
+  return std::unique_ptr<Engine>(new Engine(std::move(*ws), std::move(*repo), std::move(*commits)));
 }
 
-Engine::Engine(editproto::Workspace ws, editgit::Repository repo)
-    : ws_(std::move(ws)), repo_(std::move(repo)), guard_(ctx_.get_executor()), thread_([this] { ctx_.run(); }) {}
+Engine::Engine(editproto::Workspace ws, editgit::Repository repo, std::unique_ptr<editgit::CommitQueue> commits)
+    : ws_(std::move(ws)),
+      repo_(std::move(repo)),
+      commits_(std::move(commits)),
+      guard_(ctx_.get_executor()),
+      thread_([this] { ctx_.run(); }) {
+  hooks_.commit = [this](const editgit::CommitQueue::Work& work) { return commits_->run(work); };
+}
 
 Engine::~Engine() { join(); }
 
 void Engine::join() {
   guard_.reset();
   if (thread_.joinable()) thread_.join();
+  commits_->stop();
 }
 
 }  // namespace editgate

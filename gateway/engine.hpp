@@ -1,12 +1,16 @@
-// The workspace side of the gateway: the edit engine's Workspace and the git
-// Repository, used from one thread of their own. Network sessions hand it
-// work and get the result back on their strand, so file writes and commits
-// never stall the sockets, and edits reach the workspace in arrival order.
+// The workspace side of the gateway: the edit engine's Workspace and a git
+// Repository for reading, used from one thread of their own, and the
+// workspace's one commit queue (a thread of its own, git/commit_queue.hpp),
+// through which every commit is made: the edit runs' and the REPL's.
+// Network sessions hand the engine work and get the result back on their
+// strand, so file writes and commits never stall the sockets, and edits
+// reach the workspace in arrival order.
 #pragma once
 
 #include "editproto/workspace.hpp"
 #include "gateway/edit_run.hpp"
 #include "gateway/error.hpp"
+#include "git/commit_queue.hpp"
 #include "git/repository.hpp"
 
 #include <boost/asio/executor_work_guard.hpp>
@@ -31,8 +35,10 @@ class Engine {
   ~Engine();
 
   const editproto::Workspace& workspace() const { return ws_; }
-  // Only on the engine's thread.
+  // Only on the engine's thread: for reading (commits go to commits()).
   editgit::Repository& repository() { return repo_; }
+  // The workspace's commit queue: any thread may submit.
+  editgit::CommitQueue& commits() { return *commits_; }
   Owners& owners() { return owners_; }
   EditHooks& hooks() { return hooks_; }
   // A new edit run on this workspace: the one place runs are made (both
@@ -62,16 +68,18 @@ class Engine {
     boost::asio::post(ctx_, std::move(work));
   }
 
-  // Finishes the work queued so far and stops the thread.
+  // Finishes the work queued so far and stops the thread, then the commit
+  // queue once it has made the commits queued.
   void join();
 
  private:
-  Engine(editproto::Workspace ws, editgit::Repository repo);
+  Engine(editproto::Workspace ws, editgit::Repository repo, std::unique_ptr<editgit::CommitQueue> commits);
 
   editproto::Workspace ws_;
   editgit::Repository repo_;
   Owners owners_;
   EditHooks hooks_;
+  std::unique_ptr<editgit::CommitQueue> commits_;  // outlives the thread, whose work submits to it
   boost::asio::io_context ctx_;
   boost::asio::executor_work_guard<boost::asio::io_context::executor_type> guard_;
   std::thread thread_;

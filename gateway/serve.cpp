@@ -168,27 +168,21 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   Gateway gw(binding, state->cookie(), **engine, limits, workspace_id(root));
 
   // The live pages: their logs are written on the engine's thread and
-  // committed by a committer of their own.
-  auto committer = repl::Committer::start(root);
-  if (!committer) {
-    err << "editgate serve: " << committer.error().message << '\n';
-    return 2;
-  }
+  // committed on the workspace's one commit queue, as the edit runs are.
+  Engine& eng = **engine;
+  repl::Committer committer(eng.commits());
   repl::Options repl_options;
   repl_options.timeout = std::chrono::milliseconds(args.job_timeout_ms);
   repl_options.keys_file = state->path() + "/page-keys";
   repl_options.max_pages_per_origin = args.pages_per_origin;
   repl_options.max_pages_kept = args.pages_kept;
   repl_options.registry_disconnected = args.registry_disconnected;
-  Engine& eng = **engine;
-  repl::Repl pages(eng.workspace(), **committer, eng.executor(), repl_options);
+  repl::Repl pages(eng.workspace(), committer, eng.executor(), repl_options);
   pages.before_write = [&eng](const std::string& path) {
-    // An agent's run with uncommitted edits in this log commits them first.
+    // An agent's run with uncommitted edits in this log commits them first,
+    // so each commit holds one writer's work. (The REPL's own commits need
+    // no such step before a run writes: the queue keeps them in order.)
     if (auto it = eng.owners().find(path); it != eng.owners().end()) it->second->release();
-  };
-  eng.hooks().before_write = [&pages, &committer](const std::string& path) {
-    // And the REPL's own changes to a log are committed before an agent's run writes it.
-    if (pages.is_log(path)) (*committer)->wait_idle();
   };
   eng.hooks().written = [&pages](const std::string& path, const std::string& agent) { pages.written(path, agent); };
   gw.set_repl(&pages);
@@ -263,10 +257,9 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   ioc.run();
   if (node_page) stop_node_page(*node_page);
   // Jobs end (shutting_down) before the engine's thread does, and the
-  // committer writes what they left before it stops.
+  // commit queue makes the commits they left before it stops.
   gw.engine().post([&pages] { pages.shutdown(); });
   (*engine)->join();
-  (*committer)->stop();
   err << "editgate: stopped\n";
   return 0;
 }

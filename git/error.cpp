@@ -15,6 +15,7 @@ std::string_view to_string(Error e) {
     case Error::invalid: return "invalid";
     case Error::io: return "io_error";
     case Error::internal: return "git_error";
+    case Error::queue_full: return "commit_queue_full";
   }
   return "git_error";
 }

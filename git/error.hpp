@@ -19,6 +19,7 @@ enum class Error {
   invalid,        // a bad argument: a path outside the repository, a malformed id
   io,             // the operating system refused a read or write
   internal,       // any other libgit2 failure
+  queue_full,     // the commit queue holds its bound of waiting commits, or has stopped
 };
 
 std::string_view to_string(Error e);

@@ -8,77 +8,69 @@
 namespace repl {
 
 namespace {
-constexpr std::size_t group_above = 8;  // queued exchanges
+constexpr std::size_t group_above = 8;  // exchanges waiting together
 }  // namespace
 
 Result<std::unique_ptr<Committer>> Committer::start(const std::string& root) {
-  auto repo = editgit::Repository::open(root, {}, false);
-  if (!repo) return Failure{Error::io, repo.error().message};
-  return std::unique_ptr<Committer>(new Committer(std::move(*repo)));
+  auto queue = editgit::CommitQueue::open(root);
+  if (!queue) return Failure{Error::io, queue.error().message};
+  auto c = std::make_unique<Committer>(**queue);
+  c->own_ = std::move(*queue);
+  return c;
 }
 
-Committer::Committer(editgit::Repository repo) : repo_(std::move(repo)), thread_([this] { loop(); }) {}
-
-Committer::~Committer() { stop(); }
-
-void Committer::submit(CommitItem item) {
-  {
-    std::lock_guard lock(mutex_);
-    queue_.push_back(std::move(item));
+Result<void> Committer::submit(CommitItem item) {
+  std::lock_guard lock(mutex_);
+  // Items that wait together, with nothing else queued between them, are
+  // one batch: a commit each, or one for all when there are many.
+  auto joined = queue_.join_last(this, [&] { last_->push_back(std::move(item)); });
+  if (joined && *joined) return {};
+  if (joined) {
+    auto batch = std::make_shared<Batch>();
+    batch->push_back(std::move(item));
+    auto queued = queue_.submit([this, batch](editgit::Repository& repo) { commit(repo, std::move(*batch)); }, this);
+    if (queued) {
+      last_ = std::move(batch);
+      return {};
+    }
+    joined = queued.error();
+    item = std::move(batch->front());
   }
-  wake_.notify_one();
+  std::cerr << "editgate: the REPL's commit \"" + item.summary + "\" was not made: " + joined.error().message + "\n";
+  if (item.committed) item.committed("");
+  return Failure{Error::commit_queue_full, joined.error().message};
 }
 
-void Committer::wait_idle() {
-  std::unique_lock lock(mutex_);
-  idle_.wait(lock, [this] { return queue_.empty() && !busy_; });
+Committer::~Committer() {
+  if (own_)
+    own_->stop();
+  else
+    queue_.wait_idle();
 }
+
+void Committer::wait_idle() { queue_.wait_idle(); }
 
 void Committer::stop() {
-  {
-    std::lock_guard lock(mutex_);
-    if (stopping_ && !thread_.joinable()) return;
-    stopping_ = true;
+  if (own_) own_->stop();
+}
+
+void Committer::commit(editgit::Repository& repo, Batch batch) {
+  // One commit per exchange while the queue keeps up; when it falls behind
+  // (many pages, a busy machine), what waits goes in one.
+  if (batch.size() > group_above) {
+    std::vector<CommitItem*> all;
+    for (CommitItem& item : batch) all.push_back(&item);
+    return commit_one(repo, std::move(all));
   }
-  wake_.notify_one();
-  if (thread_.joinable()) thread_.join();
+  for (CommitItem& item : batch) commit_one(repo, {&item});
 }
 
-std::uint64_t Committer::commits() const {
-  std::lock_guard lock(mutex_);
-  return commits_;
-}
-
-void Committer::loop() {
-  for (;;) {
-    std::vector<CommitItem> batch;
-    {
-      std::unique_lock lock(mutex_);
-      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;
-      // One commit per exchange while the committer keeps up; when it falls
-      // behind (many pages, a busy machine), what waits goes in one.
-      const std::size_t take = queue_.size() > group_above ? queue_.size() : 1;
-      batch.assign(std::make_move_iterator(queue_.begin()),
-                   std::make_move_iterator(queue_.begin() + static_cast<std::ptrdiff_t>(take)));
-      queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(take));
-      busy_ = true;
-    }
-    commit(std::move(batch));
-    {
-      std::lock_guard lock(mutex_);
-      busy_ = false;
-    }
-    idle_.notify_all();
-  }
-}
-
-void Committer::commit(std::vector<CommitItem> batch) {
+void Committer::commit_one(editgit::Repository& repo, std::vector<CommitItem*> batch) {
   // One change per path: the first item's before, the last one's after.
   std::map<std::string, FileChange> files;
   std::vector<std::string> order;
-  for (CommitItem& item : batch)
-    for (FileChange& f : item.files) {
+  for (CommitItem* item : batch)
+    for (FileChange& f : item->files) {
       auto [it, fresh] = files.try_emplace(f.path, f);
       if (fresh)
         order.push_back(f.path);
@@ -95,16 +87,16 @@ void Committer::commit(std::vector<CommitItem> batch) {
     req.changes.push_back(std::move(c));
   }
   if (batch.size() == 1) {
-    req.author = batch.front().author;
-    req.message = editgit::compose_message(batch.front().summary, "", batch.front().trailers);
+    req.author = batch.front()->author;
+    req.message = editgit::compose_message(batch.front()->summary, "", batch.front()->trailers);
   } else {
     // Grouped under load: every exchange keeps its line and its trailers.
     req.author = {"editgate", "editgate@editgate.invalid"};
     std::string body;
-    for (const CommitItem& item : batch) body += "- " + editgit::message_line(item.summary) + "\n";
+    for (const CommitItem* item : batch) body += "- " + editgit::message_line(item->summary) + "\n";
     editgit::Trailers trailers{{"Editgate-Kind", "repl"}};
-    for (const CommitItem& item : batch)
-      for (const auto& [k, v] : item.trailers)
+    for (const CommitItem* item : batch)
+      for (const auto& [k, v] : item->trailers)
         if (k != "Editgate-Kind") trailers.emplace_back(k, v);
     req.message = editgit::compose_message("repl: " + std::to_string(batch.size()) + " exchanges", body, trailers);
   }
@@ -115,16 +107,13 @@ void Committer::commit(std::vector<CommitItem> batch) {
     for (const auto& p : paths) m += " " + p;
     return editgit::compose_message(m, "", {{"Editgate-Kind", "earlier-state"}});
   };
-  auto done = repo_.commit(req);
+  auto done = repo.commit(req);
   if (!done)
     std::cerr << "editgate: the REPL commit of " + order.front() + " failed: " + done.error().message + "\n";
   const std::string id = done && done->id ? *done->id : std::string();
-  if (done) {
-    std::lock_guard lock(mutex_);
-    ++commits_;
-  }
-  for (CommitItem& item : batch)
-    if (item.committed) item.committed(id);
+  if (done) ++commits_;
+  for (CommitItem* item : batch)
+    if (item->committed) item->committed(id);
 }
 
 }  // namespace repl

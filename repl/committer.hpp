@@ -1,21 +1,22 @@
-// The REPL's one background committer: requests and replies are committed
-// on a thread of their own, with a repository handle of its own, so git is
-// never on the path that answers an agent. It commits each change on its
-// own; when more than 8 wait, all that wait go into one commit.
+// The REPL's commits: requests and replies, a page's connect, notes, and
+// the text of a log as saved, each a CommitItem put on the workspace's one
+// commit queue (git/commit_queue.hpp), so git is never on the path that
+// answers an agent and the REPL's commits and the edit runs' are made in
+// the order their files were written. Each item is its own commit; when
+// more than 8 of them wait together behind another commit, they go into one.
 #pragma once
 
+#include "git/commit_queue.hpp"
 #include "git/repository.hpp"
 #include "repl/chatlog.hpp"
 #include "repl/error.hpp"
 
-#include <condition_variable>
+#include <atomic>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace repl {
@@ -25,40 +26,44 @@ struct CommitItem {
   editgit::Identity author;
   std::string summary;  // the message's first line
   std::vector<std::pair<std::string, std::string>> trailers;
-  // Called on the committer's thread once the item is in a commit: with its
-  // id, or "" when the commit failed or changed nothing.
+  // Called on the commit queue's thread once the item is in a commit: with
+  // its id, or "" when the commit failed, changed nothing, or was refused
+  // (the queue was full).
   std::function<void(const std::string& id)> committed;
 };
 
 class Committer {
  public:
-  // Opens the repository of `root` for this thread's use.
+  // On the workspace's commit queue.
+  explicit Committer(editgit::CommitQueue& queue) : queue_(queue) {}
+  // On a commit queue of its own, opened on the repository of `root`.
   static Result<std::unique_ptr<Committer>> start(const std::string& root);
+  // Waits for the items it queued (their work refers to it).
   ~Committer();
+  Committer(const Committer&) = delete;
+  Committer& operator=(const Committer&) = delete;
 
-  void submit(CommitItem item);
-  // Blocks until everything submitted so far is committed (before another
-  // writer commits a file the committer may still hold).
+  // Error::queue_full when the queue is at its bound: the item's files stay
+  // written, not committed (its `committed` hears "").
+  Result<void> submit(CommitItem item);
+  // Blocks until everything on the queue so far is committed.
   void wait_idle();
-  // Commits what is queued, then stops the thread.
+  // Commits what is queued and stops the queue, when it is its own.
   void stop();
 
-  // Tests and `serve`'s log: how many commits were made, how many failed.
-  std::uint64_t commits() const;
+  // Tests and `serve`'s log: how many commits were made.
+  std::uint64_t commits() const { return commits_; }
 
  private:
-  explicit Committer(editgit::Repository repo);
-  void loop();
-  void commit(std::vector<CommitItem> batch);
+  using Batch = std::vector<CommitItem>;
+  void commit(editgit::Repository& repo, Batch batch);
+  void commit_one(editgit::Repository& repo, std::vector<CommitItem*> items);
 
-  editgit::Repository repo_;
-  mutable std::mutex mutex_;
-  std::condition_variable wake_, idle_;
-  std::deque<CommitItem> queue_;
-  bool busy_ = false;
-  bool stopping_ = false;
-  std::uint64_t commits_ = 0;
-  std::thread thread_;
+  std::unique_ptr<editgit::CommitQueue> own_;
+  editgit::CommitQueue& queue_;
+  std::mutex mutex_;  // submit's: one item joins the last batch at a time
+  std::shared_ptr<Batch> last_;  // the batch of this committer's last item on the queue
+  std::atomic<std::uint64_t> commits_{0};
 };
 
 }  // namespace repl

@@ -16,6 +16,7 @@ std::string_view to_string(Error e) {
     case Error::log_conflict: return "log_conflict";
     case Error::request_edited: return "request_edited";
     case Error::queue_full: return "queue_full";
+    case Error::commit_queue_full: return "commit_queue_full";
     case Error::rate_limited: return "rate_limited";
     case Error::too_many_pages: return "too_many_pages";
     case Error::shutting_down: return "shutting_down";

@@ -23,6 +23,7 @@ enum class Error {
   rate_limited,        // too many new page instances from one origin lately
   too_many_pages,      // one origin made as many page instances as a gateway run allows
   shutting_down,
+  commit_queue_full,   // the workspace's commit queue is at its bound: written, not committed
   io,
 };
 

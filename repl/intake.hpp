@@ -1,7 +1,7 @@
 // What an agent or editor appended to a chat log, read as requests: the
 // text the gateway knew against the text saved now. Pure (no files, no
 // pages), so it can be tested and fuzzed on its own; Repl::take_requests
-// accepts what it finds.
+// (log_requests.cpp) accepts what it finds.
 #pragma once
 
 #include "repl/format.hpp"

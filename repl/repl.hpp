@@ -3,7 +3,7 @@
 // agents send code by the eval op or by an edit that appends a request to
 // a log. Either way the job is the same: the request written into the log,
 // run in the page, one job at a time per page, the reply written under it
-// and both committed by the background committer.
+// and both committed on the workspace's one commit queue (repl/committer.hpp).
 //
 // Everything here runs on one thread (the engine's): the transports post
 // page messages to it, and Listener callbacks are called on it.
@@ -32,6 +32,9 @@
 #include <string_view>
 
 namespace repl {
+
+struct Appended;
+struct Accepted;
 
 // A page's connection, as the REPL sees it. May be called from the REPL's
 // thread only; implementations post to their own strand.
@@ -141,7 +144,8 @@ class Repl {
   // debug/ are marked interrupted there, and committed.
   void mark_interrupted();
   // Called before the REPL writes a log, so another writer with uncommitted
-  // changes in it commits them first (the gateway's edit runs).
+  // changes in it commits them first (the gateway's edit runs), and each
+  // commit holds one writer's work.
   std::function<void(const std::string& path)> before_write;
 
   // Where the pages' status, markers and chat history go; job
@@ -157,41 +161,79 @@ class Repl {
   struct Job;
 
  private:
+  // Each group is one of the REPL's parts, in the file named beside it; all
+  // run on the REPL's executor and share the state of page_state.hpp.
+
+  // The page registry (page_registry.cpp): pages by instance id, found by
+  // name, admitted per origin, forgotten past a bound; debug.md.
+  //
   // A page by its full name, its instance id, or a bare name ("node") that
   // one live page has: Error::not_found naming the pages there are,
   // Error::ambiguous naming the live pages that have the bare name.
   Result<Page*> find(const std::string& name_or_id);
   Page* by_log(const std::string& path);
+  Result<Page*> returning_page(const Hello& hello);
+  Result<Page*> new_page(const Hello& hello, std::string& secret);
+  void open_log(Page& p, bool returning);
+  bool may_add_page(const std::string& origin);
+  std::optional<Error> new_page_refused(const std::string& origin);
+  void forget_pages();
   void write_registry();
   void registry_changed();
+
+  // The job scheduler (jobs.cpp): one job at a time per page, deadlines,
+  // the interrupt a timeout sends, the reply's place in the log.
   void submit(Page& p, std::shared_ptr<Job> job);
   void pump(Page& p);
   void start(Page& p, Job& job);
-  void on_result(Page& p, const boost::json::object& msg);
-  void on_event(Page& p, const boost::json::object& msg);
+  bool start_from_log(Page& p, Job& job, const std::string& announcement);
+  void start_from_door(Page& p, Job& job, const std::string& announcement);
+  void send_block(Page& p, Job& job);
+  void schedule_tick(Page& p);
+  void tick(Page& p);
   // `ms`: the block's one duration (its header, commit, trailer, history, reply).
   void finish(Page& p, Job& job, std::int64_t ms, Lines reply, boost::json::object done, bool error);
+  void write_reply(Page& p, Job& job, const Lines& reply, bool more);
+  void next_block(Page& p, Job& job);
   void end_timeout(Page& p, Job& job, const std::string& what, const boost::json::object* late = nullptr,
                    bool late_possible = false);
   void late_outcome(Page& p, std::uint64_t job, std::int64_t after);
   void fail(Page& p, Job& job, Error code, const std::string& message);
+  void fail_running(Page& p, Job& job, Error code, const std::string& message);
+  void fail_queued(Page& p, Job& job, Error code, const std::string& message);
+  void time_out(Page& p, Job& job);
   void wait_for_answer(Page& p, const Job& job);
+
+  // Page messages (page_messages.cpp): results, console output, answers.
+  void on_result(Page& p, const boost::json::object& msg);
+  void on_event(Page& p, const boost::json::object& msg);
+  void flush_background(Page& p);
+  void await_answer(Page& p, std::uint64_t req, std::function<void(boost::json::object)> done,
+                    boost::json::object otherwise);
+
+  // The intake's glue (log_requests.cpp): requests found in a changed log.
   // `door`: the change is an agent's edit; else a save, or text found at start.
   void changed(Page& p, const std::string& agent, bool door);
   std::vector<std::shared_ptr<Job>> take_requests(Page& p, const std::string& seen, const std::string& found,
                                                   const std::string& agent, bool saved);
+  Result<std::optional<FileChange>> rewrite_tail(Page& p, const Appended& a, Lines now);
+  void keep_appended(Page& p, const Appended& a, const Lines& notes);
+  std::vector<std::shared_ptr<Job>> accept(Page& p, const Appended& a, Accepted& accepted, const std::string& found);
   void check_jobs(Page& p);
-  void tick(Page& p);
-  void flush_background(Page& p);
+  void mark_interrupted_in(const std::string& file);
+
+  // The transcript's writes (transcript.cpp): text into a page's log.
   void place_footer(Page& p);
   void note(Page& p, const Lines& lines);
-  void await_answer(Page& p, std::uint64_t req, std::function<void(boost::json::object)> done,
-                    boost::json::object otherwise);
+  std::vector<FileChange> log_events(Page& p, const std::vector<Event>& events);
+  Lines render_result(Page& p, std::uint64_t job, const boost::json::object& msg, std::vector<FileChange>& extra);
+
+  // The status files and the commits (status_files.cpp).
   // `committed` runs on this thread once the commit is made, with its id.
   void commit(Page& p, std::vector<FileChange> files, const std::string& author, const std::string& summary,
               std::vector<std::pair<std::string, std::string>> trailers,
               std::function<void(const std::string& id)> committed = {});
-  void report(Page& p);
+  void write_status(Page& p);  // status.json and ready.marker, from the page's state now
   struct Answered {  // what a reply's commit callback needs of its job
     std::uint64_t job;
     std::string agent;
@@ -201,8 +243,6 @@ class Repl {
   };
   void replied(const std::string& page_id, const Answered& a, const std::string& commit);
   void requested(const std::string& page_id, const std::vector<std::shared_ptr<Job>>& jobs, const std::string& commit);
-  std::vector<FileChange> log_events(Page& p, const std::vector<Event>& events);
-  Lines render_result(Page& p, std::uint64_t job, const boost::json::object& msg, std::vector<FileChange>& extra);
 
   const editproto::Workspace& ws_;
   Committer& committer_;
@@ -221,9 +261,6 @@ class Repl {
   };
   std::map<std::string, Bucket> new_pages_;  // by origin
   std::map<std::string, std::size_t> made_;  // new instances in this run, by origin
-  bool may_add_page(const std::string& origin);
-  std::optional<Error> new_page_refused(const std::string& origin);
-  void forget_pages();
   GitProvenance provenance_;
 };
 

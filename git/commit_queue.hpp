@@ -1,0 +1,77 @@
+// The workspace's one commit queue. Every commit editgate makes in a
+// workspace (an edit run's, the REPL's requests and replies, a page's
+// connect, a save committed as the user's earlier state) is a piece of work
+// run here: on one thread, with a repository handle of its own, in the
+// order submitted. So two writers of one file commit in the order they wrote
+// it, without waiting on each other, and git is never on a socket's path.
+//
+// Bounded: past `bound` waiting items, submit() refuses with
+// Error::queue_full and the caller keeps its file written but uncommitted
+// (the next commit of that file carries it as its earlier state).
+#pragma once
+
+#include "git/error.hpp"
+#include "git/repository.hpp"
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace editgit {
+
+class CommitQueue {
+ public:
+  using Work = std::function<void(Repository&)>;
+  static constexpr std::size_t default_bound = 10'000;
+
+  // Opens the repository of `root` for the queue's thread, and starts it.
+  static Result<std::unique_ptr<CommitQueue>> open(const std::string& root, std::size_t bound = default_bound);
+  ~CommitQueue();  // runs what is queued, then stops
+  CommitQueue(const CommitQueue&) = delete;
+  CommitQueue& operator=(const CommitQueue&) = delete;
+
+  // Queues `work` behind everything submitted so far. `owner` tags the item
+  // for join_last. Error::queue_full past the bound: `work` never runs.
+  Result<void> submit(Work work, const void* owner = nullptr);
+  // When the last item queued is `owner`'s and has not started, `join` is
+  // called (under the queue's lock, so the item cannot start meanwhile) to
+  // add to it, and this returns true; else false and nothing is called. A
+  // join counts against the bound like an item.
+  Result<bool> join_last(const void* owner, const std::function<void()>& join);
+  // Runs `work` after everything submitted so far and waits for it. Never
+  // from the queue's own thread (work that runs there waits for nothing).
+  Result<void> run(Work work);
+
+  // Blocks until everything submitted so far has run.
+  void wait_idle();
+  // Runs what is queued, then stops the thread; later submits are refused
+  // (Error::queue_full).
+  void stop();
+
+ private:
+  CommitQueue(Repository repo, std::size_t bound);
+  void loop();
+
+  struct Item {
+    Work work;
+    const void* owner;
+    std::size_t weight;  // 1, and one more per join
+  };
+
+  Repository repo_;
+  const std::size_t bound_;
+  std::mutex mutex_;
+  std::condition_variable wake_, idle_;
+  std::deque<Item> queue_;
+  std::size_t waiting_ = 0;  // the weights queued
+  bool busy_ = false;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace editgit

@@ -1,0 +1,443 @@
+// The job scheduler: one job at a time per page, in the order accepted;
+// each job's deadline, the interrupt a timeout sends and the answer it
+// waits for; the reply's place in the log; the queue going on.
+#include "repl/page_state.hpp"
+#include "repl/transcript.hpp"
+
+#include <boost/json.hpp>
+
+#include <iostream>
+
+namespace repl {
+
+namespace json = boost::json;
+
+void Repl::eval(EvalRequest request, Listener listener) {
+  auto answer_error = [&](Error code, const std::string& message) { listener.done(refusal({code, message})); };
+  if (stopping_) return answer_error(Error::shutting_down, "the gateway is stopping");
+  auto found = find(request.page);
+  if (!found) return answer_error(found.error().code, found.error().message);
+  Page* p = *found;
+  auto job = std::make_shared<Job>();
+  job->agent = request.agent.empty() ? "agent" : request.agent;
+  job->codes = {std::move(request.code)};
+  job->silent = request.silent;
+  job->timeout = request.timeout.count() > 0 ? request.timeout : opt_.timeout;
+  job->listener = std::move(listener);
+  submit(*p, std::move(job));
+}
+
+void Repl::submit(Page& p, std::shared_ptr<Job> job) {
+  if (job->id == 0) job->id = next_job_++;
+  job->submitted = steady::now();
+  if (p.queue.size() >= opt_.max_queued) {
+    if (job->listener.done)
+      job->listener.done({{"error", "queue_full: " + std::to_string(p.queue.size()) + " jobs wait for " + p.stem},
+                          {"reason", "queue_full"}});
+    return;
+  }
+  job->deadline = std::make_unique<boost::asio::steady_timer>(ex_);
+  job->deadline->expires_after(job->timeout + late_grace);
+  job->deadline->async_wait([this, id = p.id, weak = std::weak_ptr<Job>(job)](boost::system::error_code ec) {
+    auto j = weak.lock();
+    if (ec || !j) return;
+    auto it = pages_.find(id);
+    if (it == pages_.end()) return;
+    // A running job's reply says what became of it once the page answers
+    // being told to stop (Repl::fail, end_timeout); a queued one never started.
+    fail(*it->second, *j, Error::timeout, "no reply within " + std::to_string(j->timeout.count()) + " ms");
+  });
+  if (!job->silent && files_) {
+    p.acked = std::max(p.acked, job->id);
+    p.open[job->id] = Page::Blocks{job->codes.size(), 0};
+    files_->marker(p.stem, "ack.marker", job->id);
+  }
+  p.queue.push_back(std::move(job));
+  pump(p);
+  write_status(p);
+}
+
+void Repl::pump(Page& p) {
+  if (p.running || stopping_ || p.unanswered) return;
+  if (!p.link || p.queue.empty()) {
+    place_footer(p);
+    if (!p.uncommitted.empty()) commit(p, {}, p.stem, "footer of " + p.stem, {{"Editgate-Kind", "page"}});
+    return;
+  }
+  std::shared_ptr<Job> job = p.queue.front();
+  p.queue.pop_front();
+  p.running = job;
+  start(p, *job);
+}
+
+void Repl::start(Page& p, Job& job) {
+  job.started = steady::now();
+  job.clock_text = clock_text(wall::now());
+  const std::string ann = reply_header(p.stem, job.agent, job.clock_text, "");
+  if (job.silent) {
+    send_block(p, job);
+  } else if (job.from_log) {
+    if (!start_from_log(p, job, ann)) return;
+  } else {
+    start_from_door(p, job, ann);
+  }
+  p.last_seen = wall::now();
+  registry_changed();
+  schedule_tick(p);
+}
+
+void Repl::send_block(Page& p, Job& job) {
+  job.started = steady::now();  // the block's duration starts here
+  p.link->send(eval_message(job));
+}
+
+// The agent's request is in the log already: it runs only if it is still
+// there as accepted, so the announcement goes in first. False when it is
+// not (the job failed as a queued job does, and the queue went on).
+bool Repl::start_from_log(Page& p, Job& job, const std::string& ann) {
+  if (before_write) before_write(p.log->path());
+  Lines with = job.segments.front();
+  with.insert(with.end(), {"", ann, placeholder(0)});
+  Result<FileChange> done = p.log->replace(job.segments.front(), with);
+  if (!done) {
+    p.queue.push_front(std::move(p.running));
+    fail(p, job, Error::log_conflict, "the request could not be placed in the log: " + done.error().message);
+    pump(p);
+    return false;
+  }
+  p.active = {ann, placeholder(0)};
+  // The request itself was committed when it was accepted; its
+  // announcement goes with the reply.
+  p.uncommitted.push_back(std::move(*done));
+  send_block(p, job);
+  return true;
+}
+
+// An eval op's job: the page starts at once and the request is written
+// while it runs. The result is handled on this thread, so it always lands
+// under a request that is already in the log.
+void Repl::start_from_door(Page& p, Job& job, const std::string& ann) {
+  send_block(p, job);
+  if (before_write) before_write(p.log->path());
+  Lines lines{request_header(job.agent, p.stem, job.clock_text)};
+  for (std::string& l : fenced("JS", job.codes.front())) lines.push_back(std::move(l));
+  lines.insert(lines.end(), {"", ann, placeholder(0)});
+  Result<FileChange> done = Failure{};
+  if (ends_with_footer(p.log->known())) done = p.log->replace({std::string(footer)}, lines);
+  if (!done) {
+    lines.insert(lines.begin(), "");
+    done = p.log->append(lines);
+  }
+  if (!done) {
+    // Too late to hold the code back: the agent gets its result, told the log missed it.
+    job.log_error = "the request could not be placed in the log: " + done.error().message;
+    std::cerr << "editgate: job " + std::to_string(job.id) + ": " + job.log_error + "\n";
+    return;
+  }
+  job.segments = {Lines(lines.begin(), lines.end() - 3)};  // the request, for the recovery rules
+  if (job.segments.front().front().empty()) job.segments.front().erase(job.segments.front().begin());
+  p.active = {ann, placeholder(0)};
+  // The request is committed as it is dispatched, so history shows it before its reply.
+  commit(p, {std::move(*done)}, job.agent,
+         "request: " + header_name(job.agent) + " to " + p.stem + ", job " + std::to_string(job.id),
+         {{"Editgate-Kind", "request"}, {"Editgate-Agent", header_name(job.agent)},
+          {"Editgate-Job", std::to_string(job.id)}},
+         [this, id = p.id, keep = p.running](const std::string& c) { requested(id, {keep}, c); });
+}
+
+void Repl::schedule_tick(Page& p) {
+  p.ticker->expires_after(opt_.placeholder_every);
+  p.ticker->async_wait([this, id = p.id](boost::system::error_code ec) {
+    if (ec) return;
+    if (auto it = pages_.find(id); it != pages_.end()) tick(*it->second);
+  });
+}
+
+// The placeholder counts the seconds, with the console output so far above it.
+void Repl::tick(Page& p) {
+  if (!p.running) return;
+  Job& job = *p.running;
+  if (!job.silent && !p.active.empty()) {
+    Lines now{p.active.front()};
+    for (std::string& l : render_events(job.events)) now.push_back(std::move(l));
+    now.push_back(placeholder(static_cast<long>(ms_since(job.started) / 1000)));
+    if (before_write) before_write(p.log->path());
+    if (auto done = p.log->replace(p.active, now)) {
+      p.active = std::move(now);
+      p.uncommitted.push_back(std::move(*done));
+    }
+  }
+  schedule_tick(p);
+}
+
+// debug.md's line for a late reply to job `id`, `after` ms after its request.
+void Repl::late_outcome(Page& p, std::uint64_t id, std::int64_t after) {
+  const std::string job = "job " + std::to_string(id) + " ";
+  if (!p.outcome.starts_with(job)) p.outcome = job + "timed out";
+  p.outcome += ", late reply after " + std::to_string(after) + "ms";
+  registry_changed();
+}
+
+// The reply goes where the announcement is. `more`: the next block of the
+// request starts in the same edit, its announcement under it.
+void Repl::write_reply(Page& p, Job& job, const Lines& reply, bool more) {
+  if (before_write) before_write(p.log->path());
+  // ack.marker is on disk before a reply can be read: a file agent that
+  // sees the reply also sees its job's number. (An eval op's agent hears
+  // the reply itself: its path does not wait for the status files.)
+  if (files_ && job.from_log) files_->flush();
+  Result<FileChange> written = Failure{};
+  if (more) {
+    const Lines& next = job.segments[job.index + 1];
+    Lines old = p.active, now = reply;
+    old.insert(old.end(), next.begin(), next.end());
+    if (!next.empty() && !next.front().empty()) now.emplace_back();  // one blank line under a finished reply
+    now.insert(now.end(), next.begin(), next.end());
+    job.clock_text = clock_text(wall::now());
+    const std::string ann = reply_header(p.stem, job.agent, job.clock_text, "");
+    now.insert(now.end(), {"", ann, placeholder(0)});
+    written = p.log->replace(old, now);
+    if (written) p.active = {ann, placeholder(0)};
+  } else {
+    // Nothing more to run: the footer comes back in the same edit, unless
+    // the gateway noted something below the running job meanwhile.
+    Lines now = reply;
+    if (!job.from_log && p.queue.empty() && ends_with_lines(p.log->known(), p.active))
+      now.insert(now.end(), {"", std::string(footer)});
+    written = p.log->replace(p.active, now, true);
+    p.active.clear();
+  }
+  if (!written) {
+    std::cerr << "editgate: the reply to job " + std::to_string(job.id) + " could not be written: " +
+                     written.error().message + "\n";
+    note(p, {"> _the reply to job " + std::to_string(job.id) +
+             " could not be placed under its request (the log was edited meanwhile); it follows here_"});
+    note(p, reply);
+    p.active.clear();
+  } else {
+    p.uncommitted.push_back(std::move(*written));
+  }
+}
+
+void Repl::finish(Page& p, Job& job, std::int64_t ms, Lines reply, json::object done, bool error) {
+  p.ticker->cancel();
+  p.input_job.reset();
+  const bool more = job.from_log && job.index + 1 < job.codes.size() && p.link;
+  done["duration_ms"] = ms;
+  if (auto open = p.open.find(job.id); open != p.open.end())
+    open->second.done = more ? job.index + 1 : open->second.total;
+  if (!job.silent && !p.active.empty()) {
+    write_reply(p, job, reply, more);
+    if (!done.contains("log")) done["log"] = p.log->path();
+  }
+  if (!job.log_error.empty()) done["log_error"] = job.log_error;
+  if (job.events_dropped) done["events_dropped"] = job.events_dropped;
+  const std::string status = done.contains("reason") ? std::string(done.at("reason").as_string()) : "ok";
+  done["status"] = error ? json::array{"done", "error"} : json::array{"done"};
+  if (!job.silent && !more)
+    p.outcome = "job " + std::to_string(job.id) +
+                (error ? " failed after " + std::to_string(ms) + "ms (" + status + ")"
+                       : " completed in " + std::to_string(ms) + "ms");
+  Answered answered{job.id, job.agent, job.index + 1, done, !more};
+  // The agent hears as soon as the reply is in the file; git comes after.
+  if (job.listener.done) job.listener.done(std::move(done));
+  job.listener = {};
+  std::shared_ptr<Job> keep = p.running;  // the job outlives this function's use of it
+  if (!more) {
+    p.running.reset();
+    if (p.queue.empty()) place_footer(p);  // committed with the reply
+  }
+  if (!job.silent)
+    commit(p, {}, p.stem,
+           "reply: " + p.stem + " to " + header_name(job.agent) + ", job " + std::to_string(job.id) + " (" +
+               (error ? "ERROR after " : "") + duration_text(static_cast<double>(ms)) + ")",
+           {{"Editgate-Kind", "reply"},
+            {"Editgate-Agent", header_name(job.agent)},
+            {"Editgate-Job", std::to_string(job.id)},
+            {"Editgate-Duration", std::to_string(ms) + "ms"},
+            {"Editgate-Status", status}},
+           [this, id = p.id, answered = std::move(answered)](const std::string& c) { replied(id, answered, c); });
+  if (more && p.link) return next_block(p, job);
+  if (job.deadline) job.deadline->cancel();
+  registry_changed();
+  pump(p);
+  write_status(p);
+}
+
+// The request's next block runs, in the same job.
+void Repl::next_block(Page& p, Job& job) {
+  ++job.index;
+  job.events.clear();
+  job.events_bytes = 0;
+  job.events_dropped = 0;
+  job.prompts = 0;
+  send_block(p, job);
+  schedule_tick(p);
+  write_status(p);
+}
+
+// A job past its deadline: the page was told to stop, and `what` says what
+// became of it (its answer, its silence, a restart), so the log promises a
+// late reply only where one can still come (`late_possible`). `late` is a
+// result that came meanwhile: it is written under the timeout as a late reply.
+void Repl::end_timeout(Page& p, Job& job, const std::string& what, const json::object* late, bool late_possible) {
+  p.answer_timer->cancel();
+  const std::int64_t ms = job.gave_up.value_or(elapsed_ms(job.started));
+  const std::string error = "timeout: no reply within " + std::to_string(job.timeout.count()) + " ms; " + what;
+  job.from_log = false;  // later blocks of the request do not run
+  Lines reply = reply_block(
+      reply_header(p.stem, job.agent, job.clock_text, "**ERROR** timeout after " + duration_text(static_cast<double>(ms))),
+      fenced("Error", error), job.events, job.events_dropped, opt_);
+  for (FileChange& c : log_events(p, job.events)) p.uncommitted.push_back(std::move(c));
+  std::int64_t after = 0;
+  if (late) {
+    after = elapsed_ms(job.started);
+    std::vector<FileChange> extra;
+    reply.push_back("");
+    reply.push_back(late_header(p.stem, job.agent, clock_text(wall::now()), ok_result(*late), after));
+    for (std::string& l : render_result(p, job.id, *late, extra)) reply.push_back(std::move(l));
+    for (FileChange& c : extra) p.uncommitted.push_back(std::move(c));
+  }
+  if (late_possible) p.late[job.id] = {job.agent, job.started};
+  const std::uint64_t id = job.id;
+  finish(p, job, ms, std::move(reply),
+         {{"page", p.stem}, {"job", job.id}, {"error", error}, {"reason", to_string(Error::timeout)}}, true);
+  if (late) late_outcome(p, id, after);
+}
+
+void Repl::fail(Page& p, Job& job, Error code, const std::string& message) {
+  if (p.running.get() == &job) return fail_running(p, job, code, message);
+  fail_queued(p, job, code, message);
+}
+
+// The running job fails. A timeout tells the page to stop first, and what it
+// answers (or its silence) says what became of the job (end_timeout).
+void Repl::fail_running(Page& p, Job& job, Error code, const std::string& message) {
+  if (job.gave_up)  // timed out already, and the page had not answered yet
+    return end_timeout(p, job,
+                       code == Error::shutting_down
+                           ? "the gateway stopped before the page answered being told to stop"
+                           : "the page was told to stop, and then: " + message + "; no reply will follow");
+  if (code == Error::timeout && p.link) return time_out(p, job);
+  const bool cancelled = code == Error::request_edited || code == Error::log_conflict;
+  if (cancelled && p.link) {
+    // Async work the page may still await is abandoned; the next job waits for the page.
+    p.link->interrupt_hard();
+    p.link->send(json::serialize(json::object{{"type", "interrupt"}, {"job", job.id}}));
+    wait_for_answer(p, job);
+  }
+  job.from_log = false;  // later blocks of the request do not run
+  const std::int64_t ms = elapsed_ms(job.started);
+  const std::string what = std::string(to_string(code));
+  Lines reply = reply_block(
+      reply_header(p.stem, job.agent, job.clock_text, "**ERROR** " + what + " after " + duration_text(static_cast<double>(ms))),
+      fenced("Error", what + ": " + message), job.events, job.events_dropped, opt_);
+  for (FileChange& c : log_events(p, job.events)) p.uncommitted.push_back(std::move(c));
+  finish(p, job, ms, std::move(reply),
+         {{"page", p.stem}, {"job", job.id}, {"error", what + ": " + message}, {"reason", to_string(code)}}, true);
+}
+
+// The page is told to stop the job that timed out; a page silent for
+// answer_within is stuck in synchronous code.
+void Repl::time_out(Page& p, Job& job) {
+  job.gave_up = elapsed_ms(job.started);
+  p.link->send(json::serialize(json::object{{"type", "interrupt"}, {"job", job.id}}));
+  p.answer_timer->expires_after(answer_within);
+  p.answer_timer->async_wait([this, id = p.id, job = job.id](boost::system::error_code ec) {
+    auto it = pages_.find(id);
+    if (ec || it == pages_.end()) return;
+    Page& q = *it->second;
+    if (!q.running || q.running->id != job || !q.running->gave_up) return;
+    // Silent: stuck in synchronous code. A page that can be restarted is,
+    // and the queue waits for it to come back (connect() goes on).
+    if (q.link && q.link->restart()) {
+      q.unanswered = job;
+      return end_timeout(q, *q.running,
+                         "the page did not answer being told to stop within 2 s (it was stuck in code nothing "
+                         "reaches), so it was restarted: a new process, its globals gone; no reply will follow");
+    }
+    end_timeout(q, *q.running,
+                "the page did not answer being told to stop within 2 s: it is busy with synchronous code, which "
+                "a browser tab cannot stop; if that code ends, its result is written below as a late reply",
+                nullptr, true);
+  });
+}
+
+// A queued job fails: it never ran. A request from the log gets its reply
+// under it.
+void Repl::fail_queued(Page& p, Job& job, Error code, const std::string& message) {
+  auto it = std::find_if(p.queue.begin(), p.queue.end(), [&](const auto& j) { return j.get() == &job; });
+  if (it == p.queue.end()) return;
+  std::shared_ptr<Job> keep = *it;
+  p.queue.erase(it);
+  if (job.deadline) job.deadline->cancel();
+  if (auto open = p.open.find(job.id); open != p.open.end()) open->second.done = open->second.total;
+  const std::string what = std::string(to_string(code));
+  if (job.from_log && !job.segments.empty()) {
+    if (before_write) before_write(p.log->path());
+    Lines now = job.segments.front();
+    now.push_back("");
+    now.push_back(reply_header(p.stem, job.agent, clock_text(wall::now()), "**ERROR** " + what + ", never started"));
+    for (std::string& l : fenced("Error", what + ": " + message)) now.push_back(std::move(l));
+    if (auto written = p.log->replace(job.segments.front(), now, true))
+      p.uncommitted.push_back(std::move(*written));
+    else  // the request is not there as accepted: the reply goes at the end
+      note(p, Lines(now.begin() + static_cast<std::ptrdiff_t>(job.segments.front().size() + 1), now.end()));
+  }
+  json::object done{{"page", p.stem}, {"job", job.id}, {"error", what + ": " + message}, {"reason", what}};
+  done["status"] = json::array{"done", "error"};
+  if (!job.silent) {
+    p.outcome = "job " + std::to_string(job.id) + " failed (" + what + ", never started)";
+    registry_changed();
+    commit(p, {}, p.stem, "reply: " + p.stem + " never ran job " + std::to_string(job.id),
+           {{"Editgate-Kind", "reply"}, {"Editgate-Job", std::to_string(job.id)}, {"Editgate-Status", what}},
+           [this, id = p.id, answered = Answered{job.id, job.agent, 1, done, true}](const std::string& c) {
+             replied(id, answered, c);
+           });
+  }
+  if (job.listener.done) job.listener.done(std::move(done));
+  job.listener = {};
+  write_status(p);
+}
+
+// After a job is cancelled, the next job waits until the page answers the
+// interrupt (a page awaiting something abandons it at once). A page that
+// stays silent is stuck in synchronous code: restarted where it can be
+// (Node), else the queue goes on and meets the same fate. (A timeout waits
+// for the same answer in Repl::fail, to say in its reply what it was.)
+void Repl::wait_for_answer(Page& p, const Job& job) {
+  p.unanswered = job.id;
+  p.answer_timer->expires_after(answer_within);
+  p.answer_timer->async_wait([this, id = p.id, job = job.id](boost::system::error_code ec) {
+    auto it = pages_.find(id);
+    if (ec || it == pages_.end() || it->second->unanswered != job) return;
+    Page& q = *it->second;
+    q.unanswered.reset();
+    if (q.link && q.link->restart()) {
+      note(q, {"> _" + q.stem + " did not answer after job " + std::to_string(job) +
+               " was cancelled, so it was restarted: a new process, its globals gone_"});
+      commit(q, {}, q.stem, "page " + q.stem + " restarted: silent after job " + std::to_string(job) + " was cancelled",
+             {{"Editgate-Kind", "page"}, {"Editgate-Job", std::to_string(job)}});
+      return;  // the queue goes on when it is back
+    }
+    pump(q);
+  });
+}
+
+void Repl::shutdown() {
+  stopping_ = true;
+  registry_timer_->cancel();
+  for (auto& [id, p] : pages_) {
+    std::vector<std::shared_ptr<Job>> jobs(p->queue.begin(), p->queue.end());
+    for (auto& j : jobs) fail(*p, *j, Error::shutting_down, "the gateway stopped before the job ran");
+    if (p->running) fail(*p, *p->running, Error::shutting_down, "the gateway stopped while the job ran");
+    p->ticker->cancel();
+    p->background_timer->cancel();
+    if (p->link) p->link->close();
+    p->link.reset();
+    write_status(*p);
+  }
+  write_registry();
+}
+
+}  // namespace repl

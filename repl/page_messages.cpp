@@ -1,0 +1,276 @@
+// Messages from a page (results, console output, answers), and the agents'
+// requests that talk to a running page: interrupt, complete, stdin.
+#include "repl/page_input.hpp"
+#include "repl/page_state.hpp"
+#include "repl/transcript.hpp"
+
+#include "editproto/unicode.hpp"
+
+#include <boost/asio/post.hpp>
+#include <boost/json.hpp>
+
+namespace repl {
+
+namespace json = boost::json;
+
+namespace {
+
+// A word of the page's choosing that lands in a fence info string.
+std::string token(std::string_view s, std::string_view fallback) {
+  std::string out;
+  for (char c : s)
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' ||
+        c == '_')
+      out += c;
+  return out.empty() || out.size() > 40 ? std::string(fallback) : out;
+}
+
+}  // namespace
+
+void Repl::from_page(const std::string& id, std::string_view text) {
+  auto it = pages_.find(id);
+  if (it == pages_.end()) return;
+  Page& p = *it->second;
+  boost::system::error_code ec;
+  json::value v = json::parse(text, ec);
+  if (ec || !v.is_object()) return;  // a page's garbage is its own problem
+  const json::object msg = clean_page_message(std::move(v.get_object()));
+  const std::string type = str(msg, "type");
+  if (p.unanswered && job_of(msg) == p.unanswered && (type == "result" || type == "interrupted")) {
+    p.unanswered.reset();
+    p.answer_timer->cancel();
+    boost::asio::post(ex_, [this, id] {
+      if (auto it = pages_.find(id); it != pages_.end()) pump(*it->second);
+    });
+  }
+  if (type == "result") return on_result(p, msg);
+  if (type == "event") return on_event(p, msg);
+  if (type == "interrupted" && p.running && p.running->gave_up && job_of(msg) == p.running->id)
+    end_timeout(p, *p.running,
+                str(msg, "status") == "idle"
+                    ? "the page was told to stop and said it ran no such job; no reply will follow"
+                    : "the page was told to stop and stopped it; no reply will follow");
+  if (type == "interrupted" || type == "completions") {
+    auto job = job_of(msg);
+    if (!job) return;
+    auto w = p.waiting.find(*job);
+    if (w == p.waiting.end()) return;
+    auto answer = std::move(w->second);
+    p.waiting.erase(w);
+    json::object out;
+    if (type == "interrupted") {
+      out["result"] = str(msg, "status").empty() ? "interrupted" : str(msg, "status");
+      out["message"] = str(msg, "message");
+    } else {
+      json::array items;
+      if (auto* list = msg.if_contains("items"); list && list->is_array())
+        for (const auto& item : list->get_array())
+          if (item.is_string() && items.size() < 1000) items.push_back(item);
+      out["items"] = std::move(items);
+    }
+    return answer(std::move(out));
+  }
+  if (type == "need-input") {
+    auto job = job_of(msg);
+    if (!job || !p.running || p.running->id != *job) return;
+    p.input_job = *job;
+    if (++p.running->prompts > opt_.max_events_kept) return void(++p.running->events_dropped);
+    if (p.running->listener.out)
+      p.running->listener.out({{"need-input", editproto::unicode::to_valid_utf8(str(msg, "prompt").substr(0, 4096))},
+                               {"page", p.stem}});
+  }
+}
+
+void Repl::on_event(Page& p, const json::object& msg) {
+  Event e;
+  e.source = token(str(msg, "source"), "console.log");
+  const std::string lang = str(msg, "lang");
+  e.lang = lang == "JSON" || lang == "Error" ? lang : "Text";
+  e.text = str(msg, "text");
+  // A time the page cannot have meant (page_time) was left out: the gateway's own.
+  auto ts = msg.find("ts");
+  e.ts = ts != msg.end() && ts->value().is_int64()
+             ? ts->value().get_int64()
+             : std::chrono::duration_cast<std::chrono::milliseconds>(wall::now().time_since_epoch()).count();
+  // A flood of output costs a count, not memory: what is past the bound is
+  // neither kept nor passed on.
+  auto fits = [&](const std::vector<Event>& kept, std::size_t bytes) {
+    return kept.size() < opt_.max_events_kept && bytes + e.text.size() <= opt_.max_event_bytes_kept;
+  };
+  if (p.running) {
+    Job& job = *p.running;
+    if (!fits(job.events, job.events_bytes)) {
+      ++job.events_dropped;
+      return;
+    }
+    if (job.listener.out) job.listener.out({{"out", e.text}, {"source", e.source}, {"page", p.stem}});
+    job.events_bytes += e.text.size();
+    job.events.push_back(std::move(e));
+    return;
+  }
+  // Outside a job: gathered for a second, then written on their own.
+  if (!fits(p.background, p.background_bytes)) {
+    ++p.background_dropped;
+    return;
+  }
+  p.background_bytes += e.text.size();
+  p.background.push_back(std::move(e));
+  if (p.background.size() == 1) {
+    p.background_timer->expires_after(std::chrono::seconds(1));
+    p.background_timer->async_wait([this, id = p.id](boost::system::error_code ec) {
+      if (ec) return;
+      if (auto it = pages_.find(id); it != pages_.end()) flush_background(*it->second);
+    });
+  }
+}
+
+void Repl::flush_background(Page& p) {
+  if (p.background.empty()) return;
+  std::vector<Event> events = std::move(p.background);
+  p.background.clear();
+  const std::size_t bytes = std::exchange(p.background_bytes, 0), dropped = std::exchange(p.background_dropped, 0);
+  if (p.running) {
+    // A job started meanwhile: they belong to it now.
+    for (Event& e : events) p.running->events.push_back(std::move(e));
+    p.running->events_bytes += bytes;
+    p.running->events_dropped += dropped;
+    return;
+  }
+  Lines lines{"> **" + p.stem + "** background at " + clock_text(wall::now())};
+  for (std::string& l : render_events(events)) lines.push_back(std::move(l));
+  if (dropped) lines.push_back(dropped_note(dropped, opt_));
+  note(p, lines);
+  commit(p, log_events(p, events), p.stem, "background: " + std::to_string(events.size()) + " events of " + p.stem,
+         {{"Editgate-Kind", "background"}});
+}
+
+void Repl::on_result(Page& p, const json::object& msg) {
+  auto id = job_of(msg);
+  if (!id) return;
+  const bool ok = ok_result(msg);
+  // The page's answer to being told to stop: it abandoned the await.
+  const bool abandoned = !ok && msg.if_contains("error") && msg.at("error").is_object() &&
+                         str(msg.at("error").get_object(), "name") == "Interrupted";
+
+  if (!p.running || p.running->id != *id) {
+    auto late = p.late.find(*id);
+    if (late == p.late.end()) return;
+    const std::string agent = late->second.agent;
+    const std::int64_t after = elapsed_ms(late->second.started);
+    p.late.erase(late);
+    // The page gave up on our interrupt after the timeout: that says nothing new.
+    if (abandoned) return;
+    std::vector<FileChange> extra;
+    Lines lines{late_header(p.stem, agent, clock_text(wall::now()), ok, after)};
+    for (std::string& l : render_result(p, *id, msg, extra)) lines.push_back(std::move(l));
+    note(p, lines);
+    late_outcome(p, *id, after);
+    commit(p, std::move(extra), p.stem, "late reply: " + p.stem + " to " + header_name(agent) + ", job " + std::to_string(*id),
+           {{"Editgate-Kind", "reply"}, {"Editgate-Agent", header_name(agent)}, {"Editgate-Job", std::to_string(*id)},
+            {"Editgate-Duration", std::to_string(after) + "ms"}, {"Editgate-Status", "late"}});
+    return;
+  }
+  Job& job = *p.running;
+  if (job.gave_up) {
+    if (abandoned)
+      return end_timeout(p, job,
+                         "the page was told to stop and abandoned the await the code was in (async work it started may "
+                         "still run); no reply will follow");
+    return end_timeout(p, job, "the page answered after that: its result follows as a late reply", &msg);
+  }
+  const std::int64_t ms = elapsed_ms(job.started);
+  std::vector<FileChange> extra;
+  const std::string took = duration_text(static_cast<double>(ms));
+  Lines reply = reply_block(reply_header(p.stem, job.agent, job.clock_text, ok ? took : "**ERROR** after " + took),
+                            render_result(p, job.id, msg, extra), job.events, job.events_dropped, opt_);
+  for (FileChange& c : log_events(p, job.events)) extra.push_back(std::move(c));
+
+  json::object done{{"page", p.stem}, {"job", job.id}, {"log", p.log->path()}};
+  if (ok) {
+    const json::value* v = msg.if_contains("value");
+    done["value"] = v ? *v : json::value(json::object{{"$undefined", true}});
+  } else {
+    json::object exception = msg.if_contains("error") && msg.at("error").is_object() ? msg.at("error").get_object()
+                                                                                      : json::object{};
+    done["error"] = str(exception, "name") + ": " + str(exception, "message");
+    done["reason"] = "page_error";
+    done["exception"] = std::move(exception);
+  }
+  for (FileChange& c : extra) p.uncommitted.push_back(std::move(c));
+  finish(p, job, ms, std::move(reply), std::move(done), !ok);
+}
+
+
+// ---- interrupt, complete, stdin ------------------------------------------------
+
+// The page's answer to `req` goes to `done`; `otherwise` does, if none comes in time.
+void Repl::await_answer(Page& p, std::uint64_t req, std::function<void(json::object)> done, json::object otherwise) {
+  p.waiting[req] = std::move(done);
+  auto timer = std::make_shared<boost::asio::steady_timer>(ex_, answer_within);
+  timer->async_wait([this, id = p.id, req, timer, otherwise = std::move(otherwise)](boost::system::error_code) mutable {
+    auto it = pages_.find(id);
+    if (it == pages_.end()) return;
+    auto w = it->second->waiting.find(req);
+    if (w == it->second->waiting.end()) return;
+    auto answer = std::move(w->second);
+    it->second->waiting.erase(w);
+    answer(std::move(otherwise));
+  });
+}
+
+void Repl::interrupt(const std::string& page, std::function<void(json::object)> done) {
+  auto found = find(page);
+  if (!found) return done(refusal(found.error()));
+  Page* p = *found;
+  if (!p->running || !p->link) return done({{"result", "idle"}, {"message", "no job is running in " + page}});
+  const std::uint64_t job = p->running->id;
+  // SIGINT stops synchronous Node code; the message ends an await.
+  p->link->interrupt_hard();
+  p->link->send(json::serialize(json::object{{"type", "interrupt"}, {"job", job}}));
+  // No answer: the page is stuck in code nothing reaches (a tab's loop, or
+  // Node code running after an await). A page that can be restarted is.
+  auto answered = [this, id = p->id, job, done = std::move(done)](json::object answer) {
+    auto it = pages_.find(id);
+    if (answer.contains("unanswered")) {
+      Page* q = it == pages_.end() ? nullptr : it->second.get();
+      if (q && q->link && q->running && q->running->id == job && q->link->restart()) {
+        note(*q, {"> _" + q->stem + " did not answer an interrupt of job " + std::to_string(job) +
+                  ", so it was restarted: a new process, its globals gone_"});
+        answer = {{"result", "interrupted"},
+                  {"message", "the page did not answer within 2 s, so it was restarted: a new process, its "
+                              "globals gone, the same log"}};
+      } else {
+        answer = {{"result", "not-interruptible"},
+                  {"message", "the page did not answer within 2 s: it is running synchronous code, which a "
+                              "browser tab cannot stop; the job ends at its timeout"}};
+      }
+    }
+    done(std::move(answer));
+  };
+  await_answer(*p, job, std::move(answered), {{"unanswered", true}});
+}
+
+void Repl::complete(const std::string& page, std::string code, std::function<void(json::object)> done) {
+  auto found = find(page);
+  if (!found) return done(refusal(found.error()));
+  Page* p = *found;
+  if (!p->link) return done(refusal({Error::not_found, p->stem + " is not connected"}));
+  const std::uint64_t req = next_job_++;
+  p->link->send(json::serialize(json::object{{"type", "complete"}, {"job", req}, {"code", std::move(code)}}));
+  await_answer(*p, req, std::move(done),
+               {{"error", "timeout: the page did not answer within 2 s (busy with synchronous code?)"},
+                {"reason", "timeout"}});
+}
+
+Result<void> Repl::input(const std::string& page, std::string text) {
+  auto found = find(page);
+  if (!found) return found.error();
+  Page* p = *found;
+  if (!p->link) return Failure{Error::not_found, p->stem + " is not connected"};
+  if (!p->input_job) return Failure{Error::not_found, p->stem + " is not waiting for input"};
+  p->link->send(json::serialize(json::object{{"type", "stdin"}, {"job", *p->input_job}, {"text", std::move(text)}}));
+  p->input_job.reset();
+  return {};
+}
+
+}  // namespace repl

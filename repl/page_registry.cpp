@@ -1,0 +1,369 @@
+#include "repl/page_registry.hpp"
+
+#include "repl/markdown.hpp"
+#include "repl/names.hpp"
+#include "repl/page_input.hpp"
+#include "repl/page_state.hpp"
+#include "repl/secrets.hpp"
+
+#include <boost/json.hpp>
+
+#include <dirent.h>
+#include <iostream>
+#include <span>
+
+namespace repl {
+
+namespace json = boost::json;
+
+namespace {
+
+constexpr auto registry_delay = std::chrono::milliseconds(100);  // debug.md follows job states within this
+constexpr std::size_t max_registry_live = 100;                   // connected pages listed in debug.md
+
+// How many origins' counts of new instances are kept: past it a new origin
+// makes no page (its count could not be kept, so neither could its cap).
+constexpr std::size_t max_origins = 1000;
+
+// The hello's text is the page's: one line each, bounded, before any of it
+// is used (page_input.hpp).
+Hello clean_hello(const Hello& raw) {
+  Hello h = raw;
+  h.name = page_line(raw.name, page_bounds::name);
+  h.url = page_line(raw.url, page_bounds::url);
+  h.title = page_line(raw.title, page_bounds::title);
+  h.kind = page_line(raw.kind, page_bounds::word);
+  h.origin = page_line(raw.origin, page_bounds::url);
+  return h;
+}
+
+}  // namespace
+
+std::string registry_text(std::vector<RegistryLine> pages, std::size_t max_live, std::size_t max_disconnected) {
+  std::string text =
+      "# Connected pages:\n\n> Master registry of connected pages and states. Do not edit it: the gateway rewrites it. "
+      "Open a page's log under debug/ to run code in that page.\n\n";
+  std::vector<const RegistryLine*> live, gone;
+  for (const RegistryLine& p : pages) (p.live ? live : gone).push_back(&p);
+  std::stable_sort(gone.begin(), gone.end(),
+                   [](const RegistryLine* a, const RegistryLine* b) { return a->last_seen > b->last_seen; });
+  auto line = [&](const RegistryLine& p) {
+    text += "* " + p.stem + " (" + markdown_inline(p.url) + ") last " + clock_text(p.last_seen) + " state: " +
+            p.state + " [log](" + p.log + ")\n";
+  };
+  for (std::size_t i = 0; i < live.size() && i < max_live; ++i) line(*live[i]);
+  for (std::size_t i = 0; i < gone.size() && i < max_disconnected; ++i) line(*gone[i]);
+  const std::size_t more_live = live.size() - std::min(live.size(), max_live);
+  const std::size_t more_gone = gone.size() - std::min(gone.size(), max_disconnected);
+  if (more_live || more_gone) {
+    text += "\n(";
+    if (more_live) text += std::to_string(more_live) + " more connected pages";
+    if (more_live && more_gone) text += " and ";
+    if (more_gone) text += std::to_string(more_gone) + " more disconnected pages";
+    text += " not listed; their logs are under debug/)\n";
+  }
+  return text;
+}
+
+// ---- finding pages ------------------------------------------------------------------
+
+Result<Repl::Page*> Repl::find(const std::string& name) {
+  if (auto it = pages_.find(name); it != pages_.end()) return it->second.get();
+  for (auto& [id, p] : pages_)
+    if (p->stem == name) return p.get();
+  // A bare name ("node") names the one live page of that name; two live
+  // pages of that name make it ambiguous, never a guess.
+  std::vector<std::string> live;
+  Page* only = nullptr;
+  for (auto& [id, p] : pages_)
+    if (p->link && p->stem.substr(0, p->stem.rfind('-')) == name) {
+      only = p.get();
+      live.push_back(p->stem);
+    }
+  auto listed = [](std::vector<std::string> names) {
+    std::sort(names.begin(), names.end());
+    std::string out;
+    for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out;
+  };
+  if (live.size() > 1)
+    return Failure{Error::ambiguous, "'" + name + "' names " + std::to_string(live.size()) +
+                                         " live pages (" + listed(live) + "); give the full name or the id"};
+  if (only) return only;
+  std::vector<std::string> all;
+  for (const auto& [id, p] : pages_) all.push_back(p->stem);
+  return Failure{Error::not_found, "no page '" + name + "'" +
+                                       (all.empty() ? "; no page is connected" : "; the pages are " + listed(all))};
+}
+
+Repl::Page* Repl::by_log(const std::string& path) {
+  for (auto& [id, p] : pages_)
+    if (p->log->path() == path) return p.get();
+  return nullptr;
+}
+
+bool Repl::is_log(const std::string& path) const {
+  for (const auto& [id, p] : pages_)
+    if (p->log->path() == path) return true;
+  return false;
+}
+
+// A token bucket per origin. The built-in Node page is not counted: only
+// the gateway starts it, and it keeps one instance.
+bool Repl::may_add_page(const std::string& origin) {
+  if (origin == "editgate") return true;
+  const auto now = steady::now();
+  const double burst = static_cast<double>(opt_.new_page_burst);
+  if (new_pages_.size() >= 1000)  // origins whose bucket is full again are forgotten
+    std::erase_if(new_pages_, [&](const auto& e) {
+      return e.second.tokens + std::chrono::duration<double>(now - e.second.at) /
+                                   std::chrono::duration<double>(opt_.new_page_every) >= burst;
+    });
+  if (new_pages_.size() >= 1000 && !new_pages_.count(origin)) return false;
+  auto [it, fresh] = new_pages_.try_emplace(origin, Bucket{burst, now});
+  Bucket& b = it->second;
+  if (!fresh)
+    b.tokens = std::min(burst, b.tokens + std::chrono::duration<double>(now - b.at) /
+                                              std::chrono::duration<double>(opt_.new_page_every));
+  b.at = now;
+  if (b.tokens < 1) return false;
+  b.tokens -= 1;
+  return true;
+}
+
+// How many origins' counts of new instances are kept: past it a new origin
+// makes no page (its count could not be kept, so neither could its cap).
+
+
+// A new instance of `origin` is refused past its cap for the run, or past
+// its bucket. The Node page is exempt, as from the bucket.
+std::optional<Error> Repl::new_page_refused(const std::string& origin) {
+  if (origin == "editgate") return std::nullopt;
+  const auto made = made_.find(origin);
+  if (made == made_.end() ? made_.size() >= max_origins : made->second >= opt_.max_pages_per_origin)
+    return Error::too_many_pages;
+  if (!may_add_page(origin)) return Error::rate_limited;
+  ++made_[origin];
+  return std::nullopt;
+}
+
+// The page list is bounded: past max_pages_kept, disconnected pages with no
+// work left (nothing queued, running, waiting for its commit or its flush)
+// are forgotten, longest gone first. The Node page is kept. A forgotten page
+// is where a restart leaves every page: its log and key are on disk, and its
+// secret brings it back to them. Pages with work are kept whatever their
+// number (connected ones are bounded by the door's sockets).
+void Repl::forget_pages() {
+  while (pages_.size() >= opt_.max_pages_kept) {
+    auto oldest = pages_.end();
+    for (auto it = pages_.begin(); it != pages_.end(); ++it) {
+      const Page& p = *it->second;
+      const bool idle = !p.link && p.kind != "node" && !p.running && p.queue.empty() && p.waiting.empty() &&
+                        p.open.empty() && p.completed >= p.acked && p.background.empty() && p.uncommitted.empty() &&
+                        p.draft.empty();
+      if (idle && (oldest == pages_.end() || p.last_seen < oldest->second->last_seen)) oldest = it;
+    }
+    if (oldest == pages_.end()) return;
+    std::cerr << "editgate: page " + oldest->second->stem + " forgotten (disconnected; its log stays)\n";
+    pages_.erase(oldest);
+  }
+}
+
+// An instance taken back with the secret issued to it, by a page of its
+// kind (the page door's are all browsers); nullptr for a new instance. An
+// unknown id and a wrong secret are alike: the page is a new instance, so no
+// answer tells which ids exist. Only the secret's holder hears in_use.
+Result<Repl::Page*> Repl::returning_page(const Hello& hello) {
+  if (hello.id.empty() || !valid_id(hello.id) || !keys_.check(hello.id, hello.kind, hello.secret))
+    return static_cast<Page*>(nullptr);
+  if (auto it = pages_.find(hello.id); it != pages_.end()) {
+    Page* p = it->second.get();
+    if (p->link)
+      return Failure{Error::in_use, "page instance " + hello.id + " is connected on another socket (" + p->url +
+                                        "); a second socket may not take it over"};
+    return p;
+  }
+  DIR* dir = ::opendir((ws_.root() + "/debug").c_str());
+  if (!dir) return static_cast<Page*>(nullptr);
+  // The gateway restarted: the page comes back to its log.
+  Page* p = nullptr;
+  const std::string suffix = "-" + hello.id + ".md";
+  while (dirent* e = ::readdir(dir)) {
+    std::string file = e->d_name;
+    if (file.size() > suffix.size() && file.compare(file.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      auto page = std::make_unique<Page>();
+      page->id = hello.id;
+      page->stem = file.substr(0, file.size() - 3);
+      forget_pages();
+      p = page.get();
+      pages_[hello.id] = std::move(page);
+      break;
+    }
+  }
+  ::closedir(dir);
+  return p;
+}
+
+// A new instance, with the secret that takes it back later.
+Result<Repl::Page*> Repl::new_page(const Hello& hello, std::string& secret) {
+  // The origin is the page door's, normalized.
+  if (const auto refused = new_page_refused(hello.origin))
+    return Failure{*refused, *refused == Error::rate_limited
+                                 ? "too many new pages from " + hello.origin + " lately; connect again in a few seconds"
+                                 : "the pages from " + hello.origin + " made as many page instances as one origin " +
+                                       "may in this gateway run; come back to one with its id and secret, or " +
+                                       "restart the gateway"};
+  forget_pages();
+  std::string id;
+  const std::string name = sanitize_name(hello.name.empty() ? hello.title : hello.name);
+  for (int tries = 0; tries < 100; ++tries) {
+    id = random_hex(id_digits);
+    auto st = ws_.stat("debug/" + name + "-" + id + ".md");
+    if (!pages_.count(id) && st && !st->exists) break;
+  }
+  secret = keys_.issue(id, hello.kind == "node" ? "node" : "browser");
+  auto page = std::make_unique<Page>();
+  page->id = id;
+  page->stem = name + "-" + id;
+  Page* p = page.get();
+  pages_[id] = std::move(page);
+  return p;
+}
+
+// The page's log: made for a new page (and committed), else read back:
+// what is below its last footer was appended while no gateway watched.
+void Repl::open_log(Page& p, bool returning) {
+  if (!p.log) {
+    p.log = std::make_unique<ChatLog>(ws_, "debug/" + p.stem + ".md");
+    p.events_path = "debug/" + p.stem + ".events.log";
+    p.ticker = std::make_unique<boost::asio::steady_timer>(ex_);
+    p.background_timer = std::make_unique<boost::asio::steady_timer>(ex_);
+    p.answer_timer = std::make_unique<boost::asio::steady_timer>(ex_);
+  }
+  auto existing = p.log->read();
+  if (existing && *existing) {
+    // New to this gateway: what is below the last footer was appended while
+    // no gateway watched, and is read as a save once the page is in.
+    if (p.log->known().empty()) {
+      const std::string& text = **existing;
+      const std::string line = "\n" + std::string(footer) + "\n";
+      const std::size_t at = text.rfind(line);
+      p.log->set_known(at == std::string::npos ? text : text.substr(0, at + line.size()));
+    } else {
+      p.log->set_known(**existing);
+    }
+    if (returning)
+      note(p, {"> _" + p.stem + " reconnected at " + clock_text(wall::now()) + " (" + markdown_inline(p.url) +
+               "): a reload, a navigation or a lost connection_"});
+    place_footer(p);
+    return;
+  }
+  if (before_write) before_write(p.log->path());
+  auto made = p.log->create(new_log(p.stem, p.url, p.stem + ".events.log"));
+  if (!made)
+    std::cerr << "editgate: cannot create " + p.log->path() + ": " + made.error().message + "\n";
+  else
+    commit(p, {std::move(*made)}, p.stem, "page " + p.stem + " connected (" + p.url + ")", {{"Editgate-Kind", "page"}});
+}
+
+Result<Repl::Welcome> Repl::connect(const Hello& raw_hello, std::shared_ptr<PageLink> link) {
+  const Hello hello = clean_hello(raw_hello);
+  auto refuse = [&](Error code, const std::string& message) -> Result<Welcome> {
+    link->send(json::serialize(json::object{{"type", "refused"}, {"error", to_string(code)}, {"message", message}}));
+    link->close();
+    return Failure{code, message};
+  };
+  if (stopping_) return refuse(Error::shutting_down, "the gateway is stopping");
+  auto back = returning_page(hello);
+  if (!back) return refuse(back.error().code, back.error().message);
+  const bool returning = *back != nullptr;
+  std::string secret;  // issued to a new instance, sent once in its welcome
+  auto found = returning ? back : new_page(hello, secret);
+  if (!found) return refuse(found.error().code, found.error().message);
+  Page* p = *found;
+  p->link = std::move(link);
+  p->url = hello.url;
+  p->title = hello.title;
+  p->kind = hello.kind == "node" ? "node" : "browser";
+  p->origin = hello.origin;
+  p->last_seen = wall::now();
+  open_log(*p, returning);
+  json::object welcome{{"type", "welcome"}, {"id", p->id}, {"name", p->stem}, {"log", p->log->path()}};
+  // The Node page's secret stays with its transport, out of reach of the code it runs.
+  if (!secret.empty() && p->kind != "node") welcome["secret"] = secret;
+  p->link->send(json::serialize(welcome));
+  std::cerr << "editgate: page " + p->stem + " connected (" + p->kind + ", " + p->url + ")\n";
+  write_registry();
+  changed(*p, "agent", false);
+  pump(*p);
+  write_status(*p);
+  return Welcome{p->id, secret};
+}
+
+void Repl::disconnect(const std::string& id, const PageLink* link) {
+  auto it = pages_.find(id);
+  if (it == pages_.end() || it->second->link.get() != link) return;
+  Page& p = *it->second;
+  p.link.reset();
+  p.last_seen = wall::now();
+  p.unanswered.reset();  // the queue waits for the page to come back anyway
+  p.answer_timer->cancel();
+  for (auto& [req, answer] : p.waiting) answer({{"error", "context_destroyed: the page went away"}});
+  p.waiting.clear();
+  if (p.running)
+    fail(p, *p.running, Error::context_destroyed,
+         "the page went away (a reload, a navigation or a closed tab) while the job ran");
+  std::cerr << "editgate: page " + p.stem + " disconnected\n";
+  write_registry();
+  write_status(p);
+}
+
+// A job's start and end change a page's state many times a second under
+// load: the registry follows within registry_delay, written once for all.
+void Repl::registry_changed() {
+  if (registry_pending_) return;
+  registry_pending_ = true;
+  registry_timer_->expires_after(registry_delay);
+  registry_timer_->async_wait([this](boost::system::error_code ec) {
+    if (ec) return;
+    registry_pending_ = false;
+    write_registry();
+  });
+}
+
+// The registry is short: every live page (at most max_registry_live), then
+// the disconnected ones seen last (Options::registry_disconnected); the rest
+// The registry is short (registry_text); each line says how the page's
+// last job ended.
+void Repl::write_registry() {
+  std::vector<RegistryLine> lines;
+  for (const auto& [id, p] : pages_) {
+    std::string state = !p->link ? "disconnected" : p->running ? "executing job " + std::to_string(p->running->id) : "idle";
+    if (!p->outcome.empty() && !(p->link && p->running)) state += ", " + p->outcome;
+    lines.push_back({p->stem, p->url, p->log->path(), std::move(state), p->last_seen, p->link != nullptr});
+  }
+  const std::string text = registry_text(std::move(lines), max_registry_live, opt_.registry_disconnected);
+  const std::string_view bytes = text;
+  if (auto w = ws_.write_atomic("debug.md", std::span<const std::string_view>(&bytes, 1)); !w)
+    std::cerr << "editgate: cannot write debug.md: " + w.error().detail + "\n";
+}
+
+boost::json::array Repl::pages() const {
+  json::array out;
+  for (const auto& [id, p] : pages_) {
+    out.push_back(json::object{
+        {"page", p->stem},
+        {"id", p->id},
+        {"kind", p->kind},
+        {"url", p->url},
+        {"title", p->title},
+        {"state", !p->link ? "disconnected" : p->running ? "executing" : "idle"},
+        {"log", p->log->path()},
+        {"queued", p->queue.size()},
+        {"last_seen", clock_text(p->last_seen)},
+    });
+  }
+  return out;
+}
+
+}  // namespace repl

@@ -1,0 +1,145 @@
+// The state the REPL keeps per page and per job. Private to the REPL's
+// parts (page_registry, jobs, page_messages, log_requests, transcript,
+// status_files): all of it lives on the REPL's one executor, and no other
+// thread touches it.
+#pragma once
+
+#include "repl/intake.hpp"
+#include "repl/repl.hpp"
+
+#include <boost/asio/steady_timer.hpp>
+#include <boost/json/object.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace repl {
+
+using steady = std::chrono::steady_clock;
+using wall = std::chrono::system_clock;
+
+inline constexpr auto late_grace = std::chrono::milliseconds(500);  // the page's own timeout answers first
+inline constexpr auto answer_within = std::chrono::seconds(2);      // interrupt and complete
+
+struct Repl::Job {
+  std::uint64_t id = 0;
+  std::string agent;
+  std::vector<std::string> codes;  // the blocks, run in order
+  std::size_t index = 0;           // the block running
+  bool from_log = false;           // the request is an agent's text in the log
+  bool silent = false;
+  Listener listener;
+  steady::time_point submitted;
+  steady::time_point started;  // the running block's code was handed to the page
+  std::string clock_text;      // of the running block's announcement
+  std::chrono::milliseconds timeout{0};
+  std::unique_ptr<boost::asio::steady_timer> deadline;
+  std::vector<Event> events;
+  std::size_t events_bytes = 0;  // of the kept events' text
+  std::size_t events_dropped = 0;
+  std::size_t prompts = 0;  // need-input messages passed on, bounded like the events
+  // from_log: segments[0] is the request from its header through its first
+  // block; segments[k] the lines after block k-1 through block k.
+  std::vector<Lines> segments;
+  std::string log_error;  // why the request is not in the log, when it could not be written
+  // Timed out: how long it had run when the gateway gave up, while the page's
+  // answer to the interrupt tells what became of it (Repl::end_timeout).
+  std::optional<std::int64_t> gave_up;
+};
+
+struct Repl::Page {
+  std::string id, stem, url, title, kind, origin;
+  std::unique_ptr<ChatLog> log;
+  std::string events_path;
+  std::shared_ptr<PageLink> link;
+  std::deque<std::shared_ptr<Job>> queue;
+  std::shared_ptr<Job> running;
+  Lines active;                         // the announcement, background text and placeholder in the log
+  std::vector<FileChange> uncommitted;  // placeholder updates, committed with the reply
+  std::vector<Event> background;        // events outside jobs, not flushed yet
+  std::size_t background_bytes = 0;
+  std::size_t background_dropped = 0;
+  std::unique_ptr<boost::asio::steady_timer> ticker, background_timer, answer_timer;
+  // A job that timed out and whose page has not answered the interrupt
+  // since: the queue waits, and a page that stays silent is restarted.
+  std::optional<std::uint64_t> unanswered;
+  wall::time_point last_seen;
+  struct Late {
+    std::string agent;
+    steady::time_point started;
+  };
+  std::map<std::uint64_t, Late> late;  // timed out: a reply may still come
+  std::map<std::uint64_t, std::function<void(boost::json::object)>> waiting;  // interrupt and complete answers
+  std::optional<std::uint64_t> input_job;  // a job waiting on stdin
+  Lines draft;  // appended text with a fence still open, the footer moved below it
+  // Sequence numbers in the markers: the newest job accepted, and the newest
+  // whose reply is committed, with how it ended.
+  std::uint64_t acked = 0, completed = 0;
+  std::string completed_status;
+  // Accepted and not completed yet, with their blocks (status.json's
+  // progress); completed out of turn (a queued job cancelled while an older
+  // one runs): completed.marker only passes a job once every older one of
+  // the page is done too.
+  struct Blocks {
+    std::size_t total = 1, done = 0;
+  };
+  std::map<std::uint64_t, Blocks> open;
+  std::map<std::uint64_t, std::string> done_early;  // with how each ended
+  std::string outcome;  // how its last job ended, for debug.md ("job 7 failed after 60500ms (timeout)")
+};
+
+inline double ms_since(steady::time_point t) {
+  return std::chrono::duration<double, std::milli>(steady::now() - t).count();
+}
+
+// A block's one duration, in whole milliseconds: from handing its code to
+// the page until the gateway has its result, or gives up on it.
+inline std::int64_t elapsed_ms(steady::time_point t) { return std::max<std::int64_t>(0, std::llround(ms_since(t))); }
+
+// A string field of a page message; "" when missing or not a string.
+inline std::string str(const boost::json::object& o, std::string_view key) {
+  if (auto it = o.find(key); it != o.end() && it->value().is_string()) return std::string(it->value().get_string());
+  return {};
+}
+
+// A final reply refusing a request: the code first, then why.
+inline boost::json::object refusal(const Failure& f) {
+  return {{"error", std::string(to_string(f.code)) + ": " + f.message}, {"reason", to_string(f.code)}};
+}
+
+inline std::optional<std::uint64_t> job_of(const boost::json::object& o) {
+  auto it = o.find("job");
+  if (it == o.end()) return std::nullopt;
+  if (it->value().is_uint64()) return it->value().get_uint64();
+  if (it->value().is_int64() && it->value().get_int64() >= 0) return static_cast<std::uint64_t>(it->value().get_int64());
+  return std::nullopt;
+}
+
+inline bool ends_with_footer(std::string_view text) { return ends_with_lines(text, {std::string(footer)}); }
+
+inline bool ok_result(const boost::json::object& msg) {
+  auto it = msg.find("ok");
+  return it != msg.end() && it->value().is_bool() && it->value().get_bool();
+}
+
+// The author of a page's own commits (its connect, replies, notes).
+inline editgit::Identity page_identity(std::string_view stem) {
+  return {std::string(stem), std::string(stem) + "@page.editgate.invalid"};
+}
+
+// The message that hands a job's running block to its page.
+inline std::string eval_message(const Repl::Job& job) {
+  return boost::json::serialize(boost::json::object{
+      {"type", "eval"}, {"job", job.id}, {"code", job.codes[job.index]}, {"timeout_ms", job.timeout.count()}});
+}
+
+}  // namespace repl
