@@ -386,7 +386,7 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
   pagesc->add_option("--format", pages_args.format, "Output: text (default) or json (GET /v1/pages)")
       ->check(CLI::IsMember({"text", "json"}));
 
-  editgate::ServeArgs serve_args;
+  gateway::ServeArgs serve_args;
   CLI::App* serve = app.add_subcommand("serve", "Run the gateway: edits over HTTP and WebSocket, until SIGINT, "
                                                 "SIGTERM or the shutdown op");
   serve->add_option("--root", serve_args.root, "Workspace root (default: the current folder)")
@@ -442,7 +442,7 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
     return code == 0 ? 0 : 2;
   }
   if (check->parsed()) return run_edits(check_args, true, in, out, err);
-  if (serve->parsed()) return editgate::run_serve(serve_args, out, err);
+  if (serve->parsed()) return gateway::run_serve(serve_args, out, err);
   if (evalc->parsed()) return run_eval(eval_args, out, err);
   if (waitc->parsed()) return run_wait(wait_args, out, err);
   if (pagesc->parsed()) return run_pages(pages_args, out, err);

@@ -11,7 +11,7 @@ namespace cli {
 namespace json = boost::json;
 
 int run_eval(const EvalArgs& args, std::ostream& out, std::ostream& err) {
-  auto root = editgate::client_root(args.root);
+  auto root = gateway::client_root(args.root);
   if (!root) {
     err << "editgate eval: " << root.error().message << '\n';
     return 2;

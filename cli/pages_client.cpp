@@ -26,7 +26,7 @@ std::string field(const json::object& o, std::string_view key) {
 }  // namespace
 
 int run_pages(const PagesArgs& args, std::ostream& out, std::ostream& err) {
-  auto root = editgate::client_root(args.root);
+  auto root = gateway::client_root(args.root);
   if (!root) {
     err << "editgate pages: " << root.error().message << '\n';
     return 2;

@@ -127,7 +127,7 @@ int run_wait(const WaitArgs& a, std::ostream& out, std::ostream& err) {
     err << "editgate wait: give either --page NAME or --inbox NAME\n";
     return 2;
   }
-  auto found = editgate::client_root(a.root);
+  auto found = gateway::client_root(a.root);
   if (!found) {
     err << "editgate wait: " << found.error().message << '\n';
     return 2;
@@ -139,7 +139,7 @@ int run_wait(const WaitArgs& a, std::ostream& out, std::ostream& err) {
   // A gateway holds the workspace's lock; a port file alone may be left by
   // one that was killed, which would answer nothing ever.
   auto not_running = [&]() -> bool {
-    auto running = editgate::gateway_running(root.string());
+    auto running = gateway::gateway_running(root.string());
     if (running) return false;
     err << "editgate wait: " << running.error().message << '\n';
     return true;

@@ -18,7 +18,7 @@
 #include <memory>
 #include <string>
 
-namespace editgate {
+namespace gateway {
 
 class DirWatch {
  public:
@@ -61,4 +61,4 @@ class DirWatch {
   bool closed_ = false;
 };
 
-}  // namespace editgate
+}  // namespace gateway

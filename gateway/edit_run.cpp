@@ -7,7 +7,7 @@
 
 #include <iostream>
 
-namespace editgate {
+namespace gateway {
 
 namespace {
 
@@ -145,4 +145,4 @@ void EditRun::log(std::string_view door, std::optional<Error> cut) const {
   std::cerr << line + "\n" << std::flush;
 }
 
-}  // namespace editgate
+}  // namespace gateway

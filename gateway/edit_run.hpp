@@ -1,6 +1,6 @@
 // One agent message of edit blocks, fed as it streams in: each block is
 // applied (written) the moment it is complete, and everything applied is
-// committed once, at the end or when the stream breaks off. Engine thread only.
+// committed once, at the end or when the stream breaks off. Worker thread only.
 #pragma once
 
 #include "editproto/parser.hpp"
@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-namespace editgate {
+namespace gateway {
 
 // The message of one block, on both doors: {"block": {...}}.
 boost::json::object block_message(const editproto::BlockResult& r);
@@ -56,7 +56,7 @@ class EditRun {
  public:
   // Refuses, before anything is written, when git is in the middle of a
   // merge, rebase, revert, cherry-pick or am (Error::conflict). Called by
-  // Engine::start_run only, the one place a run is made.
+  // Worker::start_run only, the one place a run is made.
   static Result<std::unique_ptr<EditRun>> start(const editproto::Workspace& ws, editgit::Repository& repo,
                                                 Owners& owners, const EditHooks& hooks, EditParams params);
   ~EditRun();
@@ -121,4 +121,4 @@ class EditRun {
   bool overflowed_ = false;
 };
 
-}  // namespace editgate
+}  // namespace gateway

@@ -7,7 +7,7 @@
 
 #include <ostream>
 
-namespace editgate {
+namespace gateway {
 
 std::string_view to_string(Error e) {
   switch (e) {
@@ -126,4 +126,4 @@ void throw_exception_from_error(const Failure& f, const boost::source_location& 
   boost::throw_exception(boost::system::system_error(make_error_code(f.code), f.message), loc);
 }
 
-}  // namespace editgate
+}  // namespace gateway

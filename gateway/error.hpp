@@ -15,7 +15,7 @@
 #include <string_view>
 #include <type_traits>
 
-namespace editgate {
+namespace gateway {
 
 enum class Error {
   unauthorized = 1,      // no cookie, or the wrong one
@@ -80,9 +80,9 @@ void mark_http_error(boost::json::object& body, const Failure& failure);
 template <class T>
 using Result = boost::system::result<T, Failure>;
 
-}  // namespace editgate
+}  // namespace gateway
 
 namespace boost::system {
 template <>
-struct is_error_code_enum<editgate::Error> : std::true_type {};
+struct is_error_code_enum<gateway::Error> : std::true_type {};
 }  // namespace boost::system

@@ -1,9 +1,9 @@
 #include "gateway/gateway.hpp"
 
-namespace editgate {
+namespace gateway {
 
-Gateway::Gateway(Binding binding, std::string cookie, Engine& engine, ServeLimits limits, std::string workspace_id)
-    : binding_(std::move(binding)), cookie_(std::move(cookie)), engine_(engine), limits_(limits),
+Gateway::Gateway(Binding binding, std::string cookie, Worker& engine, ServeLimits limits, std::string workspace_id)
+    : binding_(std::move(binding)), cookie_(std::move(cookie)), worker_(engine), limits_(limits),
       workspace_id_(std::move(workspace_id)), nonce_(random_hex(16)), started_(std::chrono::steady_clock::now()) {}
 
 bool Gateway::enter() {
@@ -57,4 +57,4 @@ void Gateway::stop_sessions() {
     if (auto s = weak.lock()) s->stop();
 }
 
-}  // namespace editgate
+}  // namespace gateway

@@ -4,7 +4,7 @@
 // Stoppable.
 #pragma once
 
-#include "gateway/engine.hpp"
+#include "gateway/worker.hpp"
 #include "gateway/security.hpp"
 
 #include <atomic>
@@ -21,7 +21,7 @@ namespace repl {
 class Repl;
 }
 
-namespace editgate {
+namespace gateway {
 
 struct ServeLimits {
   std::size_t header_bytes = 16 * 1024;
@@ -53,12 +53,12 @@ class Stoppable {
 
 class Gateway {
  public:
-  Gateway(Binding binding, std::string cookie, Engine& engine, ServeLimits limits, std::string workspace_id);
+  Gateway(Binding binding, std::string cookie, Worker& engine, ServeLimits limits, std::string workspace_id);
 
   const Binding& binding() const { return binding_; }
   const std::string& cookie() const { return cookie_; }
-  Engine& engine() { return engine_; }
-  // The live pages; null when the gateway runs none. Used on the engine's thread.
+  Worker& worker() { return worker_; }
+  // The live pages; null when the gateway runs none. Used on the worker thread.
   repl::Repl* repl() { return repl_; }
   void set_repl(repl::Repl* r) { repl_ = r; }
   const ServeLimits& limits() const { return limits_; }
@@ -90,7 +90,7 @@ class Gateway {
  private:
   Binding binding_;
   std::string cookie_;
-  Engine& engine_;
+  Worker& worker_;
   repl::Repl* repl_ = nullptr;
   ServeLimits limits_;
   std::string workspace_id_;
@@ -106,4 +106,4 @@ class Gateway {
   std::vector<std::weak_ptr<Stoppable>> sessions_;
 };
 
-}  // namespace editgate
+}  // namespace gateway

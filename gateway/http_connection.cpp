@@ -24,7 +24,7 @@
 #include <utility>
 #include <vector>
 
-namespace editgate {
+namespace gateway {
 
 namespace json = boost::json;
 
@@ -51,8 +51,8 @@ class http_connection : public Stoppable, public std::enable_shared_from_this<ht
 
   ~http_connection() override {
     if (counted_) gw_.leave();
-    // An edit run belongs to the engine's thread, even in its last moment.
-    if (run_) gw_.engine().post([run = std::move(run_)] {});
+    // An edit run belongs to the worker thread, even in its last moment.
+    if (run_) gw_.worker().post([run = std::move(run_)] {});
   }
 
   void run() {
@@ -236,10 +236,10 @@ class http_connection : public Stoppable, public std::enable_shared_from_this<ht
   void start_edits(EditParams params) {
     if (parser_->get()[http::field::expect] == "100-continue") queue("HTTP/1.1 100 Continue\r\n\r\n");
     auto self = shared_from_this();
-    gw_.engine().run(
+    gw_.worker().run(
         stream_.get_executor(),
         [self, params = std::move(params)]() mutable -> Result<bool> {
-          auto run = self->gw_.engine().start_run(std::move(params));
+          auto run = self->gw_.worker().start_run(std::move(params));
           if (!run) return run.error();
           self->run_ = std::move(*run);
           return true;
@@ -285,7 +285,7 @@ class http_connection : public Stoppable, public std::enable_shared_from_this<ht
     }
     if (n == 0) return read_body();
     auto self = shared_from_this();
-    gw_.engine().run(
+    gw_.worker().run(
         stream_.get_executor(),
         [self, piece = std::string(body_.get(), n)] {
           auto results = self->run_->feed(piece);
@@ -302,7 +302,7 @@ class http_connection : public Stoppable, public std::enable_shared_from_this<ht
 
   void finish_edits() {
     auto self = shared_from_this();
-    gw_.engine().run(
+    gw_.worker().run(
         stream_.get_executor(),
         [self] {
           std::string lines;
@@ -323,7 +323,7 @@ class http_connection : public Stoppable, public std::enable_shared_from_this<ht
   // applied, and tell the client why when it can still hear.
   void cut_edits(Error why, bool tell) {
     auto self = shared_from_this();
-    gw_.engine().run(
+    gw_.worker().run(
         stream_.get_executor(),
         [self, why] {
           const record::RunReport& report = self->run_->commit();
@@ -423,7 +423,7 @@ class http_connection : public Stoppable, public std::enable_shared_from_this<ht
     if (auto ok = check_params(op, params); !ok) return respond_error(ok.error().code, ok.error().message, keep_alive);
     auto out = std::make_shared<http_replies>(shared_from_this(), op.streams, keep_alive);
     // Each request is a connection of its own: no context, a new session per run.
-    op.handler(OpCall{gw_, op, std::move(params), "", "HTTP", std::make_shared<ConnectionState>(gw_.engine(), ""),
+    op.handler(OpCall{gw_, op, std::move(params), "", "HTTP", std::make_shared<ConnectionState>(gw_.worker(), ""),
                       std::move(out)});
   }
 
@@ -547,7 +547,7 @@ class http_connection : public Stoppable, public std::enable_shared_from_this<ht
   net::steady_timer deadline_;
   std::optional<http::request_parser<http::buffer_body>> parser_;
   std::unique_ptr<char[]> body_;
-  std::unique_ptr<EditRun> run_;  // the engine's thread only: made, used and destroyed there
+  std::unique_ptr<EditRun> run_;  // the worker thread only: made, used and destroyed there
   std::string op_body_;
   std::deque<std::string> writes_;
   Then then_ = Then::wait;
@@ -566,4 +566,4 @@ void start_http_connection(tcp::socket socket, Gateway& gateway) {
   std::make_shared<http_connection>(std::move(socket), gateway)->run();
 }
 
-}  // namespace editgate
+}  // namespace gateway

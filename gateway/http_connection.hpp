@@ -6,10 +6,10 @@
 
 #include <boost/asio/ip/tcp.hpp>
 
-namespace editgate {
+namespace gateway {
 
 // Serves HTTP on an accepted socket; hands /v1/ws upgrades to a WebSocket
 // socket (websockets.hpp). The socket's executor must be a strand.
 void start_http_connection(boost::asio::ip::tcp::socket socket, Gateway& gateway);
 
-}  // namespace editgate
+}  // namespace gateway

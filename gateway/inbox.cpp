@@ -12,7 +12,7 @@
 #include <sstream>
 #include <sys/stat.h>
 
-namespace editgate {
+namespace gateway {
 
 namespace {
 
@@ -20,7 +20,7 @@ constexpr std::size_t max_message_bytes = 64u << 20;  // as a POST /v1/edits bod
 
 }  // namespace
 
-void apply_inbox(Engine& engine, const std::string& state_dir, const std::string& name,
+void apply_inbox(Worker& engine, const std::string& state_dir, const std::string& name,
                  const std::function<std::uint64_t()>& sequence) {
   const std::string stem = name.substr(0, name.size() - 3);
   const std::string in = state_dir + "/inbox/" + name;
@@ -66,4 +66,4 @@ void apply_inbox(Engine& engine, const std::string& state_dir, const std::string
     std::cerr << "editgate: cannot answer inbox/" << name << " in " << state_dir << "/outbox\n";
 }
 
-}  // namespace editgate
+}  // namespace gateway

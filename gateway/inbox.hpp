@@ -1,6 +1,6 @@
 // The inbox of agents that only write files. An agent drops
 // .editgate/inbox/<name>.md, a message of edit blocks (an LLM's answer);
-// the gateway applies it as `editgate apply` would, on the engine's thread
+// the gateway applies it as `editgate apply` would, on the worker thread
 // with the other edits, and answers in .editgate/outbox/:
 //   <name>.json              the results, the JSON of `apply --format json`,
 //                            with `summary`, `status` and `text` (apply's text output)
@@ -11,17 +11,17 @@
 // gone and marker there" always means this message's answer is complete.
 #pragma once
 
-#include "gateway/engine.hpp"
+#include "gateway/worker.hpp"
 
 #include <cstdint>
 #include <functional>
 #include <string>
 
-namespace editgate {
+namespace gateway {
 
 // Applies inbox/<name> (a file name ending in .md) under `state_dir`.
 // `sequence()` gives the marker's number.
-void apply_inbox(Engine& engine, const std::string& state_dir, const std::string& name,
+void apply_inbox(Worker& engine, const std::string& state_dir, const std::string& name,
                  const std::function<std::uint64_t()>& sequence);
 
-}  // namespace editgate
+}  // namespace gateway

@@ -7,10 +7,10 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
 
-namespace editgate {
+namespace gateway {
 namespace beast = boost::beast;
 namespace http = beast::http;
 namespace websocket = beast::websocket;
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
-}  // namespace editgate
+}  // namespace gateway

@@ -25,7 +25,7 @@
 
 extern char** environ;
 
-namespace editgate {
+namespace gateway {
 
 namespace net = boost::asio;
 using local = net::local::stream_protocol;
@@ -46,12 +46,12 @@ std::string find_node() {
   return "";
 }
 
-// Lives on the engine's thread, with the REPL: a page message is handled
+// Lives on the worker thread, with the REPL: a page message is handled
 // where it is read and an eval is written where it is made, with no thread
 // hop in between (each hop costs a wake-up, 0.1 ms or more on a busy machine).
 class NodePage : public std::enable_shared_from_this<NodePage> {
  public:
-  NodePage(Engine& engine, repl::Repl& repl, std::string root, std::string program, std::string node)
+  NodePage(Worker& engine, repl::Repl& repl, std::string root, std::string program, std::string node)
       : ex_(engine.executor()), repl_(repl), root_(std::move(root)), program_(std::move(program)),
         node_(std::move(node)), restart_(ex_) {}
 
@@ -277,7 +277,7 @@ class NodePage : public std::enable_shared_from_this<NodePage> {
   int restarts_ = 0;
 };
 
-std::shared_ptr<NodePage> start_node_page(Engine& engine, repl::Repl& repl, const std::string& root,
+std::shared_ptr<NodePage> start_node_page(Worker& engine, repl::Repl& repl, const std::string& root,
                                           const std::string& state_dir, const std::string& node) {
   const std::string program = state_dir + "/node-page.cjs";
   {
@@ -296,4 +296,4 @@ std::shared_ptr<NodePage> start_node_page(Engine& engine, repl::Repl& repl, cons
 
 void stop_node_page(NodePage& page) { page.stop(); }
 
-}  // namespace editgate
+}  // namespace gateway

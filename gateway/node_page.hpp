@@ -4,7 +4,7 @@
 // once. The child is restarted when it dies, and comes back to its log.
 #pragma once
 
-#include "gateway/engine.hpp"
+#include "gateway/worker.hpp"
 
 #include <memory>
 #include <string>
@@ -13,7 +13,7 @@ namespace repl {
 class Repl;
 }
 
-namespace editgate {
+namespace gateway {
 
 class NodePage;
 
@@ -21,9 +21,9 @@ class NodePage;
 std::string find_node();
 
 // Starts the page; stop() ends it. `state_dir` holds the program file.
-// The page runs on the engine's thread, with the REPL.
-std::shared_ptr<NodePage> start_node_page(Engine& engine, repl::Repl& repl, const std::string& root,
+// The page runs on the worker thread, with the REPL.
+std::shared_ptr<NodePage> start_node_page(Worker& engine, repl::Repl& repl, const std::string& root,
                                           const std::string& state_dir, const std::string& node);
 void stop_node_page(NodePage& page);
 
-}  // namespace editgate
+}  // namespace gateway

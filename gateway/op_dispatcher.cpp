@@ -5,7 +5,7 @@
 
 #include <boost/json.hpp>
 
-namespace editgate {
+namespace gateway {
 
 namespace json = boost::json;
 
@@ -92,7 +92,7 @@ CheckedRequest check_request(std::string_view text) {
 
 OpDispatcher::OpDispatcher(Gateway& gateway, boost::asio::any_io_executor ex, std::string id, Send send)
     : gw_(gateway), ex_(std::move(ex)), send_(std::move(send)),
-      conn_(std::make_shared<ConnectionState>(gateway.engine(), std::move(id))) {}
+      conn_(std::make_shared<ConnectionState>(gateway.worker(), std::move(id))) {}
 
 void OpDispatcher::send(const json::object& echo, json::object body) {
   if (ended_) return;
@@ -126,4 +126,4 @@ void OpDispatcher::end(Error why, bool report, std::function<void()> then) {
   });
 }
 
-}  // namespace editgate
+}  // namespace gateway

@@ -18,7 +18,7 @@
 #include <string>
 #include <string_view>
 
-namespace editgate {
+namespace gateway {
 
 // The first message of a connection: {"type":"auth","cookie":"..."}.
 Result<void> check_auth(std::string_view text, std::string_view cookie);
@@ -70,4 +70,4 @@ class OpDispatcher : public std::enable_shared_from_this<OpDispatcher> {
   std::shared_ptr<ConnectionState> conn_;
 };
 
-}  // namespace editgate
+}  // namespace gateway

@@ -8,7 +8,7 @@
 
 #include <functional>
 
-namespace editgate {
+namespace gateway {
 
 // ops_gateway.cpp: the gateway itself.
 void op_describe(OpCall call);
@@ -36,4 +36,4 @@ void op_interrupt(OpCall call);
 void op_complete(OpCall call);
 void op_stdin(OpCall call);
 
-}  // namespace editgate
+}  // namespace gateway

@@ -1,7 +1,7 @@
 #include "gateway/op_table.hpp"
 
 #include "gateway/edit_run.hpp"
-#include "gateway/engine.hpp"
+#include "gateway/worker.hpp"
 #include "gateway/op_handlers.hpp"
 #include "gateway/query.hpp"
 
@@ -14,7 +14,7 @@
 #define EDITGATE_VERSION "0.0.0"
 #endif
 
-namespace editgate {
+namespace gateway {
 
 namespace json = boost::json;
 
@@ -182,11 +182,11 @@ Result<json::object> params_from_query(const OpSpec& op, const std::vector<std::
   return params;
 }
 
-ConnectionState::ConnectionState(Engine& engine, std::string id) : engine(engine), id(std::move(id)) {}
+ConnectionState::ConnectionState(Worker& engine, std::string id) : engine(engine), id(std::move(id)) {}
 
 ConnectionState::~ConnectionState() {
-  // Edit runs belong to the engine's thread, even in their last moment.
+  // Edit runs belong to the worker thread, even in their last moment.
   if (!edits.empty()) engine.post([edits = std::move(edits)] {});
 }
 
-}  // namespace editgate
+}  // namespace gateway

@@ -21,10 +21,10 @@
 #include <utility>
 #include <vector>
 
-namespace editgate {
+namespace gateway {
 
 class EditRun;
-class Engine;
+class Worker;
 class Gateway;
 
 // The type a parameter must have, on every door. Over HTTP a query value is
@@ -71,7 +71,7 @@ class Replies {
   virtual void fail(Failure failure, boost::json::object body = {}) = 0;
 };
 
-// A streamed edit left open between requests. Engine thread only.
+// A streamed edit left open between requests. Worker thread only.
 struct OpenEdit {
   std::unique_ptr<EditRun> run;
   std::shared_ptr<Replies> begun;  // where its edit-begin's replies went
@@ -81,18 +81,18 @@ struct OpenEdit {
 // life; each HTTP request gets a fresh one.
 struct ConnectionState {
   // Out of line, as is the destructor (open edits are destroyed on the
-  // engine's thread): EditRun is complete only there.
-  ConnectionState(Engine& engine, std::string id);
+  // worker thread): EditRun is complete only there.
+  ConnectionState(Worker& engine, std::string id);
   ~ConnectionState();
   ConnectionState(const ConnectionState&) = delete;
   ConnectionState& operator=(const ConnectionState&) = delete;
 
-  Engine& engine;
+  Worker& engine;
   std::string id;  // the session id its commits carry; "" a new one per run
   // The files the agent has seen (the context op, and files added by
   // not_in_context); nullopt until it declares any. The door's executor only.
   std::optional<std::set<std::string>> context;
-  std::map<std::string, OpenEdit> edits;  // by the streamed edit's id; engine thread only
+  std::map<std::string, OpenEdit> edits;  // by the streamed edit's id; worker thread only
 };
 
 struct OpSpec;
@@ -137,4 +137,4 @@ Result<void> check_params(const OpSpec& op, const boost::json::object& params);
 Result<boost::json::object> params_from_query(const OpSpec& op,
                                               const std::vector<std::pair<std::string, std::string>>& query);
 
-}  // namespace editgate
+}  // namespace gateway

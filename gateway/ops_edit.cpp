@@ -1,5 +1,5 @@
 // The edit ops: a whole edit in one message, a streamed edit in many, and
-// the files the agent has seen. The runs live on the engine's thread (in
+// the files the agent has seen. The runs live on the worker thread (in
 // ConnectionState::edits); replies come back on the door's executor.
 #include "gateway/edit_run.hpp"
 #include "gateway/gateway.hpp"
@@ -8,7 +8,7 @@
 
 #include <boost/json.hpp>
 
-namespace editgate {
+namespace gateway {
 
 namespace json = boost::json;
 
@@ -67,10 +67,10 @@ void deliver(ConnectionState& conn, Replies& out, Step step) {
   }
 }
 
-// Runs `work` (returning a Step) on the engine's thread, and delivers it.
+// Runs `work` (returning a Step) on the worker thread, and delivers it.
 template <class Work>
 void step(const OpCall& call, Work work) {
-  call.gw.engine().run(call.out->executor(), std::move(work), [conn = call.conn, out = call.out](Step s) {
+  call.gw.worker().run(call.out->executor(), std::move(work), [conn = call.conn, out = call.out](Step s) {
     deliver(*conn, *out, std::move(s));
   });
 }
@@ -82,7 +82,7 @@ void op_edit(OpCall call) {
   std::string door = std::string(call.door) + " edit";
   step(call, [&gw = call.gw, params = params_of(call), text = std::move(text), door]() mutable {
     Step s;
-    auto run = gw.engine().start_run(std::move(params));
+    auto run = gw.worker().start_run(std::move(params));
     if (!run) {
       s.failure = run.error();
       return s;
@@ -106,7 +106,7 @@ void op_edit_begin(OpCall call) {
       s.failure = Failure{Error::too_many_streams, "this connection already has " + std::to_string(conn->edits.size()) +
                                                        " streamed edits open; end one first"};
     } else {
-      auto run = gw.engine().start_run(std::move(params));
+      auto run = gw.worker().start_run(std::move(params));
       if (run) conn->edits.emplace(key, OpenEdit{std::move(*run), std::move(begun)});
       else s.failure = run.error();
     }
@@ -159,7 +159,7 @@ void end_open_edits(Gateway& gw, const std::shared_ptr<ConnectionState>& conn, b
   using Cut = std::vector<std::pair<std::shared_ptr<Replies>, record::RunReport>>;
   // Streams still open were cut off: what they applied is committed; a
   // block cut in half was never applied.
-  gw.engine().run(
+  gw.worker().run(
       ex,
       [conn, why, door = std::string(door) + " edit-begin "] {
         Cut cut;
@@ -205,4 +205,4 @@ void op_context(OpCall call) {
   call.out->done({{"context", context ? to_array(*context) : json::array()}, {"declared", context.has_value()}});
 }
 
-}  // namespace editgate
+}  // namespace gateway

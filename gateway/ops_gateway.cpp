@@ -9,7 +9,7 @@
 #define EDITGATE_VERSION "0.0.0"
 #endif
 
-namespace editgate {
+namespace gateway {
 
 namespace json = boost::json;
 
@@ -30,10 +30,10 @@ void op_history(OpCall call) {
   if (const json::value* v = call.params.if_contains("agent")) agent = v->get_string();
   if (const json::value* v = call.params.if_contains("of_session")) session = v->get_string();
   Gateway& gw = call.gw;
-  gw.engine().run(
+  gw.worker().run(
       call.out->executor(),
       [&gw, limit, agent, session]() -> Result<json::array> {
-        auto entries = record::find_entries(gw.engine().repository(), limit, agent, session);
+        auto entries = record::find_entries(gw.worker().repository(), limit, agent, session);
         if (!entries) return Failure{Error::io, entries.error().message};
         return record::log_json(*entries);
       },
@@ -50,4 +50,4 @@ void op_shutdown(OpCall call) {
   call.gw.request_stop();
 }
 
-}  // namespace editgate
+}  // namespace gateway

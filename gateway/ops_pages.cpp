@@ -1,5 +1,5 @@
 // The ops of the live pages: eval, pages, interrupt, complete, stdin. The
-// REPL lives on the engine's thread and answers there; its answers are
+// REPL lives on the worker thread and answers there; its answers are
 // carried to the door's executor, and its codes become the gateway's.
 #include "gateway/gateway.hpp"
 #include "gateway/op_handlers.hpp"
@@ -10,7 +10,7 @@
 
 #include <array>
 
-namespace editgate {
+namespace gateway {
 
 namespace json = boost::json;
 
@@ -69,7 +69,7 @@ void answer(Replies& out, json::object body) {
   out.fail({code, std::move(message)}, std::move(body));
 }
 
-// A REPL callback (engine thread) that hands its message to the door's executor.
+// A REPL callback (worker thread) that hands its message to the door's executor.
 std::function<void(json::object)> posted(std::shared_ptr<Replies> out, bool final) {
   return [out = std::move(out), final](json::object body) {
     auto ex = out->executor();
@@ -94,7 +94,7 @@ void op_eval(OpCall call) {
   if (const json::value* v = call.params.if_contains("agent")) req.agent = v->get_string();
   if (const json::value* v = call.params.if_contains("silent")) req.silent = v->get_bool();
   repl::Listener listener{posted(call.out, false), posted(call.out, true)};
-  call.gw.engine().post([repl, req = std::move(req), listener = std::move(listener)]() mutable {
+  call.gw.worker().post([repl, req = std::move(req), listener = std::move(listener)]() mutable {
     repl->eval(std::move(req), std::move(listener));
   });
 }
@@ -102,21 +102,21 @@ void op_eval(OpCall call) {
 void op_pages(OpCall call) {
   repl::Repl* repl = call.gw.repl();
   if (!repl) return call.out->done({{"pages", json::array{}}});
-  call.gw.engine().run(call.out->executor(), [repl] { return repl->pages(); },
+  call.gw.worker().run(call.out->executor(), [repl] { return repl->pages(); },
                        [out = call.out](json::array pages) { out->done({{"pages", std::move(pages)}}); });
 }
 
 void op_interrupt(OpCall call) {
   repl::Repl* repl = call.gw.repl();
   if (!repl) return call.out->fail(no_pages);
-  call.gw.engine().post([repl, page = std::string(call.params.at("page").get_string()),
+  call.gw.worker().post([repl, page = std::string(call.params.at("page").get_string()),
                          done = posted(call.out, true)]() mutable { repl->interrupt(page, std::move(done)); });
 }
 
 void op_complete(OpCall call) {
   repl::Repl* repl = call.gw.repl();
   if (!repl) return call.out->fail(no_pages);
-  call.gw.engine().post([repl, page = std::string(call.params.at("page").get_string()),
+  call.gw.worker().post([repl, page = std::string(call.params.at("page").get_string()),
                          code = std::string(call.params.at("code").get_string()),
                          done = posted(call.out, true)]() mutable { repl->complete(page, std::move(code), std::move(done)); });
 }
@@ -124,7 +124,7 @@ void op_complete(OpCall call) {
 void op_stdin(OpCall call) {
   repl::Repl* repl = call.gw.repl();
   if (!repl) return call.out->fail(no_pages);
-  call.gw.engine().run(
+  call.gw.worker().run(
       call.out->executor(),
       [repl, page = std::string(call.params.at("page").get_string()),
        text = std::string(call.params.at("text").get_string())] { return repl->input(page, text); },
@@ -134,4 +134,4 @@ void op_stdin(OpCall call) {
       });
 }
 
-}  // namespace editgate
+}  // namespace gateway

@@ -1,6 +1,6 @@
 #include "gateway/query.hpp"
 
-namespace editgate {
+namespace gateway {
 
 namespace {
 
@@ -100,4 +100,4 @@ Result<EditParams> edit_params(const Target& target) {
   return p;
 }
 
-}  // namespace editgate
+}  // namespace gateway

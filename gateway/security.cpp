@@ -3,7 +3,7 @@
 
 #include <cctype>
 
-namespace editgate {
+namespace gateway {
 
 namespace {
 
@@ -108,4 +108,4 @@ bool page_origin_allowed(std::string_view origin, const Binding& b) {
   return false;
 }
 
-}  // namespace editgate
+}  // namespace gateway

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace editgate {
+namespace gateway {
 
 // Where the gateway listens, and which browser origins may talk to it
 // besides its own.
@@ -45,4 +45,4 @@ std::optional<std::string> normalize_origin(std::string_view origin);
 
 using repl::random_hex;
 
-}  // namespace editgate
+}  // namespace gateway

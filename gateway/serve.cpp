@@ -1,7 +1,7 @@
 #include "gateway/serve.hpp"
 
 #include "gateway/dir_watch.hpp"
-#include "gateway/engine.hpp"
+#include "gateway/worker.hpp"
 #include "gateway/gateway.hpp"
 #include "gateway/inbox.hpp"
 #include "gateway/node_page.hpp"
@@ -25,7 +25,7 @@
 #include <mutex>
 #include <thread>
 
-namespace editgate {
+namespace gateway {
 
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
@@ -136,7 +136,7 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
     err << "editgate serve: " << state.error().message << '\n';
     return 2;
   }
-  auto engine = Engine::open(root);
+  auto engine = Worker::open(root);
   if (!engine) {
     err << "editgate serve: " << engine.error().message << '\n';
     return 2;
@@ -167,9 +167,9 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   limits.auth_timeout = std::chrono::milliseconds(args.auth_timeout_ms);
   Gateway gw(binding, state->cookie(), **engine, limits, workspace_id(root));
 
-  // The live pages: their logs are written on the engine's thread and
+  // The live pages: their logs are written on the worker thread and
   // committed on the workspace's one commit queue, as the edit runs are.
-  Engine& eng = **engine;
+  Worker& eng = **engine;
   repl::Committer committer(eng.commits());
   repl::Options repl_options;
   repl_options.timeout = std::chrono::milliseconds(args.job_timeout_ms);
@@ -188,7 +188,7 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   gw.set_repl(&pages);
 
   // Agents that only read and write files: status and markers per page,
-  // saves of the logs, and the inbox. All on the engine's thread.
+  // saves of the logs, and the inbox. All on the worker thread.
   repl::AgentFiles agent_files(state->path());
   pages.set_files(&agent_files);
   eng.post([&pages] { pages.mark_interrupted(); });
@@ -222,7 +222,7 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
       acceptor.close(ignored);
       signals.cancel(ignored);
       gw.stop_sessions();
-      gw.engine().post([&] {
+      gw.worker().post([&] {
         if (log_watch) log_watch->close();
         if (inbox_watch) inbox_watch->close();
         pages.shutdown();
@@ -256,12 +256,12 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
 
   ioc.run();
   if (node_page) stop_node_page(*node_page);
-  // Jobs end (shutting_down) before the engine's thread does, and the
+  // Jobs end (shutting_down) before the worker thread does, and the
   // commit queue makes the commits they left before it stops.
-  gw.engine().post([&pages] { pages.shutdown(); });
+  gw.worker().post([&pages] { pages.shutdown(); });
   (*engine)->join();
   err << "editgate: stopped\n";
   return 0;
 }
 
-}  // namespace editgate
+}  // namespace gateway

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace editgate {
+namespace gateway {
 
 struct ServeArgs {
   std::string root = ".";
@@ -27,4 +27,4 @@ struct ServeArgs {
 // clean stop, 2 when it cannot start (the message says why).
 int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err);
 
-}  // namespace editgate
+}  // namespace gateway

@@ -14,7 +14,7 @@
 #include <sstream>
 #include <utility>
 
-namespace editgate {
+namespace gateway {
 
 namespace {
 
@@ -197,4 +197,4 @@ Result<Published> read_published(const std::string& root) {
   return p;
 }
 
-}  // namespace editgate
+}  // namespace gateway

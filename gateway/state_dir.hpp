@@ -11,7 +11,7 @@
 
 #include <string>
 
-namespace editgate {
+namespace gateway {
 
 class StateDir {
  public:
@@ -61,4 +61,4 @@ struct Published {
 };
 Result<Published> read_published(const std::string& root);
 
-}  // namespace editgate
+}  // namespace gateway

@@ -15,7 +15,7 @@
 
 #include <deque>
 
-namespace editgate {
+namespace gateway {
 
 namespace {
 
@@ -228,11 +228,11 @@ void start_agent_socket(beast::tcp_stream stream, http::request<http::buffer_bod
   std::make_shared<agent_socket>(std::move(stream), gateway)->run(std::move(request));
 }
 
-}  // namespace editgate
+}  // namespace gateway
 
 // ---- the page door ------------------------------------------------------------
 
-namespace editgate {
+namespace gateway {
 
 namespace {
 
@@ -263,7 +263,7 @@ class page_socket : public Stoppable, public std::enable_shared_from_this<page_s
     net::post(ws_.get_executor(), [self = shared_from_this()] { self->close(websocket::close_code::going_away); });
   }
 
-  // Called from the engine's thread.
+  // Called from the worker thread.
   void send(std::string msg) {
     net::post(ws_.get_executor(), [self = shared_from_this(), msg = std::move(msg)]() mutable {
       if (self->closed_) return;
@@ -310,7 +310,7 @@ class page_socket : public Stoppable, public std::enable_shared_from_this<page_s
       closed_ = true;
       if (hello_sent_) {
         repl::Repl* r = gw_.repl();
-        gw_.engine().post([r, id = id_, link = link_] {
+        gw_.worker().post([r, id = id_, link = link_] {
           if (!id->empty()) r->disconnect(*id, link.get());
         });
       }
@@ -322,7 +322,7 @@ class page_socket : public Stoppable, public std::enable_shared_from_this<page_s
       hello(text);
     } else {
       repl::Repl* r = gw_.repl();
-      gw_.engine().post([r, id = id_, text = std::move(text)] {
+      gw_.worker().post([r, id = id_, text = std::move(text)] {
         if (!id->empty()) r->from_page(*id, text);
       });
     }
@@ -348,7 +348,7 @@ class page_socket : public Stoppable, public std::enable_shared_from_this<page_s
     link->socket = weak_from_this();
     link_ = link;
     repl::Repl* r = gw_.repl();
-    gw_.engine().post([r, h = std::move(h), link, id = id_] {
+    gw_.worker().post([r, h = std::move(h), link, id = id_] {
       if (auto got = r->connect(h, link)) *id = got->id;
     });
   }
@@ -386,7 +386,7 @@ class page_socket : public Stoppable, public std::enable_shared_from_this<page_s
   net::steady_timer hello_timer_;
   beast::flat_buffer buffer_;
   bool hello_sent_ = false;
-  // Set on the engine's thread when connect() accepts; read only there.
+  // Set on the worker thread when connect() accepts; read only there.
   std::shared_ptr<std::string> id_ = std::make_shared<std::string>();
   std::shared_ptr<Link> link_;
   std::deque<std::string> queue_;
@@ -402,4 +402,4 @@ void start_page_socket(beast::tcp_stream stream, http::request<http::buffer_body
   std::make_shared<page_socket>(std::move(stream), gateway, std::move(origin))->run(std::move(request));
 }
 
-}  // namespace editgate
+}  // namespace gateway

@@ -6,7 +6,7 @@
 #include "gateway/gateway.hpp"
 #include "gateway/net.hpp"
 
-namespace editgate {
+namespace gateway {
 
 // Takes over the stream of an upgrade request that passed the Host and
 // Origin checks, and answers the handshake.
@@ -17,4 +17,4 @@ void start_agent_socket(beast::tcp_stream stream, http::request<http::buffer_bod
 void start_page_socket(beast::tcp_stream stream, http::request<http::buffer_body> request, Gateway& gateway,
                        std::string origin);
 
-}  // namespace editgate
+}  // namespace gateway

@@ -1,3 +1,4 @@
+#include "record/trailers.hpp"
 #include "repl/committer.hpp"
 
 #include "git/message.hpp"
@@ -94,10 +95,10 @@ void Committer::commit_one(editgit::Repository& repo, std::vector<CommitItem*> b
     req.author = {"editgate", "editgate@editgate.invalid"};
     std::string body;
     for (const CommitItem* item : batch) body += "- " + editgit::message_line(item->summary) + "\n";
-    editgit::Trailers trailers{{"Editgate-Kind", "repl"}};
+    editgit::Trailers trailers{{record::trailer::kind, "repl"}};
     for (const CommitItem* item : batch)
       for (const auto& [k, v] : item->trailers)
-        if (k != "Editgate-Kind") trailers.emplace_back(k, v);
+        if (k != record::trailer::kind) trailers.emplace_back(k, v);
     req.message = editgit::compose_message("repl: " + std::to_string(batch.size()) + " exchanges", body, trailers);
   }
   req.earlier_message = [](const std::vector<std::string>& paths) {
@@ -105,7 +106,7 @@ void Committer::commit_one(editgit::Repository& repo, std::vector<CommitItem*> b
     // or a file-writing agent's.
     std::string m = "saved outside editgate:";
     for (const auto& p : paths) m += " " + p;
-    return editgit::compose_message(m, "", {{"Editgate-Kind", "earlier-state"}});
+    return editgit::compose_message(m, "", {{record::trailer::kind, "earlier-state"}});
   };
   auto done = repo.commit(req);
   if (!done)

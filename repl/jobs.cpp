@@ -1,6 +1,7 @@
 // The job scheduler: one job at a time per page, in the order accepted;
 // each job's deadline, the interrupt a timeout sends and the answer it
 // waits for; the reply's place in the log; the queue going on.
+#include "record/trailers.hpp"
 #include "repl/page_state.hpp"
 #include "repl/transcript.hpp"
 
@@ -61,7 +62,7 @@ void Repl::pump(Page& p) {
   if (p.running || stopping_ || p.unanswered) return;
   if (!p.link || p.queue.empty()) {
     place_footer(p);
-    if (!p.uncommitted.empty()) commit(p, {}, p.stem, "footer of " + p.stem, {{"Editgate-Kind", "page"}});
+    if (!p.uncommitted.empty()) commit(p, {}, p.stem, "footer of " + p.stem, {{record::trailer::kind, "page"}});
     return;
   }
   std::shared_ptr<Job> job = p.queue.front();
@@ -140,8 +141,8 @@ void Repl::start_from_door(Page& p, Job& job, const std::string& ann) {
   // The request is committed as it is dispatched, so history shows it before its reply.
   commit(p, {std::move(*done)}, job.agent,
          "request: " + header_name(job.agent) + " to " + p.stem + ", job " + std::to_string(job.id),
-         {{"Editgate-Kind", "request"}, {"Editgate-Agent", header_name(job.agent)},
-          {"Editgate-Job", std::to_string(job.id)}},
+         {{record::trailer::kind, "request"}, {record::trailer::agent, header_name(job.agent)},
+          {record::trailer::job, std::to_string(job.id)}},
          [this, id = p.id, keep = p.running](const std::string& c) { requested(id, {keep}, c); });
 }
 
@@ -251,11 +252,11 @@ void Repl::finish(Page& p, Job& job, std::int64_t ms, Lines reply, json::object 
     commit(p, {}, p.stem,
            "reply: " + p.stem + " to " + header_name(job.agent) + ", job " + std::to_string(job.id) + " (" +
                (error ? "ERROR after " : "") + duration_text(static_cast<double>(ms)) + ")",
-           {{"Editgate-Kind", "reply"},
-            {"Editgate-Agent", header_name(job.agent)},
-            {"Editgate-Job", std::to_string(job.id)},
-            {"Editgate-Duration", std::to_string(ms) + "ms"},
-            {"Editgate-Status", status}},
+           {{record::trailer::kind, "reply"},
+            {record::trailer::agent, header_name(job.agent)},
+            {record::trailer::job, std::to_string(job.id)},
+            {record::trailer::duration, std::to_string(ms) + "ms"},
+            {record::trailer::status, status}},
            [this, id = p.id, answered = std::move(answered)](const std::string& c) { replied(id, answered, c); });
   if (more && p.link) return next_block(p, job);
   if (job.deadline) job.deadline->cancel();
@@ -390,7 +391,7 @@ void Repl::fail_queued(Page& p, Job& job, Error code, const std::string& message
     p.outcome = "job " + std::to_string(job.id) + " failed (" + what + ", never started)";
     registry_changed();
     commit(p, {}, p.stem, "reply: " + p.stem + " never ran job " + std::to_string(job.id),
-           {{"Editgate-Kind", "reply"}, {"Editgate-Job", std::to_string(job.id)}, {"Editgate-Status", what}},
+           {{record::trailer::kind, "reply"}, {record::trailer::job, std::to_string(job.id)}, {record::trailer::status, what}},
            [this, id = p.id, answered = Answered{job.id, job.agent, 1, done, true}](const std::string& c) {
              replied(id, answered, c);
            });
@@ -417,7 +418,7 @@ void Repl::wait_for_answer(Page& p, const Job& job) {
       note(q, {"> _" + q.stem + " did not answer after job " + std::to_string(job) +
                " was cancelled, so it was restarted: a new process, its globals gone_"});
       commit(q, {}, q.stem, "page " + q.stem + " restarted: silent after job " + std::to_string(job) + " was cancelled",
-             {{"Editgate-Kind", "page"}, {"Editgate-Job", std::to_string(job)}});
+             {{record::trailer::kind, "page"}, {record::trailer::job, std::to_string(job)}});
       return;  // the queue goes on when it is back
     }
     pump(q);

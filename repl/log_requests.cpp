@@ -2,6 +2,7 @@
 // a save), and what was appended to it becomes jobs (the pure reading is
 // intake.hpp's); the recovery rules for requests edited after they were
 // accepted; and, at start, jobs a stopped gateway left executing.
+#include "record/trailers.hpp"
 #include "repl/intake.hpp"
 #include "repl/names.hpp"
 #include "repl/page_state.hpp"
@@ -152,7 +153,7 @@ std::vector<std::shared_ptr<Repl::Job>> Repl::take_requests(Page& p, const std::
     if (auto done = rewrite_tail(p, a, normal); done && *done)
       commit(p, {std::move(**done)}, p.stem,
              "page " + p.stem + ": " + std::to_string(accepted.refused) + " request(s) that came with git not run",
-             {{"Editgate-Kind", "page"}});
+             {{record::trailer::kind, "page"}});
     return {};
   }
   return accept(p, a, accepted, found);
@@ -173,7 +174,7 @@ void Repl::keep_appended(Page& p, const Appended& a, const Lines& notes) {
   }
   std::cerr << "editgate: " + p.log->path() + ": appended headers that start nothing, noted in the log\n";
   commit(p, {std::move(**done)}, p.stem, "page " + p.stem + ": a note on text appended to its log",
-         {{"Editgate-Kind", "page"}});
+         {{record::trailer::kind, "page"}});
 }
 
 // The accepted requests become jobs, numbered now so the request's commit
@@ -196,9 +197,9 @@ std::vector<std::shared_ptr<Repl::Job>> Repl::accept(Page& p, const Appended& a,
     numbers += (numbers.empty() ? "" : ", ") + std::to_string(job->id);
     jobs.push_back(std::move(job));
   }
-  std::vector<std::pair<std::string, std::string>> trailers{{"Editgate-Kind", "request"},
-                                                            {"Editgate-Agent", header_name(jobs.front()->agent)}};
-  for (const auto& job : jobs) trailers.emplace_back("Editgate-Job", std::to_string(job->id));
+  std::vector<std::pair<std::string, std::string>> trailers{{record::trailer::kind, "request"},
+                                                            {record::trailer::agent, header_name(jobs.front()->agent)}};
+  for (const auto& job : jobs) trailers.emplace_back(record::trailer::job, std::to_string(job->id));
   std::vector<FileChange> files;
   auto done = rewrite_tail(p, a, accepted.normal);
   if (!done) {
@@ -326,7 +327,7 @@ void Repl::mark_interrupted_in(const std::string& file) {
   item.files = std::move(changes);
   item.author = page_identity(stem);
   item.summary = "page " + stem + ": " + std::to_string(jobs) + " job(s) interrupted by a gateway restart";
-  item.trailers = {{"Editgate-Kind", "page"}, {"Editgate-Page", stem}};
+  item.trailers = {{record::trailer::kind, "page"}, {record::trailer::page, stem}};
   committer_.submit(std::move(item));
 }
 

@@ -1,5 +1,6 @@
 // Messages from a page (results, console output, answers), and the agents'
 // requests that talk to a running page: interrupt, complete, stdin.
+#include "record/trailers.hpp"
 #include "repl/page_input.hpp"
 #include "repl/page_state.hpp"
 #include "repl/transcript.hpp"
@@ -141,7 +142,7 @@ void Repl::flush_background(Page& p) {
   if (dropped) lines.push_back(dropped_note(dropped, opt_));
   note(p, lines);
   commit(p, log_events(p, events), p.stem, "background: " + std::to_string(events.size()) + " events of " + p.stem,
-         {{"Editgate-Kind", "background"}});
+         {{record::trailer::kind, "background"}});
 }
 
 void Repl::on_result(Page& p, const json::object& msg) {
@@ -166,8 +167,8 @@ void Repl::on_result(Page& p, const json::object& msg) {
     note(p, lines);
     late_outcome(p, *id, after);
     commit(p, std::move(extra), p.stem, "late reply: " + p.stem + " to " + header_name(agent) + ", job " + std::to_string(*id),
-           {{"Editgate-Kind", "reply"}, {"Editgate-Agent", header_name(agent)}, {"Editgate-Job", std::to_string(*id)},
-            {"Editgate-Duration", std::to_string(after) + "ms"}, {"Editgate-Status", "late"}});
+           {{record::trailer::kind, "reply"}, {record::trailer::agent, header_name(agent)}, {record::trailer::job, std::to_string(*id)},
+            {record::trailer::duration, std::to_string(after) + "ms"}, {record::trailer::status, "late"}});
     return;
   }
   Job& job = *p.running;

@@ -1,3 +1,4 @@
+#include "record/trailers.hpp"
 #include "repl/page_registry.hpp"
 
 #include "repl/markdown.hpp"
@@ -263,7 +264,7 @@ void Repl::open_log(Page& p, bool returning) {
   if (!made)
     std::cerr << "editgate: cannot create " + p.log->path() + ": " + made.error().message + "\n";
   else
-    commit(p, {std::move(*made)}, p.stem, "page " + p.stem + " connected (" + p.url + ")", {{"Editgate-Kind", "page"}});
+    commit(p, {std::move(*made)}, p.stem, "page " + p.stem + " connected (" + p.url + ")", {{record::trailer::kind, "page"}});
 }
 
 Result<Repl::Welcome> Repl::connect(const Hello& raw_hello, std::shared_ptr<PageLink> link) {

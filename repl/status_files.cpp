@@ -1,6 +1,7 @@
 // The status files of file-driven agents (status.json, the markers,
 // chat_history.jsonl; AgentFiles writes them), and the commits of the
 // pages' logs, whose callbacks bring the markers forward.
+#include "record/trailers.hpp"
 #include "repl/names.hpp"
 #include "repl/page_state.hpp"
 
@@ -133,7 +134,7 @@ void Repl::commit(Page& p, std::vector<FileChange> files, const std::string& aut
     };
   item.author = author == p.stem ? page_identity(p.stem) : agent_identity(header_name(author));
   item.summary = summary;
-  trailers.emplace_back("Editgate-Page", p.stem);
+  trailers.emplace_back(record::trailer::page, p.stem);
   item.trailers = std::move(trailers);
   committer_.submit(std::move(item));
 }

@@ -99,7 +99,7 @@ Gateway::Gateway(const std::string& root, std::vector<std::string> extra, bool n
       pid_ = -1;
       throw std::runtime_error("editgate serve exited: " + err());
     }
-    auto published = editgate::read_published(root);
+    auto published = gateway::read_published(root);
     if (published) {
       port_ = published->port;
       cookie_ = published->cookie;

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-using namespace editgate;
+using namespace gateway;
 namespace json = boost::json;
 
 namespace {

@@ -7,7 +7,7 @@
 
 #include <catch2/catch.hpp>
 
-using namespace editgate;
+using namespace gateway;
 
 TEST_CASE("Host must name this gateway: loopback or the bound address, with its port", "[security]") {
   Binding b;

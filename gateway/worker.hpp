@@ -1,8 +1,8 @@
-// The workspace side of the gateway: the edit engine's Workspace and a git
+// The gateway's worker: the workspace side of the gateway, the edit engine's Workspace and a git
 // Repository for reading, used from one thread of their own, and the
 // workspace's one commit queue (a thread of its own, git/commit_queue.hpp),
 // through which every commit is made: the edit runs' and the REPL's.
-// Network sessions hand the engine work and get the result back on their
+// Network connections hand the worker work and get the result back on their
 // strand, so file writes and commits never stall the sockets, and edits
 // reach the workspace in arrival order.
 #pragma once
@@ -22,34 +22,34 @@
 #include <thread>
 #include <utility>
 
-namespace editgate {
+namespace gateway {
 
-class Engine {
+class Worker {
  public:
   // Opens the workspace and its repository (creating one when there is
   // none) and starts the thread.
-  static Result<std::unique_ptr<Engine>> open(const std::string& root);
+  static Result<std::unique_ptr<Worker>> open(const std::string& root);
 
-  Engine(const Engine&) = delete;
-  Engine& operator=(const Engine&) = delete;
-  ~Engine();
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+  ~Worker();
 
   const editproto::Workspace& workspace() const { return ws_; }
-  // Only on the engine's thread: for reading (commits go to commits()).
+  // Only on the worker thread: for reading (commits go to commits()).
   editgit::Repository& repository() { return repo_; }
   // The workspace's commit queue: any thread may submit.
   editgit::CommitQueue& commits() { return *commits_; }
   Owners& owners() { return owners_; }
   EditHooks& hooks() { return hooks_; }
   // A new edit run on this workspace: the one place runs are made (both
-  // doors and the inbox). Only on the engine's thread.
+  // doors and the inbox). Only on the worker thread.
   Result<std::unique_ptr<EditRun>> start_run(EditParams params) {
     return EditRun::start(ws_, repo_, owners_, hooks_, std::move(params));
   }
-  // The engine thread's executor (the REPL's timers run on it).
+  // The worker thread's executor (the REPL's timers run on it).
   boost::asio::io_context::executor_type executor() { return ctx_.get_executor(); }
 
-  // Runs `work()` on the engine's thread, then `done(result)` on `ex`. `ex`
+  // Runs `work()` on the worker thread, then `done(result)` on `ex`. `ex`
   // counts as busy until then, so its io_context does not run dry meanwhile.
   template <class Executor, class Work, class Done>
   void run(const Executor& ex, Work work, Done done) {
@@ -62,7 +62,7 @@ class Engine {
     });
   }
 
-  // Runs `work()` on the engine's thread, reporting to nobody.
+  // Runs `work()` on the worker thread, reporting to nobody.
   template <class Work>
   void post(Work work) {
     boost::asio::post(ctx_, std::move(work));
@@ -73,7 +73,7 @@ class Engine {
   void join();
 
  private:
-  Engine(editproto::Workspace ws, editgit::Repository repo, std::unique_ptr<editgit::CommitQueue> commits);
+  Worker(editproto::Workspace ws, editgit::Repository repo, std::unique_ptr<editgit::CommitQueue> commits);
 
   editproto::Workspace ws_;
   editgit::Repository repo_;
@@ -85,4 +85,4 @@ class Engine {
   std::thread thread_;
 };
 
-}  // namespace editgate
+}  // namespace gateway

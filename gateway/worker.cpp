@@ -1,8 +1,8 @@
-#include "gateway/engine.hpp"
+#include "gateway/worker.hpp"
 
-namespace editgate {
+namespace gateway {
 
-Result<std::unique_ptr<Engine>> Engine::open(const std::string& root) {
+Result<std::unique_ptr<Worker>> Worker::open(const std::string& root) {
   auto ws = editproto::Workspace::open(root);
   if (!ws) return Failure{Error::io, ws.error().detail};
   auto repo = editgit::Repository::open(ws->root());
@@ -12,10 +12,10 @@ Result<std::unique_ptr<Engine>> Engine::open(const std::string& root) {
   if (auto ex = repo->exclude("/" + repo->prefix() + "debug.md"); !ex) return Failure{Error::io, ex.error().message};
   auto commits = editgit::CommitQueue::open(ws->root());
   if (!commits) return Failure{Error::io, commits.error().message};
-  return std::unique_ptr<Engine>(new Engine(std::move(*ws), std::move(*repo), std::move(*commits)));
+  return std::unique_ptr<Worker>(new Worker(std::move(*ws), std::move(*repo), std::move(*commits)));
 }
 
-Engine::Engine(editproto::Workspace ws, editgit::Repository repo, std::unique_ptr<editgit::CommitQueue> commits)
+Worker::Worker(editproto::Workspace ws, editgit::Repository repo, std::unique_ptr<editgit::CommitQueue> commits)
     : ws_(std::move(ws)),
       repo_(std::move(repo)),
       commits_(std::move(commits)),
@@ -24,12 +24,12 @@ Engine::Engine(editproto::Workspace ws, editgit::Repository repo, std::unique_pt
   hooks_.commit = [this](const editgit::CommitQueue::Work& work) { return commits_->run(work); };
 }
 
-Engine::~Engine() { join(); }
+Worker::~Worker() { join(); }
 
-void Engine::join() {
+void Worker::join() {
   guard_.reset();
   if (thread_.joinable()) thread_.join();
   commits_->stop();
 }
 
-}  // namespace editgate
+}  // namespace gateway
