@@ -181,6 +181,13 @@ TEST_CASE("an ambiguous page name is ambiguous, listing the pages, at the gatewa
   CHECK(ev.exit_code == 2);
   CHECK(ev.err.find("editgate eval: ambiguous: '" + bare + "' names 2 live pages (") == 0);
   check_names(ev.err);
+  // `wait` reads the pages' status files, which their own thread writes
+  // after the pages connect: both must be there before it can see two.
+  const auto status_of = [&](const std::string& name) { return dir / ".editgate" / "pages" / name / "status.json"; };
+  for (int i = 0; i < 200 && !(std::filesystem::exists(status_of(a.name)) && std::filesystem::exists(status_of(b.name))); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  REQUIRE(std::filesystem::exists(status_of(a.name)));
+  REQUIRE(std::filesystem::exists(status_of(b.name)));
   test::Proc w = editgate({"wait", "--root", dir.str(), "--page", bare, "--timeout", "20"});
   CHECK(w.exit_code == 2);
   CHECK(w.err.find("editgate wait: ambiguous: '" + bare + "' names more than one page (") == 0);
