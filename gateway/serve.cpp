@@ -8,6 +8,7 @@
 #include "gateway/http_connection.hpp"
 #include "repl/agent_files.hpp"
 #include "repl/committer.hpp"
+#include "repl/log.hpp"
 #include "repl/repl.hpp"
 #include "gateway/state_dir.hpp"
 
@@ -101,6 +102,12 @@ class Watchdog {
 }  // namespace
 
 int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
+  // What the REPL has to tell the person watching goes to `err`, while this
+  // gateway runs; the stream is not the REPL's to keep.
+  repl::set_log_sink([&err](std::string_view line) { err << "editgate: " << line << '\n' << std::flush; });
+  struct Unhook {
+    ~Unhook() { repl::set_log_sink({}); }
+  } unhook;
   auto ws = editproto::Workspace::open(args.root);
   if (!ws) {
     err << "editgate serve: " << ws.error().detail << '\n';

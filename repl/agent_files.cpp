@@ -1,3 +1,4 @@
+#include "repl/log.hpp"
 #include "repl/agent_files.hpp"
 
 #include <boost/json/serialize.hpp>
@@ -143,11 +144,11 @@ void AgentFiles::run(const Op& op) {
   if (op.kind == Op::append) {
     // One write with O_APPEND: a reader sees whole lines.
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-    if (fd < 0 || !write_all(fd, op.content)) std::cerr << "editgate: cannot append to " << path.string() << '\n';
+    if (fd < 0 || !write_all(fd, op.content)) log_line("cannot append to " + path.string());
     if (fd >= 0) ::close(fd);
     return;
   }
-  if (!replace_file(path.string(), op.content)) std::cerr << "editgate: cannot write " << path.string() << '\n';
+  if (!replace_file(path.string(), op.content)) log_line("cannot write " + path.string());
 }
 
 }  // namespace repl

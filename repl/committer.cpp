@@ -1,4 +1,5 @@
 #include "record/trailers.hpp"
+#include "repl/log.hpp"
 #include "repl/committer.hpp"
 
 #include "git/message.hpp"
@@ -37,7 +38,7 @@ Result<void> Committer::submit(CommitItem item) {
     joined = queued.error();
     item = std::move(batch->front());
   }
-  std::cerr << "editgate: the REPL's commit \"" + item.summary + "\" was not made: " + joined.error().message + "\n";
+  log_line("the REPL's commit \"" + item.summary + "\" was not made: " + joined.error().message);
   if (item.committed) item.committed("");
   return Failure{Error::commit_queue_full, joined.error().message};
 }
@@ -110,7 +111,7 @@ void Committer::commit_one(editgit::Repository& repo, std::vector<CommitItem*> b
   };
   auto done = repo.commit(req);
   if (!done)
-    std::cerr << "editgate: the REPL commit of " + order.front() + " failed: " + done.error().message + "\n";
+    log_line("the REPL commit of " + order.front() + " failed: " + done.error().message);
   const std::string id = done && done->id ? *done->id : std::string();
   if (done) ++commits_;
   for (CommitItem* item : batch)

@@ -2,6 +2,7 @@
 // each job's deadline, the interrupt a timeout sends and the answer it
 // waits for; the reply's place in the log; the queue going on.
 #include "record/trailers.hpp"
+#include "repl/log.hpp"
 #include "repl/page_state.hpp"
 #include "repl/transcript.hpp"
 
@@ -132,7 +133,7 @@ void Repl::start_from_door(Page& p, Job& job, const std::string& ann) {
   if (!done) {
     // Too late to hold the code back: the agent gets its result, told the log missed it.
     job.log_error = "the request could not be placed in the log: " + done.error().message;
-    std::cerr << "editgate: job " + std::to_string(job.id) + ": " + job.log_error + "\n";
+    log_line("job " + std::to_string(job.id) + ": " + job.log_error);
     return;
   }
   job.segments = {Lines(lines.begin(), lines.end() - 3)};  // the request, for the recovery rules
@@ -209,8 +210,8 @@ void Repl::write_reply(Page& p, Job& job, const Lines& reply, bool more) {
     p.active.clear();
   }
   if (!written) {
-    std::cerr << "editgate: the reply to job " + std::to_string(job.id) + " could not be written: " +
-                     written.error().message + "\n";
+    log_line("the reply to job " + std::to_string(job.id) + " could not be written: " +
+                     written.error().message);
     note(p, {"> _the reply to job " + std::to_string(job.id) +
              " could not be placed under its request (the log was edited meanwhile); it follows here_"});
     note(p, reply);

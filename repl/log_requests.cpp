@@ -3,6 +3,7 @@
 // intake.hpp's); the recovery rules for requests edited after they were
 // accepted; and, at start, jobs a stopped gateway left executing.
 #include "record/trailers.hpp"
+#include "repl/log.hpp"
 #include "repl/intake.hpp"
 #include "repl/names.hpp"
 #include "repl/page_state.hpp"
@@ -101,7 +102,7 @@ std::vector<std::shared_ptr<Repl::Job>> Repl::take_requests(Page& p, const std::
   const Appended a = read_appended(seen, found, p.draft);
   p.draft.clear();
   if (a.edited_above) {
-    std::cerr << "editgate: " + p.log->path() + " was edited above its end; nothing there is run\n";
+    log_line(p.log->path() + " was edited above its end; nothing there is run");
     return {};
   }
   if (a.tail.empty()) return {};
@@ -147,8 +148,8 @@ std::vector<std::shared_ptr<Repl::Job>> Repl::take_requests(Page& p, const std::
   normal.insert(normal.end(), notes.begin(), notes.end());
   if (accepted.requests.empty()) {
     // Nothing runs: the notes go in, and the footer back at the end.
-    std::cerr << "editgate: " + p.log->path() + ": " + std::to_string(accepted.refused) +
-                     " request(s) that came with git not run (" + git.why() + ")\n";
+    log_line(p.log->path() + ": " + std::to_string(accepted.refused) +
+                     " request(s) that came with git not run (" + git.why() + ")");
     if (!p.running) normal.insert(normal.end(), {"", std::string(footer)});
     if (auto done = rewrite_tail(p, a, normal); done && *done)
       commit(p, {std::move(**done)}, p.stem,
@@ -172,7 +173,7 @@ void Repl::keep_appended(Page& p, const Appended& a, const Lines& notes) {
     p.uncommitted.push_back(std::move(**done));  // committed with the next exchange
     return;
   }
-  std::cerr << "editgate: " + p.log->path() + ": appended headers that start nothing, noted in the log\n";
+  log_line(p.log->path() + ": appended headers that start nothing, noted in the log");
   commit(p, {std::move(**done)}, p.stem, "page " + p.stem + ": a note on text appended to its log",
          {{record::trailer::kind, "page"}});
 }
@@ -203,7 +204,7 @@ std::vector<std::shared_ptr<Repl::Job>> Repl::accept(Page& p, const Appended& a,
   std::vector<FileChange> files;
   auto done = rewrite_tail(p, a, accepted.normal);
   if (!done) {
-    std::cerr << "editgate: the request in " + p.log->path() + " could not be accepted: " + done.error().message + "\n";
+    log_line("the request in " + p.log->path() + " could not be accepted: " + done.error().message);
     return {};
   }
   if (*done) {
@@ -270,8 +271,8 @@ void Repl::check_jobs(Page& p) {
   with.insert(with.end(), p.active.begin(), p.active.end());
   if (before_write) before_write(p.log->path());
   if (auto done = p.log->replace(old, with)) {
-    std::cerr << "editgate: job " + std::to_string(job->id) + ": its announcement in " + p.log->path() +
-                     " was edited; put back under its request\n";
+    log_line("job " + std::to_string(job->id) + ": its announcement in " + p.log->path() +
+                     " was edited; put back under its request");
     p.uncommitted.push_back(std::move(*done));
     return;
   }
@@ -321,8 +322,8 @@ void Repl::mark_interrupted_in(const std::string& file) {
   if (!ends_with_footer(log.known()))
     if (auto done = log.append({"", std::string(footer)})) changes.push_back(std::move(*done));
   const std::string stem = file.substr(0, file.size() - 3);
-  std::cerr << "editgate: " + log.path() + ": " + std::to_string(jobs) +
-                   " job(s) left executing by a stopped gateway, marked interrupted\n";
+  log_line(log.path() + ": " + std::to_string(jobs) +
+                   " job(s) left executing by a stopped gateway, marked interrupted");
   CommitItem item;
   item.files = std::move(changes);
   item.author = page_identity(stem);

@@ -1,3 +1,4 @@
+#include "repl/log.hpp"
 #include "repl/page_keys.hpp"
 
 #include "repl/names.hpp"
@@ -46,7 +47,7 @@ std::string PageKeys::issue(const std::string& id, const std::string& kind) {
                     ::fsync(fd) == 0;
     if (fd >= 0) ::close(fd);
     // The page still gets its id; it just cannot come back to it after a restart.
-    if (!ok) std::cerr << "editgate: cannot write " << file_ << "; page " << id << " keeps its id until the gateway stops\n";
+    if (!ok) log_line("cannot write " + file_ + "; page " + id + " keeps its id until the gateway stops");
   }
   keys_[id] = std::move(key);
   return secret;

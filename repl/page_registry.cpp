@@ -1,4 +1,5 @@
 #include "record/trailers.hpp"
+#include "repl/log.hpp"
 #include "repl/page_registry.hpp"
 
 #include "repl/markdown.hpp"
@@ -165,7 +166,7 @@ void Repl::forget_pages() {
       if (idle && (oldest == pages_.end() || p.last_seen < oldest->second->last_seen)) oldest = it;
     }
     if (oldest == pages_.end()) return;
-    std::cerr << "editgate: page " + oldest->second->stem + " forgotten (disconnected; its log stays)\n";
+    log_line("page " + oldest->second->stem + " forgotten (disconnected; its log stays)");
     pages_.erase(oldest);
   }
 }
@@ -262,7 +263,7 @@ void Repl::open_log(Page& p, bool returning) {
   if (before_write) before_write(p.log->path());
   auto made = p.log->create(new_log(p.stem, p.url, p.stem + ".events.log"));
   if (!made)
-    std::cerr << "editgate: cannot create " + p.log->path() + ": " + made.error().message + "\n";
+    log_line("cannot create " + p.log->path() + ": " + made.error().message);
   else
     commit(p, {std::move(*made)}, p.stem, "page " + p.stem + " connected (" + p.url + ")", {{record::trailer::kind, "page"}});
 }
@@ -293,7 +294,7 @@ Result<Repl::Welcome> Repl::connect(const Hello& raw_hello, std::shared_ptr<Page
   // The Node page's secret stays with its transport, out of reach of the code it runs.
   if (!secret.empty() && p->kind != "node") welcome["secret"] = secret;
   p->link->send(json::serialize(welcome));
-  std::cerr << "editgate: page " + p->stem + " connected (" + p->kind + ", " + p->url + ")\n";
+  log_line("page " + p->stem + " connected (" + p->kind + ", " + p->url + ")");
   write_registry();
   changed(*p, "agent", false);
   pump(*p);
@@ -314,7 +315,7 @@ void Repl::disconnect(const std::string& id, const PageLink* link) {
   if (p.running)
     fail(p, *p.running, Error::context_destroyed,
          "the page went away (a reload, a navigation or a closed tab) while the job ran");
-  std::cerr << "editgate: page " + p.stem + " disconnected\n";
+  log_line("page " + p.stem + " disconnected");
   write_registry();
   write_status(p);
 }
@@ -346,7 +347,7 @@ void Repl::write_registry() {
   const std::string text = registry_text(std::move(lines), max_registry_live, opt_.registry_disconnected);
   const std::string_view bytes = text;
   if (auto w = ws_.write_atomic("debug.md", std::span<const std::string_view>(&bytes, 1)); !w)
-    std::cerr << "editgate: cannot write debug.md: " + w.error().detail + "\n";
+    log_line("cannot write debug.md: " + w.error().detail);
 }
 
 boost::json::array Repl::pages() const {

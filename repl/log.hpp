@@ -1,0 +1,20 @@
+// Where the REPL tells the person running the gateway what happened (a page
+// connected, a write that failed): a hook the program sets, so the library
+// never writes to a stream of its own. `editgate serve` prints each line on
+// standard error as "editgate: <line>"; unset, lines are dropped (tests).
+#pragma once
+
+#include <functional>
+#include <string_view>
+
+namespace repl {
+
+using LogSink = std::function<void(std::string_view line)>;
+
+// Set once, before the threads that log start.
+void set_log_sink(LogSink sink);
+
+// One line, without its newline; lines from several threads never interleave.
+void log_line(std::string_view line);
+
+}  // namespace repl
