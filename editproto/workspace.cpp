@@ -383,18 +383,6 @@ bool same_inode(int dir, const std::string& name, int fd) {
          a.st_ino == b.st_ino;
 }
 
-// Whether `fd` holds exactly `chunks`.
-bool holds_exactly(int fd, std::span<const std::string_view> chunks, std::size_t max_bytes) {
-  auto bytes = read_all(fd, max_bytes);
-  if (!bytes) return false;
-  std::string_view rest = *bytes;
-  for (std::string_view c : chunks) {
-    if (rest.substr(0, c.size()) != c) return false;
-    rest.remove_prefix(c.size());
-  }
-  return rest.empty();
-}
-
 bool exchange(int dir, const std::string& a, const std::string& b) {
   return ::renameat2(dir, a.c_str(), dir, b.c_str(), RENAME_EXCHANGE) == 0;
 }
