@@ -67,19 +67,22 @@ std::string excerpt(std::string_view s, std::size_t pos) {
 }
 
 // Walks the two cores code point by code point and names what differs.
-void describe_core(std::string_view f, std::string_view b, std::size_t col0, std::vector<std::string>& parts) {
+// True when the first difference it names is plain text (no look-alike,
+// invisible or normalisation difference): the caller then names the line.
+bool describe_core(std::string_view f, std::string_view b, std::size_t col0, std::vector<std::string>& parts) {
+  const std::size_t before = parts.size();
   std::size_t i = 0, j = 0, col = col0;
   int reported = 0;
   while ((i < f.size() || j < b.size()) && reported < 4) {
     if (i >= f.size()) {
       parts.push_back("your block's line goes on at column " + std::to_string(col) + " with " + excerpt(b, j) +
                       ", which the file's line does not have");
-      return;
+      return false;
     }
     if (j >= b.size()) {
       parts.push_back("the file's line goes on at column " + std::to_string(col) + " with " + excerpt(f, i) +
                       ", which your block's line does not have");
-      return;
+      return false;
     }
     unicode::CodePoint cf = unicode::decode(f, i), cb = unicode::decode(b, j);
     if (cf.valid == cb.valid && cf.value == cb.value) {
@@ -136,8 +139,9 @@ void describe_core(std::string_view f, std::string_view b, std::size_t col0, std
     }
     parts.push_back("the text differs from column " + std::to_string(col) + ": the file has " + excerpt(f, i) +
                     " where your block has " + excerpt(b, j));
-    return;
+    return parts.size() == before + 1;
   }
+  return false;
 }
 
 }  // namespace
@@ -194,8 +198,7 @@ std::string describe_difference(std::string_view file_line, std::string_view blo
   // When the words themselves differ, white space is noise: name the text.
   if (fcore != bcore) {
     std::vector<std::string> core;
-    describe_core(fcore, bcore, count_code_points(fi) + 1, core);
-    if (!core.empty() && core.front().starts_with("the text differs")) {
+    if (describe_core(fcore, bcore, count_code_points(fi) + 1, core)) {
       std::size_t col = 1;
       std::size_t i = 0;
       while (i < file_line.size() && i < block_line.size() && file_line[i] == block_line[i]) ++i;

@@ -36,15 +36,15 @@ std::optional<Failure> run_failure(const record::RunReport& report, std::optiona
 class EditRun;
 
 // Which open run last wrote a file it has not committed yet, by normalised
-// path. One per engine (its thread only), shared by all its runs.
+// path. One per worker (its thread only), shared by all its runs.
 using Owners = std::map<std::string, EditRun*>;
 
 // What a run is wired to: where its commits are made, and where the REPL
-// hears of agents' edits. One per engine; called on its thread.
+// hears of agents' edits. One per worker; called on its thread.
 struct EditHooks {
   // Runs a commit on the workspace's commit queue (git/commit_queue.hpp) and
   // waits for it: every commit in the workspace is made there, in the order
-  // its files were written. The engine sets it; a run without it commits
+  // its files were written. The worker sets it; a run without it commits
   // nothing and says so (commit_error).
   std::function<editgit::Result<void>(const editgit::CommitQueue::Work& work)> commit;
   // After a block was applied to `path` (a request appended to a chat log

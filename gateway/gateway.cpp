@@ -2,8 +2,8 @@
 
 namespace gateway {
 
-Gateway::Gateway(Binding binding, std::string cookie, Worker& engine, ServeLimits limits, std::string workspace_id)
-    : binding_(std::move(binding)), cookie_(std::move(cookie)), worker_(engine), limits_(limits),
+Gateway::Gateway(Binding binding, std::string cookie, Worker& worker, ServeLimits limits, std::string workspace_id)
+    : binding_(std::move(binding)), cookie_(std::move(cookie)), worker_(worker), limits_(limits),
       workspace_id_(std::move(workspace_id)), nonce_(random_hex(16)), started_(std::chrono::steady_clock::now()) {}
 
 bool Gateway::enter() {
@@ -34,11 +34,11 @@ void Gateway::leave_page(const std::string& origin) {
   if (auto it = page_origins_.find(origin); it != page_origins_.end() && --it->second == 0) page_origins_.erase(it);
 }
 
-void Gateway::join(std::weak_ptr<Stoppable> session) {
+void Gateway::join(std::weak_ptr<Stoppable> connection) {
   std::lock_guard lock(mutex_);
-  // Drop the entries of sessions already gone, so the list stays short.
-  std::erase_if(sessions_, [](const std::weak_ptr<Stoppable>& s) { return s.expired(); });
-  sessions_.push_back(std::move(session));
+  // Drop the entries of connections already gone, so the list stays short.
+  std::erase_if(live_, [](const std::weak_ptr<Stoppable>& s) { return s.expired(); });
+  live_.push_back(std::move(connection));
 }
 
 void Gateway::request_stop() {
@@ -46,13 +46,13 @@ void Gateway::request_stop() {
   if (on_stop_) on_stop_();
 }
 
-void Gateway::stop_sessions() {
+void Gateway::stop_connections() {
   std::vector<std::weak_ptr<Stoppable>> copy;
   {
     std::lock_guard lock(mutex_);
-    copy = sessions_;
+    copy = live_;
   }
-  // Outside the lock: a session's stop() may end it, and its end may join.
+  // Outside the lock: a connection's stop() may end it, and its end may join.
   for (auto& weak : copy)
     if (auto s = weak.lock()) s->stop();
 }

@@ -1,6 +1,6 @@
 // What every connection of one `editgate serve` shares: where it listens,
-// the cookie, the limits, the engine, and the list of live sessions that a
-// shutdown has to stop. No Beast here: the sessions register themselves as
+// the cookie, the limits, the worker, and the list of live connections that a
+// shutdown has to stop. No Beast here: the connections register themselves as
 // Stoppable.
 #pragma once
 
@@ -44,7 +44,7 @@ struct ServeLimits {
   std::chrono::milliseconds shutdown_grace{5'000};   // then connections still open are cut
 };
 
-// A live session, as shutdown sees it. stop() may be called from any thread.
+// A live connection, as shutdown sees it. stop() may be called from any thread.
 class Stoppable {
  public:
   virtual ~Stoppable() = default;
@@ -53,7 +53,7 @@ class Stoppable {
 
 class Gateway {
  public:
-  Gateway(Binding binding, std::string cookie, Worker& engine, ServeLimits limits, std::string workspace_id);
+  Gateway(Binding binding, std::string cookie, Worker& worker, ServeLimits limits, std::string workspace_id);
 
   const Binding& binding() const { return binding_; }
   const std::string& cookie() const { return cookie_; }
@@ -77,15 +77,15 @@ class Gateway {
   bool enter_page(const std::string& origin);
   void leave_page(const std::string& origin);
 
-  void join(std::weak_ptr<Stoppable> session);
+  void join(std::weak_ptr<Stoppable> connection);
 
   // Asks for a clean stop (signals, the shutdown op); the first call runs
   // the handler serve installed.
   void request_stop();
   bool stopping() const { return stopping_.load(); }
   void on_stop(std::function<void()> handler) { on_stop_ = std::move(handler); }
-  // Tells every live session to stop.
-  void stop_sessions();
+  // Tells every live connection to stop.
+  void stop_connections();
 
  private:
   Binding binding_;
@@ -103,7 +103,7 @@ class Gateway {
   std::atomic<bool> stopping_{false};
   std::function<void()> on_stop_;
   std::mutex mutex_;
-  std::vector<std::weak_ptr<Stoppable>> sessions_;
+  std::vector<std::weak_ptr<Stoppable>> live_;
 };
 
 }  // namespace gateway

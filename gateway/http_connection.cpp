@@ -4,7 +4,7 @@
 // /v1/pages, /v1/eval) are a thin adapter: query or JSON body to the op's
 // parameters, the op's handler, its final reply as the answer with the
 // status of its code. POST /v1/edits is this door's own and streams: the
-// body is read piece by piece, each piece goes to the engine, and each
+// body is read piece by piece, each piece goes to the worker, and each
 // block's result goes back as an NDJSON line in a chunked response while the
 // body is still arriving.
 #include "editproto/unicode.hpp"

@@ -20,7 +20,7 @@ constexpr std::size_t max_message_bytes = 64u << 20;  // as a POST /v1/edits bod
 
 }  // namespace
 
-void apply_inbox(Worker& engine, const std::string& state_dir, const std::string& name,
+void apply_inbox(Worker& worker, const std::string& state_dir, const std::string& name,
                  const std::function<std::uint64_t()>& sequence) {
   const std::string stem = name.substr(0, name.size() - 3);
   const std::string in = state_dir + "/inbox/" + name;
@@ -41,7 +41,7 @@ void apply_inbox(Worker& engine, const std::string& state_dir, const std::string
     text << f.rdbuf();
     EditParams params;
     params.agent = "agent";
-    auto run = engine.start_run(params);
+    auto run = worker.start_run(params);
     if (!run) {
       mark_final(answer, run.error());
     } else {

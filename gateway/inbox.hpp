@@ -21,7 +21,7 @@ namespace gateway {
 
 // Applies inbox/<name> (a file name ending in .md) under `state_dir`.
 // `sequence()` gives the marker's number.
-void apply_inbox(Worker& engine, const std::string& state_dir, const std::string& name,
+void apply_inbox(Worker& worker, const std::string& state_dir, const std::string& name,
                  const std::function<std::uint64_t()>& sequence);
 
 }  // namespace gateway

@@ -1,4 +1,4 @@
-// The namespace aliases of Beast's examples. Only the session files include
+// The namespace aliases of Beast's examples. Only the connection files include
 // this: each Beast translation unit costs half a minute to compile.
 #pragma once
 

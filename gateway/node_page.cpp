@@ -51,8 +51,8 @@ std::string find_node() {
 // hop in between (each hop costs a wake-up, 0.1 ms or more on a busy machine).
 class NodePage : public std::enable_shared_from_this<NodePage> {
  public:
-  NodePage(Worker& engine, repl::Repl& repl, std::string root, std::string program, std::string node)
-      : ex_(engine.executor()), repl_(repl), root_(std::move(root)), program_(std::move(program)),
+  NodePage(Worker& worker, repl::Repl& repl, std::string root, std::string program, std::string node)
+      : ex_(worker.executor()), repl_(repl), root_(std::move(root)), program_(std::move(program)),
         node_(std::move(node)), restart_(ex_) {}
 
   std::string id_file() const { return program_.substr(0, program_.rfind('/')) + "/node-page.id"; }
@@ -105,7 +105,7 @@ class NodePage : public std::enable_shared_from_this<NodePage> {
     do_read();
   }
 
-  // From another thread: done on the engine's, waited for.
+  // From another thread: done on the worker's, waited for.
   void stop() {
     std::promise<void> done;
     net::post(ex_, [self = shared_from_this(), &done] {
@@ -277,7 +277,7 @@ class NodePage : public std::enable_shared_from_this<NodePage> {
   int restarts_ = 0;
 };
 
-std::shared_ptr<NodePage> start_node_page(Worker& engine, repl::Repl& repl, const std::string& root,
+std::shared_ptr<NodePage> start_node_page(Worker& worker, repl::Repl& repl, const std::string& root,
                                           const std::string& state_dir, const std::string& node) {
   const std::string program = state_dir + "/node-page.cjs";
   {
@@ -289,8 +289,8 @@ std::shared_ptr<NodePage> start_node_page(Worker& engine, repl::Repl& repl, cons
     }
   }
   ::chmod(program.c_str(), 0600);
-  auto page = std::make_shared<NodePage>(engine, repl, root, program, node);
-  net::post(engine.executor(), [page] { page->start(); });
+  auto page = std::make_shared<NodePage>(worker, repl, root, program, node);
+  net::post(worker.executor(), [page] { page->start(); });
   return page;
 }
 

@@ -22,7 +22,7 @@ std::string find_node();
 
 // Starts the page; stop() ends it. `state_dir` holds the program file.
 // The page runs on the worker thread, with the REPL.
-std::shared_ptr<NodePage> start_node_page(Worker& engine, repl::Repl& repl, const std::string& root,
+std::shared_ptr<NodePage> start_node_page(Worker& worker, repl::Repl& repl, const std::string& root,
                                           const std::string& state_dir, const std::string& node);
 void stop_node_page(NodePage& page);
 

@@ -1,5 +1,5 @@
 // The ops' implementations, one handler each, listed in op_table.cpp. A
-// handler reads its checked parameters, does the work (on the engine's
+// handler reads its checked parameters, does the work (on the worker's
 // thread when it touches the workspace, git or the pages) and answers
 // through its Replies on the door's executor. No door knowledge, no Beast.
 #pragma once

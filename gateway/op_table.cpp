@@ -182,11 +182,11 @@ Result<json::object> params_from_query(const OpSpec& op, const std::vector<std::
   return params;
 }
 
-ConnectionState::ConnectionState(Worker& engine, std::string id) : engine(engine), id(std::move(id)) {}
+ConnectionState::ConnectionState(Worker& worker, std::string id) : worker(worker), id(std::move(id)) {}
 
 ConnectionState::~ConnectionState() {
   // Edit runs belong to the worker thread, even in their last moment.
-  if (!edits.empty()) engine.post([edits = std::move(edits)] {});
+  if (!edits.empty()) worker.post([edits = std::move(edits)] {});
 }
 
 }  // namespace gateway

@@ -82,12 +82,12 @@ struct OpenEdit {
 struct ConnectionState {
   // Out of line, as is the destructor (open edits are destroyed on the
   // worker thread): EditRun is complete only there.
-  ConnectionState(Worker& engine, std::string id);
+  ConnectionState(Worker& worker, std::string id);
   ~ConnectionState();
   ConnectionState(const ConnectionState&) = delete;
   ConnectionState& operator=(const ConnectionState&) = delete;
 
-  Worker& engine;
+  Worker& worker;
   std::string id;  // the session id its commits carry; "" a new one per run
   // The files the agent has seen (the context op, and files added by
   // not_in_context); nullopt until it declares any. The door's executor only.

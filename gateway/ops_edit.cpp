@@ -14,7 +14,7 @@ namespace json = boost::json;
 
 namespace {
 
-// What one engine step of an edit produced, carried back to the door.
+// What one worker step of an edit produced, carried back to the door.
 struct Step {
   std::optional<Failure> failure;
   std::vector<editproto::BlockResult> blocks;

@@ -32,6 +32,7 @@ Error from_repl(repl::Error e) {
     case repl::Error::too_many_pages: return Error::too_many_pages;
     case repl::Error::shutting_down: return Error::shutting_down;
     case repl::Error::io: return Error::io;
+    case repl::Error::commit_queue_full: return Error::commit_failed;  // written, not committed
   }
   return Error::internal;
 }
@@ -44,7 +45,7 @@ Error code_named(std::string_view reason) {
   static constexpr std::array all{E::not_found,   E::ambiguous,      E::in_use,     E::bad_request,
                                   E::timeout,     E::context_destroyed, E::interrupted, E::log_conflict,
                                   E::request_edited, E::queue_full,  E::rate_limited, E::too_many_pages,
-                                  E::shutting_down, E::io};
+                                  E::shutting_down, E::io,       E::commit_queue_full};
   if (reason == to_string(Error::page_error)) return Error::page_error;
   for (E e : all)
     if (repl::to_string(e) == reason) return from_repl(e);

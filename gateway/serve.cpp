@@ -143,9 +143,9 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
     err << "editgate serve: " << state.error().message << '\n';
     return 2;
   }
-  auto engine = Worker::open(root);
-  if (!engine) {
-    err << "editgate serve: " << engine.error().message << '\n';
+  auto worker = Worker::open(root);
+  if (!worker) {
+    err << "editgate serve: " << worker.error().message << '\n';
     return 2;
   }
 
@@ -172,11 +172,11 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   limits.header_timeout = std::chrono::milliseconds(args.header_timeout_ms);
   limits.body_timeout = std::chrono::milliseconds(args.body_timeout_ms);
   limits.auth_timeout = std::chrono::milliseconds(args.auth_timeout_ms);
-  Gateway gw(binding, state->cookie(), **engine, limits, workspace_id(root));
+  Gateway gw(binding, state->cookie(), **worker, limits, workspace_id(root));
 
   // The live pages: their logs are written on the worker thread and
   // committed on the workspace's one commit queue, as the edit runs are.
-  Worker& eng = **engine;
+  Worker& eng = **worker;
   repl::Committer committer(eng.commits());
   repl::Options repl_options;
   repl_options.timeout = std::chrono::milliseconds(args.job_timeout_ms);
@@ -228,7 +228,7 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
       boost::system::error_code ignored;
       acceptor.close(ignored);
       signals.cancel(ignored);
-      gw.stop_sessions();
+      gw.stop_connections();
       gw.worker().post([&] {
         if (log_watch) log_watch->close();
         if (inbox_watch) inbox_watch->close();
@@ -266,7 +266,7 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   // Jobs end (shutting_down) before the worker thread does, and the
   // commit queue makes the commits they left before it stops.
   gw.worker().post([&pages] { pages.shutdown(); });
-  (*engine)->join();
+  (*worker)->join();
   err << "editgate: stopped\n";
   return 0;
 }

@@ -1,7 +1,7 @@
 // The agents' WebSocket door. Messages are read in pieces of bounded size,
 // so an oversized one is discarded as it arrives and answered with an
 // error while the connection lives on. Before the auth message nothing but
-// the handshake exists: no OpDispatcher, no engine work. Replies wait in one
+// the handshake exists: no OpDispatcher, no worker work. Replies wait in one
 // write queue of bounded size: a client that does not read them stops
 // being read (backpressure), and one that lets them pile up past the cap
 // is closed with slow_client.

@@ -27,6 +27,9 @@ Worker::Worker(editproto::Workspace ws, editgit::Repository repo, std::unique_pt
 Worker::~Worker() { join(); }
 
 void Worker::join() {
+  // The commits still queued post what follows them (markers, chat history)
+  // to this thread: it waits for them before it runs out of work.
+  if (thread_.joinable()) boost::asio::post(ctx_, [this] { commits_->wait_idle(); });
   guard_.reset();
   if (thread_.joinable()) thread_.join();
   commits_->stop();

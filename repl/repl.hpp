@@ -5,7 +5,7 @@
 // run in the page, one job at a time per page, the reply written under it
 // and both committed on the workspace's one commit queue (repl/committer.hpp).
 //
-// Everything here runs on one thread (the engine's): the transports post
+// Everything here runs on one thread (the worker's): the transports post
 // page messages to it, and Listener callbacks are called on it.
 #pragma once
 
