@@ -21,7 +21,7 @@ Result<std::unique_ptr<Committer>> Committer::start(const std::string& root) {
   return c;
 }
 
-Result<void> Committer::submit(CommitItem item) {
+Result<void> Committer::submit(CommitItem&& item) {
   std::lock_guard lock(mutex_);
   // Items that wait together, with nothing else queued between them, are
   // one batch: a commit each, or one for all when there are many.

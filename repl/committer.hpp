@@ -43,9 +43,11 @@ class Committer {
   Committer(const Committer&) = delete;
   Committer& operator=(const Committer&) = delete;
 
-  // Error::queue_full when the queue is at its bound: the item's files stay
-  // written, not committed (its `committed` hears "").
-  Result<void> submit(CommitItem item);
+  // Error::commit_queue_full when the queue is at its bound: the item's
+  // files stay written, not committed (its `committed` hears ""), and the
+  // item is left as it was, so its writer can keep the files for its next
+  // commit. Taken (moved from) otherwise.
+  Result<void> submit(CommitItem&& item);
   // Blocks until everything on the queue so far is committed.
   void wait_idle();
   // Commits what is queued and stops the queue, when it is its own.

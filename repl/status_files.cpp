@@ -136,7 +136,11 @@ void Repl::commit(Page& p, std::vector<FileChange> files, const std::string& aut
   item.summary = summary;
   trailers.emplace_back(record::trailer::page, p.stem);
   item.trailers = std::move(trailers);
-  committer_.submit(std::move(item));
+  if (!committer_.submit(std::move(item))) {
+    // Refused (the commit queue is full; submit left the item whole): the
+    // files wait for this page's next commit, never to pass for a user's save.
+    for (FileChange& f : item.files) p.uncommitted.push_back(std::move(f));
+  }
 }
 
 }  // namespace repl

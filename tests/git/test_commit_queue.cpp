@@ -172,6 +172,8 @@ TEST_CASE("a REPL item the full queue refuses is reported, and its callback hear
   REQUIRE_FALSE(r.has_value());
   CHECK(r.error().code == repl::Error::commit_queue_full);
   CHECK(heard == std::string());
+  // The item is left whole, so its writer keeps the files for its next commit.
+  CHECK(refused.files.size() == 1);
   gate.open.set_value();
   committer.wait_idle();
 }
