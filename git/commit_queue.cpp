@@ -1,6 +1,8 @@
 #include "git/commit_queue.hpp"
 
+#include <exception>
 #include <future>
+#include <string>
 
 namespace editgit {
 
@@ -45,14 +47,27 @@ Result<bool> CommitQueue::join_last(const void* owner, const std::function<void(
 }
 
 Result<void> CommitQueue::run(Work work) {
+  // From the queue's own thread it would wait for itself forever.
+  if (std::this_thread::get_id() == thread_.get_id())
+    return Failure{Error::invalid, "CommitQueue::run called from the commit queue's own thread"};
   std::promise<void> done;
   auto finished = done.get_future();
   auto queued = submit([&](Repository& repo) {
-    work(repo);
-    done.set_value();
+    try {
+      work(repo);
+      done.set_value();
+    } catch (...) {
+      done.set_exception(std::current_exception());
+    }
   });
   if (!queued) return queued.error();
-  finished.wait();
+  try {
+    finished.get();
+  } catch (const std::exception& e) {
+    return Failure{Error::internal, std::string("the commit failed: ") + e.what()};
+  } catch (...) {
+    return Failure{Error::internal, "the commit failed"};
+  }
   return {};
 }
 
@@ -82,7 +97,12 @@ void CommitQueue::loop() {
       waiting_ -= item.weight;
       busy_ = true;
     }
-    item.work(repo_);
+    try {
+      item.work(repo_);
+    } catch (...) {
+      // A work that throws ends alone (run() hands its exception to the
+      // waiter); the queue, and everyone behind it, goes on.
+    }
     {
       std::lock_guard lock(mutex_);
       busy_ = false;

@@ -9,6 +9,8 @@
 #include <catch2/catch.hpp>
 
 #include <future>
+#include <optional>
+#include <stdexcept>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -99,6 +101,26 @@ TEST_CASE("the commit queue refuses past its bound with queue_full, and takes wo
   auto after = (*queue)->submit(count);
   REQUIRE_FALSE(after.has_value());
   CHECK(after.error().code == editgit::Error::queue_full);
+}
+
+TEST_CASE("a commit that throws fails alone: run() names it, the work behind it still runs", "[unit][commit_queue]") {
+  test::TempDir dir;
+  test::git_ok(dir.path(), {"init", "-q"});
+  auto queue = CommitQueue::open(dir.str());
+  REQUIRE(queue.has_value());
+  auto thrown = (*queue)->run([](editgit::Repository&) { throw std::runtime_error("disk on fire"); });
+  REQUIRE_FALSE(thrown.has_value());
+  CHECK(thrown.error().code == editgit::Error::internal);
+  CHECK(thrown.error().message.find("disk on fire") != std::string::npos);
+  bool ran = false;
+  REQUIRE((*queue)->run([&](editgit::Repository&) { ran = true; }).has_value());
+  CHECK(ran);
+  // From the queue's own thread, run() would wait for itself: it is refused.
+  std::optional<editgit::Result<void>> nested;
+  REQUIRE((*queue)->run([&](editgit::Repository&) { nested = (*queue)->run([](editgit::Repository&) {}); }).has_value());
+  REQUIRE(nested.has_value());
+  REQUIRE_FALSE(nested->has_value());
+  CHECK(nested->error().code == editgit::Error::invalid);
 }
 
 TEST_CASE("the REPL's items group only when more than 8 wait together with nothing queued between them",
