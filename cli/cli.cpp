@@ -8,6 +8,7 @@
 #include "record/edit_log.hpp"
 #include "cli/pages_client.hpp"
 #include "record/run_commit.hpp"
+#include "record/run_journal.hpp"
 #include "record/run_report.hpp"
 #include "gateway/serve.hpp"
 #include "cli/wait.hpp"
@@ -137,6 +138,23 @@ int run_edits(const EditArgs& a, bool dry_run, std::istream& in, std::ostream& o
   opt.dry_run = dry_run;
   opt.fuzz_whitespace = a.fuzz == "whitespace";
   if (!a.context.empty()) opt.context = a.context;
+  record::RunReport report;
+  report.dry_run = dry_run;
+  std::optional<record::RunJournal> journal;
+  if (repo) {
+    // Files an earlier run wrote and never committed are its agent's: they
+    // are committed before this run writes anything.
+    auto left = record::commit_interrupted(*ws, *repo);
+    if (!left) {
+      err << "editgate: " << editgit::to_string(left.error().code) << ": " << left.error().message << '\n';
+      return 2;
+    }
+    report.interrupted = std::move(*left);
+    report.session = a.session.empty() ? record::new_session_id() : a.session;
+    journal.emplace(repo->gitdir(), a.agent, report.session);
+    opt.on_write = [&journal](const std::string& path, const std::string* base,
+                              std::span<const std::string_view> bytes) { journal->writing(path, base, bytes); };
+  }
   editproto::Applier applier(*ws, opt);
   editproto::Parser parser(opt.limits);
 
@@ -158,14 +176,12 @@ int run_edits(const EditArgs& a, bool dry_run, std::istream& in, std::ostream& o
   applier.prepare(blocks);
   for (const editproto::Block& b : blocks) applier.submit(b);
 
-  record::RunReport report;
-  report.dry_run = dry_run;
   report.warnings = parser.take_warnings();
   report.blocks = applier.flush();
   report.files_auto_added = applier.files_auto_added();
   if (repo) {
-    report.session = a.session.empty() ? record::new_session_id() : a.session;
     record::record_edits(*repo, applier, report, a.agent);
+    if (!report.commit_error) journal->committed();
   }
 
   if (a.format == "json") record::print_json(out, report);

@@ -437,6 +437,7 @@ std::vector<BlockResult> Applier::flush() {
         break;
       }
       std::vector<std::string_view> bytes = f.doc->chunks();
+      if (opt_.on_write) opt_.on_write(f.path, f.base.get(), bytes);
       auto written = ws_.replace(f.path, bytes, f.stamp, [&](std::string_view fresh) { return unchanged(f, fresh); },
                                  opt_.limits.max_file_bytes);
       if (!written) {

@@ -32,6 +32,12 @@ struct Options {
   // Runs just before a changed file is compared with the disk and written
   // (tests use it to change the file under the applier).
   std::function<void(const std::string& path)> before_write;
+  // Runs before each attempt to write a changed file, with the content its
+  // edits started from (null: no file) and the bytes about to be written:
+  // the edit-run journal records them, so a run killed before its commit
+  // can still be recorded as its own.
+  std::function<void(const std::string& path, const std::string* base, std::span<const std::string_view> bytes)>
+      on_write;
 };
 
 // A file this applier wrote, for the commit that records it.

@@ -37,21 +37,44 @@ boost::json::object done_message(const record::RunReport& report, std::optional<
 
 Result<std::unique_ptr<EditRun>> EditRun::start(const editproto::Workspace& ws, editgit::Repository& repo,
                                                 Owners& owners, const EditHooks& hooks, EditParams params) {
+  std::vector<record::Interrupted> left;
   if (!params.dry_run) {
     if (auto ready = repo.ready_to_commit(); !ready)
       return Failure{ready.error().code == editgit::Error::locked ? Error::locked : Error::conflict,
                      ready.error().message};
+    // Files an earlier run wrote and never committed are its agent's: they
+    // are committed before this run writes anything.
+    editgit::Result<std::vector<record::Interrupted>> found = left;
+    auto queued = hooks.commit ? hooks.commit([&](editgit::Repository& r) { found = record::commit_interrupted(ws, r); })
+                               : editgit::Result<void>();
+    if (queued && !found) queued = found.error();
+    if (!queued)
+      return Failure{queued.error().code == editgit::Error::locked ? Error::locked : Error::commit_failed,
+                     "cannot commit what an interrupted run left: " + queued.error().message};
+    left = std::move(*found);
   }
   editproto::Options opt = options_for(params);
-  return std::unique_ptr<EditRun>(new EditRun(ws, owners, hooks, std::move(params), std::move(opt)));
+  std::string gitdir = repo.gitdir();
+  auto run = std::unique_ptr<EditRun>(new EditRun(ws, owners, hooks, std::move(params), std::move(opt), gitdir));
+  run->report_.interrupted = std::move(left);
+  return run;
 }
 
 EditRun::EditRun(const editproto::Workspace& ws, Owners& owners, const EditHooks& hooks, EditParams params,
-                 editproto::Options opt)
-    : ws_(ws), owners_(owners), hooks_(hooks), params_(std::move(params)), limits_(opt.limits), applier_(ws, opt),
-      parser_(opt.limits) {
+                 editproto::Options opt, const std::string& gitdir)
+    : ws_(ws), owners_(owners), hooks_(hooks), params_(std::move(params)), limits_(opt.limits),
+      session_(params_.session.empty() ? record::new_session_id() : params_.session),
+      journal_(gitdir, params_.agent, session_), applier_(ws, with_journal(std::move(opt))), parser_(limits_) {
   report_.dry_run = params_.dry_run;
-  report_.session = params_.session.empty() ? record::new_session_id() : params_.session;
+  report_.session = session_;
+}
+
+editproto::Options EditRun::with_journal(editproto::Options opt) {
+  if (!opt.dry_run)
+    opt.on_write = [this](const std::string& path, const std::string* base, std::span<const std::string_view> bytes) {
+      journal_.writing(path, base, bytes);
+    };
+  return opt;
 }
 
 EditRun::~EditRun() {
@@ -119,6 +142,7 @@ void EditRun::commit_pending() {
     record::record_edits(repo, applier_, part, params_.agent);
   }) : editgit::Result<void>(editgit::Failure{editgit::Error::invalid, "no commit queue"});
   if (!queued) part.commit_error = std::string(editgit::to_string(queued.error().code)) + ": " + queued.error().message;
+  if (queued && !part.commit_error) journal_.committed();
   if (part.commit) report_.commit = part.commit;
   report_.commits.insert(report_.commits.end(), part.commits.begin(), part.commits.end());
   if (part.earlier_commit) report_.earlier_commit = part.earlier_commit;

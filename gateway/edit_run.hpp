@@ -7,6 +7,7 @@
 #include "editproto/applier.hpp"
 #include "gateway/error.hpp"
 #include "gateway/query.hpp"
+#include "record/run_journal.hpp"
 #include "record/run_report.hpp"
 #include "git/commit_queue.hpp"
 
@@ -97,7 +98,9 @@ class EditRun {
 
  private:
   EditRun(const editproto::Workspace& ws, Owners& owners, const EditHooks& hooks, EditParams params,
-          editproto::Options opt);
+          editproto::Options opt, const std::string& gitdir);
+  // `opt` with each write recorded in the journal first (not in a dry run).
+  editproto::Options with_journal(editproto::Options opt);
   std::vector<editproto::BlockResult> apply(std::vector<editproto::Block>& blocks);
   // Moves the parser's new warnings into the report (the done message has them).
   void take_warnings();
@@ -113,6 +116,8 @@ class EditRun {
   EditParams params_;
   editproto::Limits limits_;
   std::size_t bytes_ = 0;
+  std::string session_;
+  record::RunJournal journal_;  // before applier_: its writes go through the journal
   editproto::Applier applier_;
   editproto::Parser parser_;
   record::RunReport report_;

@@ -1,11 +1,22 @@
-// What git already holds of a file: the gateway asks before it runs text
-// found in a chat log, since text that is part of a commit never runs.
+// What git holds of a file, and what it would name its bytes: the gateway
+// asks before it runs text found in a chat log (text that is part of a
+// commit never runs), the edit-run journal names what a run wrote.
 #include "git/handle.hpp"
 #include "git/repository.hpp"
 
 namespace editgit {
 
 using namespace detail;
+
+std::string blob_id(std::string_view bytes) {
+  static const int initialised = git_libgit2_init();
+  (void)initialised;
+  git_oid id;
+  if (git_odb_hash(&id, bytes.data(), bytes.size(), GIT_OBJECT_BLOB) < 0) return {};
+  char hex[GIT_OID_HEXSZ + 1];
+  git_oid_tostr(hex, sizeof hex, &id);
+  return hex;
+}
 
 Result<bool> Repository::holds_blob(const std::string& path, std::string_view bytes) const {
   const std::string full = prefix_ + path;

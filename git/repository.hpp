@@ -97,6 +97,10 @@ struct FileDiff {
   std::string new_id;                    // blob id in the commit, "" when deleted
 };
 
+// The id git gives `bytes` as a blob, unfiltered: what a file held, named
+// in a few bytes (the edit-run journal). Any thread; needs no repository.
+std::string blob_id(std::string_view bytes);
+
 class Repository {
  public:
   // Opens the repository holding `root` (searching upward as git does), or
@@ -110,6 +114,9 @@ class Repository {
   ~Repository();
 
   const std::string& workdir() const { return workdir_; }
+  // The repository's own folder (.git, or a linked worktree's), ending in '/':
+  // where editgate keeps what it must find again after a crash.
+  const std::string& gitdir() const { return gitdir_; }
   // The workspace root relative to the work tree, "" or ending in '/'.
   const std::string& prefix() const { return prefix_; }
 

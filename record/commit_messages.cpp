@@ -60,6 +60,17 @@ std::string earlier_message(const std::vector<std::string>& paths, const std::st
       trailers("earlier-state", agent, session));
 }
 
+std::string interrupted_message(const std::vector<std::string>& paths, const std::vector<std::string>& mixed,
+                                const std::string& agent, const std::string& session) {
+  std::string body = "An edit run by " + message_line(agent) +
+                     " wrote these files and stopped before it committed them (it was killed, or its commit "
+                     "failed). The next run found its journal and records the files as that run left them.";
+  if (!mixed.empty())
+    body += "\n\n" + list_paths(mixed) + " had uncommitted changes before that run; this commit holds them too.";
+  return editgit::compose_message("edit " + list_paths(paths) + " (left by an interrupted run)", body,
+                                  trailers("edit", agent, session));
+}
+
 std::string undo_message(const editgit::CommitInfo& undone, const std::string& agent, const std::string& session) {
   editgit::Trailers t = trailers("undo", agent, session);
   t.emplace_back(trailer::undoes, undone.id);

@@ -18,6 +18,12 @@ std::string edit_message(const std::vector<editproto::BlockResult>& blocks, cons
 // agent's edit, committed first so that edit's commit shows only its change.
 std::string earlier_message(const std::vector<std::string>& paths, const std::string& agent,
                             const std::string& session);
+// "edit src/a.py (left by an interrupted run)": files a run wrote and did
+// not commit (killed, or its commit failed), committed by the next run as
+// that run's agent's. `mixed`: files that had uncommitted changes of their
+// own when that run started, which the commit then holds too.
+std::string interrupted_message(const std::vector<std::string>& paths, const std::vector<std::string>& mixed,
+                                const std::string& agent, const std::string& session);
 std::string undo_message(const editgit::CommitInfo& undone, const std::string& agent, const std::string& session);
 
 // A fresh session id: 12 hex digits.

@@ -90,6 +90,13 @@ void print_text(std::ostream& out, const RunReport& report, bool colour) {
     out << '\n';
   }
   out << counts(report.blocks) << '\n';
+  for (const Interrupted& i : report.interrupted) {
+    if (i.commit)
+      out << "committed " << i.commit->substr(0, 12) << " first: files an interrupted run of " << i.agent
+          << " had left uncommitted\n";
+    for (const std::string& p : i.changed_since)
+      out << "left as it is: " << p << " (changed after an interrupted run of " << i.agent << " wrote it)\n";
+  }
   if (report.earlier_commit)
     out << "committed " << report.earlier_commit->substr(0, 12)
         << " first: the uncommitted earlier state of the files edited\n";
@@ -147,6 +154,18 @@ boost::json::object report_json(const RunReport& report, bool with_blocks) {
   for (const std::string& c : report.commits) commits.emplace_back(c);
   root["commits"] = std::move(commits);
   root["earlier_commit"] = opt(report.earlier_commit);
+  json::array interrupted;
+  for (const Interrupted& i : report.interrupted) {
+    json::array paths, changed;
+    for (const std::string& p : i.paths) paths.push_back(str(p));
+    for (const std::string& p : i.changed_since) changed.push_back(str(p));
+    interrupted.push_back(json::object{{"agent", str(i.agent)},
+                                       {"session", str(i.session)},
+                                       {"commit", opt(i.commit)},
+                                       {"paths", std::move(paths)},
+                                       {"changed_since", std::move(changed)}});
+  }
+  root["interrupted"] = std::move(interrupted);
   json::array left_out;
   for (const editgit::NotCommitted& f : report.files_not_committed)
     left_out.push_back(json::object{{"path", str(f.path)}, {"why", str(f.why)}});

@@ -4,6 +4,7 @@
 
 #include "editproto/applier.hpp"
 #include "git/repository.hpp"
+#include "record/run_journal.hpp"
 
 #include <boost/json/object.hpp>
 
@@ -26,6 +27,7 @@ struct RunReport {
   std::vector<editgit::NotCommitted> files_not_committed;  // written but left out of the commit
   std::optional<std::string> commit_error;    // "locked: ..." when the commit failed
   std::string commit_warning;                 // the commit landed, something after it did not
+  std::vector<Interrupted> interrupted;       // files earlier runs left uncommitted, committed first
   std::string session;
   bool dry_run = true;
 };

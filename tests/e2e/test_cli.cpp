@@ -1,6 +1,8 @@
 // The built editgate binary against fixture trees: output, exit codes, files.
 #include "support.hpp"
 
+#include "record/run_journal.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <boost/json.hpp>
@@ -199,6 +201,43 @@ TEST_CASE("cli: apply commits once - log shows it - undo reverts it - a second u
   CHECK(again.exit_code == 1);
   auto err = boost::json::parse(again.out).at("error");
   CHECK(err.at("reason").as_string() == "not_found");
+}
+
+// A run that wrote a file and died before its commit (its journal dropped,
+// as a kill drops it): the next `apply` commits that file first, as the dead
+// run's agent's, and says so; its own commit holds only its own edit.
+TEST_CASE("cli: apply first commits what an interrupted run left, as that run's agent's") {
+  TempDir d;
+  test::write_file(d / "a.txt", "one\n");
+  test::write_file(d / "b.txt", "two\n");
+  test::git_ok(d.path(), {"init", "-q"});
+  test::git_ok(d.path(), {"add", "-A"});
+  test::git_ok(d.path(), {"commit", "-q", "-m", "start"});
+  {
+    record::RunJournal dead(d.str() + "/.git/", "killed-agent", "s-dead");
+    const std::string base = "one\n";
+    const std::string_view bytes = "ONE\n";
+    dead.writing("a.txt", &base, std::span<const std::string_view>(&bytes, 1));
+    test::write_file(d / "a.txt", "ONE\n");
+  }
+  TempDir io;
+  test::write_file(io / "r.md", test::block("b.txt", {"two"}, {"TWO"}));
+  Result r = editgate({"apply", "--root", d.str(), "--agent", "next-agent", (io / "r.md").string()});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  const std::string first = test::git_ok(d.path(), {"rev-parse", "HEAD~1"}).substr(0, 12);
+  CHECK_THAT(r.out, Contains("committed " + first + " first: files an interrupted run of killed-agent had left "
+                             "uncommitted\n"));
+  CHECK(test::git_ok(d.path(), {"log", "--format=%an|%s", "-3"}) ==
+        "next-agent|edit b.txt (1 applied)\n"
+        "killed-agent|edit a.txt (left by an interrupted run)\n"
+        "Repo User|start\n");
+  CHECK(test::git_ok(d.path(), {"status", "--porcelain"}).empty());
+
+  // --format json names it too; a second run finds nothing left.
+  test::write_file(io / "r.md", test::block("b.txt", {"TWO"}, {"2"}));
+  Result j = editgate({"apply", "--root", d.str(), "--format", "json", (io / "r.md").string()});
+  CHECK(boost::json::parse(j.out).at("interrupted").as_array().empty());
 }
 
 TEST_CASE("cli: apply --no-commit writes the files and leaves git alone") {

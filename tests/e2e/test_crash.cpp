@@ -214,6 +214,14 @@ TEST_CASE("crash: apply killed at random points - whole files, a sound repositor
   CHECK(test::git_ok(d.path(), {"log", "-1", "--format=%an"}) == "crash-agent\n");
   CHECK(test::git_ok(d.path(), {"status", "--porcelain"}).empty());
   CHECK(leftovers(d).empty());
+  // What a killed run wrote and did not commit is the agent's too, never
+  // the user's "uncommitted earlier state" (the run journal).
+  const std::string subjects = test::git_ok(d.path(), {"log", "--format=%an|%s", "HEAD~" + std::to_string(
+      std::stoi(test::git_ok(d.path(), {"rev-list", "--count", "HEAD"})) - 1) + "..HEAD"});
+  INFO(subjects);
+  CHECK(subjects.find("save uncommitted changes") == std::string::npos);
+  for (std::size_t at = 0; at < subjects.size(); at = subjects.find('\n', at) + 1)
+    CHECK(subjects.compare(at, 12, "crash-agent|") == 0);
   test::Proc fsck = test::git(d.path(), {"fsck", "--full", "--strict"});
   INFO(fsck.out << fsck.err);
   CHECK(fsck.exit_code == 0);
