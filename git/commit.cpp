@@ -143,6 +143,239 @@ git_index_entry index_entry(const Planned& p, git_filemode_t mode) {
   return e;
 }
 
+// core.filemode: whether the executable bit on disk says what git should record.
+bool trusts_file_mode(git_repository* repo) {
+  bool trust = true;
+  git_config* cfg = nullptr;
+  if (git_repository_config_snapshot(&cfg, repo) == 0) {
+    ConfigPtr owned(cfg);
+    int v = 1;
+    if (git_config_get_bool(&v, cfg, "core.filemode") == 0) trust = v != 0;
+  }
+  git_error_clear();
+  return trust;
+}
+
+// The mode a path is committed with: the file's executable bit, or the
+// mode git has (`was`) when the bit is not to be trusted or the file is gone.
+git_filemode_t mode_of(const Planned& p, const std::optional<Entry>& was, bool trust_mode) {
+  if (was && (!trust_mode || !p.st)) return was->mode;
+  if (p.st && (p.st->st_mode & S_IXUSR)) return GIT_FILEMODE_BLOB_EXECUTABLE;
+  return GIT_FILEMODE_BLOB;
+}
+
+int signature(const Identity& who, SignaturePtr& out) {
+  git_signature* s = nullptr;
+  int rc = git_signature_now(&s, who.name.c_str(), who.email.c_str());
+  out.reset(s);
+  return rc;
+}
+
+// Why a changed path stays out of the commit, or "" when it goes in.
+std::string left_out(git_repository* repo, git_tree* head, git_index* index, const std::string& path) {
+  // A file inside a submodule belongs to that repository: adding it here
+  // would turn the submodule into a folder.
+  if (std::string sub = submodule_of(head, index, path); !sub.empty())
+    return "inside submodule " + sub + "; commit it in that repository";
+  const bool tracked = entry_at(head, path) || git_index_get_bypath(index, path.c_str(), 0);
+  if (!tracked) {
+    int ignored = 0;
+    if (git_ignore_path_is_ignored(&ignored, repo, path.c_str()) == 0 && ignored)
+      return "untracked and ignored by .gitignore";
+    git_error_clear();
+  }
+  return {};
+}
+
+// One change's blobs, which do not depend on where HEAD is: the new state
+// stored, the earlier one only hashed (stored when a commit needs it).
+Result<Planned> plan_change(git_repository* repo, const Change& c, std::string path, const std::string& workdir) {
+  Planned p;
+  p.rel = c.path;
+  p.path = std::move(path);
+  git_filter_list* fl = nullptr;
+  if (int rc = git_filter_list_load(&fl, repo, nullptr, p.path.c_str(), GIT_FILTER_TO_ODB, GIT_FILTER_DEFAULT); rc < 0)
+    return failure(rc, "cannot load the filters (.gitattributes) for " + p.path);
+  p.filters.reset(fl);
+  if (c.before) {
+    p.before_bytes = *c.before;
+    auto id = blob(repo, p, std::span<const std::string_view>(&p.before_bytes, 1), false);
+    if (!id) return id.error();
+    p.before = *id;
+  }
+  if (!c.deleted) {
+    auto id = blob(repo, p, c.after, true);
+    if (!id) return id.error();
+    p.after = *id;
+  }
+  struct stat st;
+  if (::lstat((workdir + p.path).c_str(), &st) == 0) p.st = st;
+  return p;
+}
+
+// The tree updates of one attempt on `base` (HEAD's tree): the uncommitted
+// earlier state of the paths we change, committed first as the user's so the
+// agent's commit shows only the agent's change, and the change itself.
+struct Updates {
+  std::vector<git_tree_update> earlier, ours;
+  std::vector<std::string> earlier_paths;
+};
+
+Result<Updates> updates_on(git_repository* repo, git_tree* base, std::vector<Planned>& plan, bool trust_mode) {
+  Updates u;
+  for (Planned& p : plan) {
+    auto was = entry_at(base, p.path);
+    // HEAD already holds the new content (a user committed the file in
+    // between): there is no earlier state to record.
+    if (was && p.after && git_oid_equal(&was->id, &*p.after)) continue;
+    if (p.before && (!was || !git_oid_equal(&was->id, &*p.before))) {
+      if (!p.before_stored) {
+        auto id = blob(repo, p, std::span<const std::string_view>(&p.before_bytes, 1), true);
+        if (!id) return id.error();
+        p.before_stored = true;
+      }
+      u.earlier.push_back({GIT_TREE_UPDATE_UPSERT, *p.before, mode_of(p, was, trust_mode), p.path.c_str()});
+    } else if (!p.before && was)
+      u.earlier.push_back({GIT_TREE_UPDATE_REMOVE, {}, GIT_FILEMODE_UNREADABLE, p.path.c_str()});
+    else
+      continue;
+    u.earlier_paths.push_back(p.rel);
+  }
+  for (const Planned& p : plan) {
+    if (p.after)
+      u.ours.push_back(
+          {GIT_TREE_UPDATE_UPSERT, *p.after, mode_of(p, entry_at(base, p.path), trust_mode), p.path.c_str()});
+    else if (entry_at(base, p.path) || p.before)
+      u.ours.push_back({GIT_TREE_UPDATE_REMOVE, {}, GIT_FILEMODE_UNREADABLE, p.path.c_str()});
+  }
+  return u;
+}
+
+struct Signatures {
+  SignaturePtr author, committer;
+  SignaturePtr user;  // made when an attempt first has an earlier state to commit
+};
+
+// The commits of one attempt, each on top of the last, starting at HEAD.
+class Chain {
+ public:
+  Chain(git_repository* repo, const git_signature* committer, Head& head)
+      : repo_(repo), committer_(committer), tip_(head.tip), commit_(std::move(head.commit)) {}
+
+  int add(const git_signature* by, const std::string& message, const git_oid& tree_id, git_oid& out) {
+    git_tree* t = nullptr;
+    if (int rc = git_tree_lookup(&t, repo_, &tree_id); rc < 0) return rc;
+    TreePtr tree(t);
+    const git_commit* parents[1] = {commit_.get()};
+    int rc = git_commit_create(&out, repo_, nullptr, by, committer_, nullptr, message.c_str(), t, commit_ ? 1 : 0,
+                               parents);
+    if (rc < 0) return rc;
+    git_commit* c = nullptr;
+    if ((rc = git_commit_lookup(&c, repo_, &out)) < 0) return rc;
+    commit_.reset(c);
+    tree_ = std::move(tree);
+    tip_ = out;
+    return 0;
+  }
+
+  const std::optional<git_oid>& tip() const { return tip_; }
+  git_tree* tree() const { return tree_.get(); }  // null until add() wrote one
+
+ private:
+  git_repository* repo_;
+  const git_signature* committer_;
+  std::optional<git_oid> tip_;
+  CommitPtr commit_;
+  TreePtr tree_;
+};
+
+// What one attempt wrote.
+struct Written {
+  std::optional<git_oid> tip;      // where the branch is to go
+  std::optional<git_oid> earlier;  // the earlier-state commit
+  std::optional<git_oid> id;       // our commit; nullopt: the tree did not change
+};
+
+// The earlier-state commit when there is one, then ours unless the tree
+// stays as it is. Takes HEAD's commit out of `head`.
+Result<Written> write_commits(git_repository* repo, const CommitRequest& req, Head& head, Updates& u,
+                              const Signatures& sigs) {
+  auto make_tree = [&](git_tree* from, std::vector<git_tree_update>& updates, git_oid& out) {
+    return git_tree_create_updated(&out, repo, from, updates.size(), updates.data());
+  };
+  git_tree* base = head.tree.get();
+  Chain chain(repo, sigs.committer.get(), head);
+  Written w;
+  git_oid tree_id;
+  if (!u.earlier.empty()) {
+    std::string message = req.earlier_message ? req.earlier_message(u.earlier_paths)
+                                              : "Save uncommitted changes before an edit\n";
+    git_oid id;
+    if (int rc = make_tree(base, u.earlier, tree_id); rc < 0)
+      return failure(rc, "cannot build the tree of the earlier state");
+    if (int rc = chain.add(sigs.user.get(), message, tree_id, id); rc < 0)
+      return failure(rc, "cannot create the earlier-state commit");
+    w.earlier = id;
+    base = chain.tree();
+  }
+  if (int rc = make_tree(base, u.ours, tree_id); rc < 0) return failure(rc, "cannot build the new tree");
+  if (!base || !git_oid_equal(&tree_id, git_tree_id(base))) {
+    git_oid id;
+    if (int rc = chain.add(sigs.author.get(), req.message, tree_id, id); rc < 0)
+      return failure(rc, "cannot create the commit");
+    w.id = id;
+  }
+  w.tip = chain.tip();
+  return w;
+}
+
+// Moves `head.ref` from HEAD's tip to `to` only if it is still there
+// (compare-and-swap), waiting while another git process holds its lock.
+// editgate's own lock records the ref's lock while this process may hold it.
+int move_branch(git_repository* repo, CommitLock& own, const std::string& lock_path, const Head& head,
+                const git_oid& to, const std::string& summary, Clock::time_point deadline) {
+  const std::string log = std::string(head.tip ? "commit: " : "commit (initial): ") + summary;
+  git_reference* moved = nullptr;
+  int rc = retry_locked(deadline, [&] {
+    own.holding(lock_path);  // again on every try: the record is newer than a lock someone else made
+    if (head.tip)
+      return git_reference_create_matching(&moved, repo, head.ref.c_str(), &to, 1, &*head.tip, log.c_str());
+    return git_reference_create(&moved, repo, head.ref.c_str(), &to, 0, log.c_str());
+  });
+  own.released();
+  RefPtr owned(moved);
+  return rc;
+}
+
+// HEAD moved: a random pause that grows with the attempts, so writers racing
+// in lockstep fall out of step instead of failing together.
+void back_off(int attempt) {
+  thread_local std::minstd_rand rng{std::random_device{}()};
+  const int ceiling = 1 << std::min(attempt, 5);
+  std::this_thread::sleep_for(std::chrono::microseconds(std::uniform_int_distribution<int>(0, ceiling * 1000)(rng)));
+}
+
+// The index entries of our paths, and only those, now match the new commit
+// and the files on disk, so `git status` is clean for them. `head` is the
+// tree the last attempt built on.
+Result<void> update_index(IndexFile& index, CommitLock& own, Clock::time_point deadline,
+                          const std::vector<Planned>& plan, git_tree* head, bool trust_mode) {
+  own.holding(index.lock_path());
+  auto updated = index.update(deadline, [&](git_index* idx) {
+    for (const Planned& p : plan) {
+      if (!p.after || !p.st) {
+        if (int rc = git_index_remove(idx, p.path.c_str(), 0); rc < 0 && rc != GIT_ENOTFOUND) return rc;
+        continue;
+      }
+      const git_index_entry e = index_entry(p, mode_of(p, entry_at(head, p.path), trust_mode));
+      if (int rc = git_index_add(idx, &e); rc < 0) return rc;
+    }
+    return 0;
+  });
+  own.released();
+  return updated;
+}
+
 }  // namespace
 
 Result<CommitResult> Repository::commit(const CommitRequest& req) {
@@ -163,214 +396,60 @@ Result<CommitResult> Repository::commit(const CommitRequest& req) {
   head = read_head(repo_);
   if (!head) return head.error();
 
-  auto current_index = index_->current();
-  if (!current_index) return current_index.error();
-  git_index* const index = *current_index;
-
-  bool trust_mode = true;  // core.filemode
-  {
-    git_config* cfg = nullptr;
-    if (git_repository_config_snapshot(&cfg, repo_) == 0) {
-      ConfigPtr owned(cfg);
-      int v = 1;
-      if (git_config_get_bool(&v, cfg, "core.filemode") == 0) trust_mode = v != 0;
-    }
-    git_error_clear();
-  }
-
-  // Blobs first: they do not depend on where HEAD is. The earlier state is
-  // only hashed; it is stored when a commit needs it.
+  auto index = index_->current();
+  if (!index) return index.error();
+  const bool trust_mode = trusts_file_mode(repo_);
   std::vector<Planned> plan;
   for (const Change& c : req.changes) {
-    Planned p;
-    p.rel = c.path;
-    p.path = prefix_ + c.path;
-    // A file inside a submodule belongs to that repository: adding it here
-    // would turn the submodule into a folder.
-    if (std::string sub = submodule_of(head->tree.get(), index, p.path); !sub.empty()) {
-      result.not_committed.push_back({c.path, "inside submodule " + sub + "; commit it in that repository"});
+    if (std::string why = left_out(repo_, head->tree.get(), *index, prefix_ + c.path); !why.empty()) {
+      result.not_committed.push_back({c.path, std::move(why)});
       continue;
     }
-    const bool tracked = entry_at(head->tree.get(), p.path) || git_index_get_bypath(index, p.path.c_str(), 0);
-    if (!tracked) {
-      int ignored = 0;
-      if (git_ignore_path_is_ignored(&ignored, repo_, p.path.c_str()) == 0 && ignored) {
-        result.not_committed.push_back({c.path, "untracked and ignored by .gitignore"});
-        continue;
-      }
-      git_error_clear();
-    }
-    git_filter_list* fl = nullptr;
-    if (int rc = git_filter_list_load(&fl, repo_, nullptr, p.path.c_str(), GIT_FILTER_TO_ODB, GIT_FILTER_DEFAULT); rc < 0)
-      return failure(rc, "cannot load the filters (.gitattributes) for " + p.path);
-    p.filters.reset(fl);
-    if (c.before) {
-      p.before_bytes = *c.before;
-      auto id = blob(repo_, p, std::span<const std::string_view>(&p.before_bytes, 1), false);
-      if (!id) return id.error();
-      p.before = *id;
-    }
-    if (!c.deleted) {
-      auto id = blob(repo_, p, c.after, true);
-      if (!id) return id.error();
-      p.after = *id;
-    }
-    struct stat st;
-    if (::lstat((workdir_ + p.path).c_str(), &st) == 0) p.st = st;
-    plan.push_back(std::move(p));
+    auto p = plan_change(repo_, c, prefix_ + c.path, workdir_);
+    if (!p) return p.error();
+    plan.push_back(std::move(*p));
   }
   if (plan.empty()) return result;
 
-  auto mode_of = [&](const Planned& p, const std::optional<Entry>& was) {
-    if (was && (!trust_mode || !p.st)) return was->mode;
-    if (p.st && (p.st->st_mode & S_IXUSR)) return GIT_FILEMODE_BLOB_EXECUTABLE;
-    return GIT_FILEMODE_BLOB;
-  };
-  auto signature = [](const Identity& who, SignaturePtr& out) {
-    git_signature* s = nullptr;
-    int rc = git_signature_now(&s, who.name.c_str(), who.email.c_str());
-    out.reset(s);
-    return rc;
-  };
-  SignaturePtr author, committer, user;
-  if (int rc = signature(req.author, author); rc < 0) return failure(rc, "invalid author '" + req.author.name + "'");
-  if (int rc = signature(opt_.committer, committer); rc < 0) return failure(rc, "invalid committer");
+  Signatures sigs;
+  if (int rc = signature(req.author, sigs.author); rc < 0)
+    return failure(rc, "invalid author '" + req.author.name + "'");
+  if (int rc = signature(opt_.committer, sigs.committer); rc < 0) return failure(rc, "invalid committer");
 
   for (int attempt = 1;; ++attempt) {
     if (attempt > 1) {
       head = read_head(repo_);
       if (!head) return head.error();
     }
-    git_tree* base = head->tree.get();
-
-    // Uncommitted earlier state of the paths we change: committed first, as
-    // the user's, so the agent's commit shows only the agent's change.
-    std::vector<git_tree_update> earlier, ours;
-    std::vector<std::string> earlier_paths;
-    for (Planned& p : plan) {
-      auto was = entry_at(base, p.path);
-      // HEAD already holds the new content (a user committed the file in
-      // between): there is no earlier state to record.
-      if (was && p.after && git_oid_equal(&was->id, &*p.after)) continue;
-      if (p.before && (!was || !git_oid_equal(&was->id, &*p.before))) {
-        if (!p.before_stored) {
-          auto id = blob(repo_, p, std::span<const std::string_view>(&p.before_bytes, 1), true);
-          if (!id) return id.error();
-          p.before_stored = true;
-        }
-        earlier.push_back({GIT_TREE_UPDATE_UPSERT, *p.before, mode_of(p, was), p.path.c_str()});
-      } else if (!p.before && was)
-        earlier.push_back({GIT_TREE_UPDATE_REMOVE, {}, GIT_FILEMODE_UNREADABLE, p.path.c_str()});
-      else
-        continue;
-      earlier_paths.push_back(p.rel);
+    auto updates = updates_on(repo_, head->tree.get(), plan, trust_mode);
+    if (!updates) return updates.error();
+    if (!updates->earlier.empty() && !sigs.user) {
+      const Identity who = user();
+      if (int rc = signature(who, sigs.user); rc < 0) return failure(rc, "invalid user identity '" + who.name + "'");
     }
-    for (const Planned& p : plan) {
-      if (p.after)
-        ours.push_back({GIT_TREE_UPDATE_UPSERT, *p.after, mode_of(p, entry_at(base, p.path)), p.path.c_str()});
-      else if (entry_at(base, p.path) || p.before)
-        ours.push_back({GIT_TREE_UPDATE_REMOVE, {}, GIT_FILEMODE_UNREADABLE, p.path.c_str()});
-    }
-
-    std::optional<git_oid> parent = head->tip;
-    CommitPtr parent_commit = std::move(head->commit);
-    TreePtr parent_tree;
-    std::optional<git_oid> earlier_id;
-    auto make_tree = [&](git_tree* from, std::vector<git_tree_update>& updates, git_oid& out) {
-      return git_tree_create_updated(&out, repo_, from, updates.size(), updates.data());
-    };
-    auto make_commit = [&](const git_signature* by, const std::string& message, const git_oid& tree_id,
-                           git_oid& out) -> int {
-      git_tree* t = nullptr;
-      if (int rc = git_tree_lookup(&t, repo_, &tree_id); rc < 0) return rc;
-      TreePtr tree(t);
-      const git_commit* parents[1] = {parent_commit.get()};
-      int rc = git_commit_create(&out, repo_, nullptr, by, committer.get(), nullptr, message.c_str(), t,
-                                 parent_commit ? 1 : 0, parents);
-      if (rc < 0) return rc;
-      git_commit* c = nullptr;
-      if ((rc = git_commit_lookup(&c, repo_, &out)) < 0) return rc;
-      parent_commit.reset(c);
-      parent_tree = std::move(tree);
-      parent = out;
-      return 0;
-    };
-
-    git_oid tree_id;
-    if (!earlier.empty()) {
-      if (!user) {
-        const Identity who = this->user();
-        if (int rc = signature(who, user); rc < 0) return failure(rc, "invalid user identity '" + who.name + "'");
-      }
-      std::string message = req.earlier_message ? req.earlier_message(earlier_paths)
-                                                : "Save uncommitted changes before an edit\n";
-      git_oid id;
-      if (int rc = make_tree(base, earlier, tree_id); rc < 0)
-        return failure(rc, "cannot build the tree of the earlier state");
-      if (int rc = make_commit(user.get(), message, tree_id, id); rc < 0)
-        return failure(rc, "cannot create the earlier-state commit");
-      earlier_id = id;
-      base = parent_tree.get();
-    }
-    if (int rc = make_tree(base, ours, tree_id); rc < 0) return failure(rc, "cannot build the new tree");
-    std::optional<git_oid> new_id;
-    if (!base || !git_oid_equal(&tree_id, git_tree_id(base))) {
-      git_oid id;
-      if (int rc = make_commit(author.get(), req.message, tree_id, id); rc < 0)
-        return failure(rc, "cannot create the commit");
-      new_id = id;
-    }
-    if (!parent || (head->tip && git_oid_equal(&*parent, &*head->tip))) break;  // nothing new to point at
+    auto written = write_commits(repo_, req, *head, *updates, sigs);
+    if (!written) return written.error();
+    if (!written->tip || (head->tip && git_oid_equal(&*written->tip, &*head->tip))) break;  // nothing new to point at
 
     if (opt_.before_update) opt_.before_update();
-    const std::string summary = new_id ? req.message.substr(0, req.message.find('\n')) : "editgate: earlier state";
-    const std::string log = std::string(head->tip ? "commit: " : "commit (initial): ") + summary;
-    git_reference* moved = nullptr;
-    const std::string ref_lock_path = ref_lock(head->ref);
-    int rc = retry_locked(deadline, [&] {
-      own->holding(ref_lock_path);  // again on every try: the record is newer than a lock someone else made
-      if (head->tip)
-        return git_reference_create_matching(&moved, repo_, head->ref.c_str(), &*parent, 1, &*head->tip, log.c_str());
-      return git_reference_create(&moved, repo_, head->ref.c_str(), &*parent, 0, log.c_str());
-    });
-    own->released();
-    RefPtr owned(moved);
+    const std::string summary = written->id ? req.message.substr(0, req.message.find('\n')) : "editgate: earlier state";
+    int rc = move_branch(repo_, *own, ref_lock(head->ref), *head, *written->tip, summary, deadline);
     if ((rc == GIT_EMODIFIED || rc == GIT_EEXISTS) && attempt < opt_.max_attempts) {
       git_error_clear();
-      // HEAD moved: rebuild on top of it, after a random pause that grows,
-      // so writers racing in lockstep fall out of step instead of failing together.
-      thread_local std::minstd_rand rng{std::random_device{}()};
-      const int ceiling = 1 << std::min(attempt, 5);
-      std::this_thread::sleep_for(std::chrono::microseconds(
-          std::uniform_int_distribution<int>(0, ceiling * 1000)(rng)));
+      back_off(attempt);  // then rebuild on top of the new HEAD
       continue;
     }
     if (rc == GIT_ELOCKED)
       return Failure{Error::locked, "the branch " + head->ref + " is locked by another git process (waited " +
                                         std::to_string(opt_.lock_timeout.count()) + " ms)"};
     if (rc < 0) return failure(rc, "cannot move " + head->ref);
-    if (new_id) result.id = hex(*new_id);
-    if (earlier_id) result.earlier = hex(*earlier_id);
+    if (written->id) result.id = hex(*written->id);
+    if (written->earlier) result.earlier = hex(*written->earlier);
     break;
   }
 
-  // The index entries of our paths, and only those, now match the new commit
-  // and the files on disk, so `git status` is clean for them.
   for (const Planned& p : plan) result.paths.push_back(p.rel);
-  own->holding(index_->lock_path());
-  auto updated = index_->update(deadline, [&](git_index* idx) {
-    for (const Planned& p : plan) {
-      if (!p.after || !p.st) {
-        if (int rc = git_index_remove(idx, p.path.c_str(), 0); rc < 0 && rc != GIT_ENOTFOUND) return rc;
-        continue;
-      }
-      const git_index_entry e = index_entry(p, mode_of(p, entry_at(head->tree.get(), p.path)));
-      if (int rc = git_index_add(idx, &e); rc < 0) return rc;
-    }
-    return 0;
-  });
-  own->released();
-  if (!updated)
+  if (auto updated = update_index(*index_, *own, deadline, plan, head->tree.get(), trust_mode); !updated)
     result.warning = "the commit landed, but the index was not updated (git status may show the committed files "
                      "as changed): " + updated.error().message;
   return result;
