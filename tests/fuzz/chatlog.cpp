@@ -51,23 +51,25 @@ void check_reader(std::string_view text) {
   }
 }
 
+// Each input is linted in one of the four forms a log can take, picked by
+// its length (the fuzzer varies lengths all the time): linting each input in
+// all four cost four times the time for the same coverage.
 void check_lint(std::string_view text) {
   const std::size_t n = repl::split_lines(text).size();
   using When = std::optional<std::chrono::system_clock::time_point>;
   const When mtime = std::chrono::system_clock::time_point(std::chrono::seconds(1'700'000'000));
   const std::pair<std::string_view, When> forms[] = {
       {"debug/page-1a2b.md", mtime}, {"debug/notes.md", mtime}, {"debug.md", mtime}, {"debug.md", std::nullopt}};
-  for (const auto& [path, when] : forms) {
-    const repl::LintReport r = repl::lint_log(path, text, when);
-    for (const repl::LintProblem& p : r.problems) FUZZ_CHECK(p.line >= 1 && p.line <= n + 1);
-    for (const repl::LintPair& p : r.pairs) {
-      FUZZ_CHECK(p.request_line >= 1 && p.request_line <= n);
-      FUZZ_CHECK(p.reply_line >= 1 && p.reply_line <= n);
-    }
-    FUZZ_CHECK(r.pairs.size() <= r.replies);
-    (void)repl::lint_text(r);
-    (void)boost::json::serialize(repl::lint_json(r));
+  const auto& [path, when] = forms[text.size() % std::size(forms)];
+  const repl::LintReport r = repl::lint_log(path, text, when);
+  for (const repl::LintProblem& p : r.problems) FUZZ_CHECK(p.line >= 1 && p.line <= n + 1);
+  for (const repl::LintPair& p : r.pairs) {
+    FUZZ_CHECK(p.request_line >= 1 && p.request_line <= n);
+    FUZZ_CHECK(p.reply_line >= 1 && p.reply_line <= n);
   }
+  FUZZ_CHECK(r.pairs.size() <= r.replies);
+  (void)repl::lint_text(r);
+  (void)boost::json::serialize(repl::lint_json(r));
 }
 
 // Page text as the gateway writes it into a log: one fence, closed on the
