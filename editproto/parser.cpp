@@ -231,24 +231,7 @@ void Parser::on_line(std::string_view line, bool stable, std::vector<Block>& out
     case State::overflow:
       return;
     case State::scanning:
-      if (m == Marker::edit) {
-        begin_block(false);
-      } else if (m == Marker::repl || m == Marker::end) {
-        // Scanning, as the protocol's state machine has it, looks only for a
-        // path line or an opener: a separator here is quoted text or a lost
-        // opener, not a block. It is reported, and it stands between the
-        // blocks around it.
-        warnings_.push_back({line_no_, WarningCode::stray_marker,
-                             std::string("a ") +
-                                 (m == Marker::repl ? "\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90"
-                                                      "\xE2\x95\x90\xE2\x95\x90 REPL"
-                                                    : "\xC2\xBB\xC2\xBB\xC2\xBB EDIT END") +
-                                 " line outside any block is not a block and was ignored (a block starts with "
-                                 "\xC2\xAB\xC2\xAB\xC2\xAB EDIT, after its path line)"});
-        remember_candidate(line, stable, line_no_);
-      } else if (!trim(line).empty()) {
-        remember_candidate(line, stable, line_no_);
-      }
+      scanning_line(line, m, stable);
       return;
     case State::reading_edit:
     case State::reading_repl:
@@ -256,31 +239,7 @@ void Parser::on_line(std::string_view line, bool stable, std::vector<Block>& out
   }
 
   if (m == Marker::edit) {
-    // The new block's path line is the last line of the open one (that is
-    // where a model that forgot an END line put it); the open block's own
-    // path is never reused.
-    candidate_[0].set = candidate_[1].set = prose_.set = false;
-    for (std::size_t i = 2 - inner_count_; i < 2; ++i)
-      remember_candidate(std::string_view(text_).substr(inner_[i].at, inner_[i].length), false, inner_[i].line);
-    prose_.set = false;
-    if (state_ == State::reading_edit && block_.parse_error.reason == Reason::missing_path) {
-      // No path line and no REPL line before the next opener: an opener
-      // quoted in prose, not a block.
-      warnings_.push_back({block_.line, WarningCode::stray_marker,
-                           "a \xC2\xAB\xC2\xAB\xC2\xAB EDIT line with no path line before it and no "
-                           "\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90 "
-                           "REPL line before the next \xC2\xAB\xC2\xAB\xC2\xAB EDIT (line " +
-                               std::to_string(line_no_) + ") starts no block and was ignored"});
-      next_index_ = block_.index;
-      unclosed_line_ = 0;
-    } else {
-      unclosed_line_ = block_.line;
-      fail_open_block(Reason::malformed_block,
-                      "the block was not closed: line " + std::to_string(line_no_) +
-                          " starts a new \xC2\xAB\xC2\xAB\xC2\xAB EDIT before this block's "
-                          "\xC2\xBB\xC2\xBB\xC2\xBB EDIT END",
-                      out);
-    }
+    cut_open_block(out);
     begin_block(true);
     return;
   }
@@ -310,6 +269,60 @@ void Parser::on_line(std::string_view line, bool stable, std::vector<Block>& out
   }
 
   block_line(line);
+}
+
+// A line outside any block: an opener starts one; anything else not blank
+// may be the next block's path line.
+void Parser::scanning_line(std::string_view line, Marker m, bool stable) {
+  if (m == Marker::edit) {
+    begin_block(false);
+  } else if (m == Marker::repl || m == Marker::end) {
+    // Scanning, as the protocol's state machine has it, looks only for a
+    // path line or an opener: a separator here is quoted text or a lost
+    // opener, not a block. It is reported, and it stands between the
+    // blocks around it.
+    warnings_.push_back({line_no_, WarningCode::stray_marker,
+                         std::string("a ") +
+                             (m == Marker::repl ? "\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90"
+                                                  "\xE2\x95\x90\xE2\x95\x90 REPL"
+                                                : "\xC2\xBB\xC2\xBB\xC2\xBB EDIT END") +
+                             " line outside any block is not a block and was ignored (a block starts with "
+                             "\xC2\xAB\xC2\xAB\xC2\xAB EDIT, after its path line)"});
+    remember_candidate(line, stable, line_no_);
+  } else if (!trim(line).empty()) {
+    remember_candidate(line, stable, line_no_);
+  }
+}
+
+// An opener inside an open block: the open block ends here (a failed block,
+// or nothing when it was an opener quoted in prose), and its last lines are
+// the candidates for the new block's path line.
+void Parser::cut_open_block(std::vector<Block>& out) {
+  // The new block's path line is the last line of the open one (that is
+  // where a model that forgot an END line put it); the open block's own
+  // path is never reused.
+  candidate_[0].set = candidate_[1].set = prose_.set = false;
+  for (std::size_t i = 2 - inner_count_; i < 2; ++i)
+    remember_candidate(std::string_view(text_).substr(inner_[i].at, inner_[i].length), false, inner_[i].line);
+  prose_.set = false;
+  if (state_ == State::reading_edit && block_.parse_error.reason == Reason::missing_path) {
+    // No path line and no REPL line before the next opener: an opener
+    // quoted in prose, not a block.
+    warnings_.push_back({block_.line, WarningCode::stray_marker,
+                         "a \xC2\xAB\xC2\xAB\xC2\xAB EDIT line with no path line before it and no "
+                         "\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90\xE2\x95\x90 "
+                         "REPL line before the next \xC2\xAB\xC2\xAB\xC2\xAB EDIT (line " +
+                             std::to_string(line_no_) + ") starts no block and was ignored"});
+    next_index_ = block_.index;
+    unclosed_line_ = 0;
+  } else {
+    unclosed_line_ = block_.line;
+    fail_open_block(Reason::malformed_block,
+                    "the block was not closed: line " + std::to_string(line_no_) +
+                        " starts a new \xC2\xAB\xC2\xAB\xC2\xAB EDIT before this block's "
+                        "\xC2\xBB\xC2\xBB\xC2\xBB EDIT END",
+                    out);
+  }
 }
 
 void Parser::block_line(std::string_view line) {

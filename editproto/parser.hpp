@@ -46,6 +46,8 @@ class Parser {
   };
 
   void on_line(std::string_view line, bool stable, std::vector<Block>& out);
+  void scanning_line(std::string_view line, Marker m, bool stable);
+  void cut_open_block(std::vector<Block>& out);
   void begin_block(bool after_unclosed);
   void plain_lines(std::string_view text);
   void block_line(std::string_view line);

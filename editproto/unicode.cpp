@@ -27,6 +27,21 @@ CodePoint decode(std::string_view s, std::size_t pos) {
   return {cp, len, true};
 }
 
+bool is_ascii(std::string_view s) {
+  for (char c : s)
+    if (static_cast<unsigned char>(c) >= 0x80) return false;
+  return true;
+}
+
+std::size_t count_code_points(std::string_view s) {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < s.size();) {
+    i += decode(s, i).length;
+    ++n;
+  }
+  return n;
+}
+
 std::size_t find_invalid_utf8(std::string_view s) {
   std::size_t i = 0;
   const std::size_t n = s.size();

@@ -17,6 +17,11 @@ struct CodePoint {
 
 CodePoint decode(std::string_view s, std::size_t pos);
 
+bool is_ascii(std::string_view s);
+
+// Code points in `s` (an invalid byte counts as one).
+std::size_t count_code_points(std::string_view s);
+
 // Offset of the first byte that is not part of valid UTF-8, or npos.
 std::size_t find_invalid_utf8(std::string_view s);
 

@@ -1,23 +1,20 @@
 #include "editproto/workspace.hpp"
 
+#include "editproto/workspace_os.hpp"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdio.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cctype>
 #include <cerrno>
-#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <fstream>
-#include <mutex>
 
 namespace editproto {
 
@@ -33,11 +30,37 @@ Fd::~Fd() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-namespace {
+namespace detail {
 
 Failure os_failure(std::string_view what, const std::string& path, int err) {
   return {Reason::io_error, std::string(what) + " " + path + ": " + std::strerror(err)};
 }
+
+Stamp stamp_of(const struct stat& st) {
+  Stamp s;
+  s.exists = true;
+  s.dev = st.st_dev;
+  s.ino = st.st_ino;
+  s.size = st.st_size;
+  s.mtime_ns = static_cast<long long>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+  s.ctime_ns = static_cast<long long>(st.st_ctim.tv_sec) * 1'000'000'000 + st.st_ctim.tv_nsec;
+  s.mode = st.st_mode;
+  return s;
+}
+
+const char* kind_of(mode_t m) {
+  if (S_ISDIR(m)) return "a folder";
+  if (S_ISFIFO(m)) return "a named pipe";
+  if (S_ISSOCK(m)) return "a socket";
+  if (S_ISCHR(m) || S_ISBLK(m)) return "a device";
+  return "not a regular file";
+}
+
+}  // namespace detail
+
+using namespace detail;
+
+namespace {
 
 std::vector<std::string> split(std::string_view s) {
   std::vector<std::string> out;
@@ -73,18 +96,6 @@ bool is_protected(std::string_view component) {
   return iequals(component, ".git") || iequals(component, ".editgate");
 }
 
-Stamp stamp_of(const struct stat& st) {
-  Stamp s;
-  s.exists = true;
-  s.dev = st.st_dev;
-  s.ino = st.st_ino;
-  s.size = st.st_size;
-  s.mtime_ns = static_cast<long long>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
-  s.ctime_ns = static_cast<long long>(st.st_ctim.tv_sec) * 1'000'000'000 + st.st_ctim.tv_nsec;
-  s.mode = st.st_mode;
-  return s;
-}
-
 mode_t read_umask() {
   std::ifstream status("/proc/self/status");
   std::string key;
@@ -96,14 +107,6 @@ mode_t read_umask() {
     }
   }
   return 022;
-}
-
-const char* kind_of(mode_t m) {
-  if (S_ISDIR(m)) return "a folder";
-  if (S_ISFIFO(m)) return "a named pipe";
-  if (S_ISSOCK(m)) return "a socket";
-  if (S_ISCHR(m) || S_ISBLK(m)) return "a device";
-  return "not a regular file";
 }
 
 }  // namespace
@@ -286,301 +289,6 @@ Outcome<FileContent> Workspace::read(const std::string& real_rel, std::size_t ma
   return out;
 }
 
-Outcome<Fd> Workspace::write_temp(int dir, const std::string& name, const std::string& real_rel,
-                                  std::span<const std::string_view> chunks, mode_t mode, std::string& tmp) const {
-  static std::atomic<unsigned> counter{0};
-  tmp = "." + name + ".editgate-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
-  Fd fd(::openat(dir, tmp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (!fd) return os_failure("cannot create a temporary file next to", real_rel, errno);
-  auto fail = [&](const char* what) {
-    int err = errno;
-    ::unlinkat(dir, tmp.c_str(), 0);
-    return os_failure(what, real_rel, err);
-  };
-  // writev in batches; a short write finishes the batch chunk by chunk.
-  for (std::size_t at = 0; at < chunks.size();) {
-    iovec iov[256];
-    std::size_t n = 0, want = 0;
-    for (; n < 256 && at + n < chunks.size(); ++n) {
-      iov[n].iov_base = const_cast<char*>(chunks[at + n].data());
-      iov[n].iov_len = chunks[at + n].size();
-      want += chunks[at + n].size();
-    }
-    ssize_t got = ::writev(fd.get(), iov, static_cast<int>(n));
-    if (got < 0 && errno != EINTR) return fail("cannot write");
-    std::size_t skip = got < 0 ? 0 : static_cast<std::size_t>(got);
-    if (skip < want) {
-      for (std::size_t i = 0; i < n; ++i) {
-        std::string_view c = chunks[at + i];
-        std::size_t drop = std::min(skip, c.size());
-        skip -= drop;
-        c.remove_prefix(drop);
-        while (!c.empty()) {
-          ssize_t w = ::write(fd.get(), c.data(), c.size());
-          if (w < 0) {
-            if (errno == EINTR) continue;
-            return fail("cannot write");
-          }
-          c.remove_prefix(static_cast<std::size_t>(w));
-        }
-      }
-    }
-    at += n;
-  }
-  if (::fchmod(fd.get(), mode) != 0) return fail("cannot set the mode of");
-  return fd;
-}
-
-Outcome<Stamp> Workspace::write_atomic(const std::string& real_rel, std::span<const std::string_view> chunks) const {
-  auto located = locate(real_rel, true);
-  if (!located) return located.error();
-  const int dir = located->dir.get();
-  const std::string& name = located->name;
-
-  mode_t mode = 0666 & ~umask_;
-  struct stat st;
-  if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
-    if (!S_ISREG(st.st_mode))
-      return Failure{Reason::file_not_found, "'" + real_rel + "' is " + kind_of(st.st_mode) + ", not a file"};
-    mode = st.st_mode & 07777;
-  }
-  std::string tmp;
-  auto fd = write_temp(dir, name, real_rel, chunks, mode, tmp);
-  if (!fd) return fd.error();
-  if (::renameat(dir, tmp.c_str(), dir, name.c_str()) != 0) {
-    int err = errno;
-    ::unlinkat(dir, tmp.c_str(), 0);
-    return os_failure("cannot replace", real_rel, err);
-  }
-  if (::fstat(fd->get(), &st) != 0) return os_failure("cannot inspect", real_rel, errno);
-  return stamp_of(st);
-}
-
-namespace {
-
-// The whole content behind `fd`, from its start; nullopt past `max_bytes`.
-std::optional<std::string> read_all(int fd, std::size_t max_bytes) {
-  std::string out;
-  std::size_t got = 0;
-  for (;;) {
-    if (got == out.size()) out.resize(got + 65536);
-    ssize_t n = ::pread(fd, out.data() + got, out.size() - got, static_cast<off_t>(got));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return std::nullopt;
-    }
-    if (n == 0) break;
-    got += static_cast<std::size_t>(n);
-    if (got > max_bytes) return std::nullopt;
-  }
-  out.resize(got);
-  return out;
-}
-
-bool same_inode(int dir, const std::string& name, int fd) {
-  struct stat a, b;
-  return ::fstatat(dir, name.c_str(), &a, AT_SYMLINK_NOFOLLOW) == 0 && ::fstat(fd, &b) == 0 && a.st_dev == b.st_dev &&
-         a.st_ino == b.st_ino;
-}
-
-bool exchange(int dir, const std::string& a, const std::string& b) {
-  return ::renameat2(dir, a.c_str(), dir, b.c_str(), RENAME_EXCHANGE) == 0;
-}
-
-// Leases (fcntl F_SETLEASE) make another process's open of a file wait until
-// the holder lets go, and tell the holder someone is waiting. The kernel
-// signals a lease break with SIGIO, whose default action ends the process;
-// editgate waits for nothing on it, so it is ignored (unless someone set it).
-void ignore_lease_signals() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    struct sigaction now{};
-    if (::sigaction(SIGIO, nullptr, &now) == 0 && now.sa_handler == SIG_DFL) ::signal(SIGIO, SIG_IGN);
-  });
-}
-
-// A read lease on the file we are about to replace: from here on nobody can
-// open it for writing without waiting for us. Refused while someone has it
-// open for writing (a save in progress): wait for that to end, up to a
-// quarter second, then go on without (a file a process keeps open for
-// writing would otherwise never be written). False also where the file
-// system has no leases.
-bool lease_to_read(int fd) {
-  for (int waited_ms = 0;; ++waited_ms) {
-    if (::fcntl(fd, F_SETLEASE, F_RDLCK) == 0) return true;
-    if (errno != EAGAIN || waited_ms >= 250) return false;
-    ::usleep(1000);
-  }
-}
-
-// Whether an open of the file behind `fd` waits on our lease of `type`: the
-// kernel then reports the lease it is being broken to.
-int waiting_opener(int fd, int type) {
-  const int now = ::fcntl(fd, F_GETLEASE);
-  return now < 0 || now == type ? -1 : now;  // F_RDLCK: a reader, F_UNLCK: a writer
-}
-
-bool copy_into(int to, int from, std::size_t max_bytes) {
-  auto bytes = read_all(from, max_bytes);
-  if (!bytes || ::ftruncate(to, 0) != 0) return false;
-  for (std::size_t at = 0; at < bytes->size();) {
-    ssize_t n = ::pwrite(to, bytes->data() + at, bytes->size() - at, static_cast<off_t>(at));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    at += static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
-}  // namespace
-
-Outcome<Workspace::Replaced> Workspace::replace(const std::string& real_rel, std::span<const std::string_view> chunks,
-                                                const Stamp& seen, const std::function<bool(std::string_view)>& same,
-                                                std::size_t max_bytes) const {
-  auto located = locate(real_rel, true);
-  if (!located) return located.error();
-  const int dir = located->dir.get();
-  const std::string& name = located->name;
-  ignore_lease_signals();
-
-  // The file as it is now, through a descriptor that stays on it and a read
-  // lease: the swap below must replace exactly this file, with exactly this
-  // content, and nobody can start writing into it until we are done.
-  Fd old(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
-  int ours_leased = -1;  // the temp file's descriptor, once it holds a lease
-  auto changed_now = [&]() -> Outcome<Replaced> {
-    // Our leases go first: reading a file we hold a write lease on would wait on ourselves.
-    if (ours_leased >= 0) ::fcntl(ours_leased, F_SETLEASE, F_UNLCK);
-    old = Fd();
-    auto fresh = read(real_rel, max_bytes);
-    if (!fresh) return fresh.error();
-    return Replaced{{}, std::move(*fresh)};
-  };
-  if (!old && errno != ENOENT) {
-    if (errno == ELOOP)
-      return Failure{Reason::path_escape, "'" + real_rel + "' became a symlink while it was being written"};
-    return os_failure("cannot read", real_rel, errno);
-  }
-  mode_t mode = 0666 & ~umask_;
-  struct stat first{};
-  bool old_leased = false;
-  if (old) {
-    struct stat& st = first;
-    if (::fstat(old.get(), &st) != 0) return os_failure("cannot inspect", real_rel, errno);
-    if (!S_ISREG(st.st_mode))
-      return Failure{Reason::file_not_found, "'" + real_rel + "' is " + kind_of(st.st_mode) + ", not a file"};
-    if (!seen.exists) return changed_now();
-    old_leased = lease_to_read(old.get());
-    if (::fstat(old.get(), &st) != 0) return os_failure("cannot inspect", real_rel, errno);
-    mode = st.st_mode & 07777;
-    if (stamp_of(st) != seen) {
-      auto bytes = read_all(old.get(), max_bytes);
-      if (!bytes || !same(*bytes)) return changed_now();
-    }
-  } else if (seen.exists) {
-    return Replaced{{}, FileContent{}};
-  }
-
-  std::string tmp;
-  auto fd = write_temp(dir, name, real_rel, chunks, mode, tmp);
-  if (!fd) return fd.error();
-  auto written = [&]() -> Outcome<Replaced> {
-    struct stat st;
-    if (::fstat(fd->get(), &st) != 0) return os_failure("cannot inspect", real_rel, errno);
-    return Replaced{stamp_of(st), std::nullopt};
-  };
-  auto give_up = [&](const char* what) -> Outcome<Replaced> {
-    int err = errno;
-    ::unlinkat(dir, tmp.c_str(), 0);
-    return os_failure(what, real_rel, err);
-  };
-
-  if (!old) {
-    // A new file: it must still not exist.
-    if (::renameat2(dir, tmp.c_str(), dir, name.c_str(), RENAME_NOREPLACE) == 0) return written();
-    if (errno == EEXIST) {
-      ::unlinkat(dir, tmp.c_str(), 0);
-      return changed_now();
-    }
-    if (errno != EINVAL && errno != ENOSYS) return give_up("cannot create");
-    // A file system without renameat2's flags: a plain rename, after a last look.
-    if (::faccessat(dir, name.c_str(), F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
-      ::unlinkat(dir, tmp.c_str(), 0);
-      return changed_now();
-    }
-    if (::renameat(dir, tmp.c_str(), dir, name.c_str()) != 0) return give_up("cannot create");
-    return written();
-  }
-
-  // A write lease on ours: whoever opens it once it is in place waits until
-  // we know whether it stays, and we learn that someone is waiting.
-  if (::fcntl(fd->get(), F_SETLEASE, F_WRLCK) == 0) ours_leased = fd->get();
-
-  // A last look, the instant before the swap, keeps the time a save made
-  // meanwhile is swapped out (and back) as short as it can be.
-  {
-    struct stat now, kept;
-    if (::fstatat(dir, name.c_str(), &now, AT_SYMLINK_NOFOLLOW) != 0 || ::fstat(old.get(), &kept) != 0 ||
-        now.st_dev != kept.st_dev || now.st_ino != kept.st_ino || kept.st_size != first.st_size ||
-        kept.st_mtim.tv_sec != first.st_mtim.tv_sec || kept.st_mtim.tv_nsec != first.st_mtim.tv_nsec) {
-      ::unlinkat(dir, tmp.c_str(), 0);
-      return changed_now();
-    }
-  }
-  if (!exchange(dir, tmp, name)) {
-    if (errno == ENOENT) {  // removed meanwhile
-      ::unlinkat(dir, tmp.c_str(), 0);
-      return changed_now();
-    }
-    if (errno != EINVAL && errno != ENOSYS) return give_up("cannot replace");
-    // No RENAME_EXCHANGE here: a plain rename, after a last look.
-    auto bytes = read_all(old.get(), max_bytes);
-    if (!same_inode(dir, name, old.get()) || !bytes || !same(*bytes)) {
-      ::unlinkat(dir, tmp.c_str(), 0);
-      return changed_now();
-    }
-    if (::renameat(dir, tmp.c_str(), dir, name.c_str()) != 0) return give_up("cannot replace");
-    return written();
-  }
-  // `tmp` now names what was at `name` just before the swap. It must be the
-  // file checked above, with the content checked above: a write in place
-  // since then shows through `old` (the lease keeps new writers out), a save
-  // by rename as another inode.
-  const bool swapped_ours = same_inode(dir, tmp, old.get());
-  if (swapped_ours) {
-    auto bytes = old_leased ? std::optional<std::string>() : read_all(old.get(), max_bytes);
-    const bool unchanged = old_leased || (bytes && same(*bytes));
-    // An in-place save that opened the file before the swap waits on our
-    // lease to write into it: it goes back in place, so that save lands.
-    if (unchanged && !(old_leased && waiting_opener(old.get(), F_RDLCK) == F_UNLCK)) {
-      auto done = written();
-      ::unlinkat(dir, tmp.c_str(), 0);
-      return done;
-    }
-  }
-  // Someone saved in between (or waits to): swap their file back. If `name`
-  // no longer holds ours, a newer save went there after the swap: that one
-  // stays, and the older one, which it replaced, is dropped.
-  if (!same_inode(dir, name, fd->get())) {
-    ::unlinkat(dir, tmp.c_str(), 0);
-    return changed_now();
-  }
-  Fd theirs(::openat(dir, tmp.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
-  if (exchange(dir, tmp, name) && !same_inode(dir, tmp, fd->get())) {
-    exchange(dir, tmp, name);  // a newer save came between the look and the swap back
-    ::unlinkat(dir, tmp.c_str(), 0);
-    return changed_now();
-  }
-  if (ours_leased >= 0 && theirs) {
-    // Whoever opened ours while it was in place has waited on the lease and
-    // reads it once we let go: it gets the save, not a file without it. A
-    // writer waiting on ours writes into it, so ours goes back in place.
-    if (copy_into(fd->get(), theirs.get(), max_bytes) && waiting_opener(fd->get(), F_WRLCK) == F_UNLCK)
-      exchange(dir, tmp, name);
-  }
-  ::unlinkat(dir, tmp.c_str(), 0);
-  return changed_now();
-}
 
 void Workspace::clean_leftovers(const std::string& real_rel) const {
   const std::size_t slash = real_rel.rfind('/');

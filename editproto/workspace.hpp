@@ -107,10 +107,6 @@ class Workspace {
     std::string real_rel;
   };
   Outcome<Located> locate(const std::string& rel, bool create_parents) const;
-  // A temp file next to `name` holding `chunks`, in the mode `mode`; its
-  // name goes to `tmp` and its descriptor stays open for reading.
-  Outcome<Fd> write_temp(int dir, const std::string& name, const std::string& real_rel,
-                         std::span<const std::string_view> chunks, mode_t mode, std::string& tmp) const;
 
   std::string root_;       // as given
   std::string root_real_;  // realpath of the root
