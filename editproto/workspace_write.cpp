@@ -211,10 +211,21 @@ class Replacement {
     return Workspace::Replaced{{}, std::move(*fresh)};
   }
 
-  // Ours is not written: it goes, and the caller gets what is there now.
-  Result drop_ours() {
+  // What `tmp` names goes (ours, when it is not written; or a save ours
+  // took the bytes of), and the caller gets what is there now.
+  Result drop_tmp() {
     ::unlinkat(dir_, tmp_.c_str(), 0);
     return changed_now();
+  }
+
+  // Ours becomes the save in `theirs`: its bytes and its mode. Nobody has
+  // opened ours since it stood (its lease makes them wait), so whoever opens
+  // it next reads the save. False when the copy failed: ours may be torn
+  // then, and the save's own file must go back in place.
+  bool take_over(int theirs) {
+    struct stat st;
+    return ::fstat(theirs, &st) == 0 && S_ISREG(st.st_mode) && copy_into(fd_.get(), theirs, max_bytes_) &&
+           ::fchmod(fd_.get(), st.st_mode & 07777) == 0;
   }
 
   Result written() {
@@ -261,10 +272,10 @@ class Replacement {
   // A new file: it must still not exist.
   Result create() {
     if (::renameat2(dir_, tmp_.c_str(), dir_, name_.c_str(), RENAME_NOREPLACE) == 0) return written();
-    if (errno == EEXIST) return drop_ours();
+    if (errno == EEXIST) return drop_tmp();
     if (errno != EINVAL && errno != ENOSYS) return give_up("cannot create");
     // A file system without renameat2's flags: a plain rename, after a last look.
-    if (::faccessat(dir_, name_.c_str(), F_OK, AT_SYMLINK_NOFOLLOW) == 0) return drop_ours();
+    if (::faccessat(dir_, name_.c_str(), F_OK, AT_SYMLINK_NOFOLLOW) == 0) return drop_tmp();
     if (::renameat(dir_, tmp_.c_str(), dir_, name_.c_str()) != 0) return give_up("cannot create");
     return written();
   }
@@ -279,14 +290,14 @@ class Replacement {
       if (::fstatat(dir_, name_.c_str(), &now, AT_SYMLINK_NOFOLLOW) != 0 || ::fstat(old_.get(), &kept) != 0 ||
           now.st_dev != kept.st_dev || now.st_ino != kept.st_ino || kept.st_size != first_.st_size ||
           kept.st_mtim.tv_sec != first_.st_mtim.tv_sec || kept.st_mtim.tv_nsec != first_.st_mtim.tv_nsec)
-        return drop_ours();
+        return drop_tmp();
     }
     if (!exchange(dir_, tmp_, name_)) {
-      if (errno == ENOENT) return drop_ours();  // removed meanwhile
+      if (errno == ENOENT) return drop_tmp();  // removed meanwhile
       if (errno != EINVAL && errno != ENOSYS) return give_up("cannot replace");
       // No RENAME_EXCHANGE here: a plain rename, after a last look.
       auto bytes = read_all(old_.get(), max_bytes_);
-      if (!same_inode(dir_, name_, old_.get()) || !bytes || !same_(*bytes)) return drop_ours();
+      if (!same_inode(dir_, name_, old_.get()) || !bytes || !same_(*bytes)) return drop_tmp();
       if (::renameat(dir_, tmp_.c_str(), dir_, name_.c_str()) != 0) return give_up("cannot replace");
       return written();
     }
@@ -314,11 +325,16 @@ class Replacement {
     // Someone saved in between (or waits to): swap their file back. If `name`
     // no longer holds ours, a newer save went there after the swap: that one
     // stays, and the older one, which it replaced, is dropped.
-    if (!same_inode(dir_, name_, fd_.get())) return drop_ours();
+    if (!same_inode(dir_, name_, fd_.get())) return drop_tmp();
     Fd theirs(::openat(dir_, tmp_.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+    // A save by rename that came just before the swap: ours takes its bytes
+    // and stays. Swapping the save's file back would stand it, for an
+    // instant, where a newer save of the same writer may already be, and a
+    // writer that reads then builds on it and drops every save after it.
+    if (!swapped_ours && ours_leased_ >= 0 && theirs && take_over(theirs.get())) return drop_tmp();
     if (exchange(dir_, tmp_, name_) && !same_inode(dir_, tmp_, fd_.get())) {
       exchange(dir_, tmp_, name_);  // a newer save came between the look and the swap back
-      return drop_ours();
+      return drop_tmp();
     }
     if (ours_leased_ >= 0 && theirs) {
       // Whoever opened ours while it was in place has waited on the lease and
@@ -327,7 +343,7 @@ class Replacement {
       if (copy_into(fd_.get(), theirs.get(), max_bytes_) && waiting_opener(fd_.get(), F_WRLCK) == F_UNLCK)
         exchange(dir_, tmp_, name_);
     }
-    return drop_ours();
+    return drop_tmp();
   }
 
   const Workspace& ws_;
