@@ -276,8 +276,8 @@ std::shared_ptr<NodePage> start_node(const ServeArgs& args, Worker& eng, repl::R
 }  // namespace
 
 int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
-  // What the REPL has to tell the person watching goes to `err`, while this
-  // gateway runs; the stream is not the REPL's to keep.
+  // What the gateway and the REPL have to tell the person watching goes to
+  // `err`, while this gateway runs; the stream is not theirs to keep.
   repl::set_log_sink([&err](std::string_view line) { err << "editgate: " << line << '\n' << std::flush; });
   struct Unhook {
     ~Unhook() { repl::set_log_sink({}); }
