@@ -91,30 +91,50 @@ bool use_colour() {
   return ::isatty(STDOUT_FILENO) != 0;
 }
 
-int run_edits(const EditArgs& a, bool dry_run, std::istream& in, std::ostream& out, std::ostream& err) {
-  auto ws = editproto::Workspace::open(a.root);
-  if (!ws) {
-    err << "editgate: " << ws.error().detail << '\n';
-    return 2;
-  }
+// Where the response is read from: FILE, or standard input (`in`); null,
+// with the reason on `err`, when there is nothing to read.
+std::istream* open_response(const EditArgs& a, std::istream& in, std::ifstream& file, std::ostream& err) {
   // Without a FILE, standard input is read only when something is piped
   // into it: at a terminal, a person who forgot the file would wait on an
   // editgate that seems to hang (an explicit "-" still reads the terminal).
   if (a.input_option != nullptr && a.input_option->count() == 0 && ::isatty(STDIN_FILENO)) {
     err << "editgate: no response file given, and standard input is a terminal: pass the response file, or '-' "
            "to type it (end with Ctrl-D)\n";
+    return nullptr;
+  }
+  if (a.input == "-") return &in;
+  file.open(a.input, std::ios::binary);
+  if (!file) {
+    err << "editgate: cannot read " << a.input << '\n';
+    return nullptr;
+  }
+  return &file;
+}
+
+// The whole response is parsed first, so each file is indexed once for
+// exactly the lines its blocks look for. False when the stream failed.
+bool parse_response(std::istream& src, editproto::Parser& parser, std::vector<editproto::Block>& blocks) {
+  std::vector<char> buf(1 << 16);
+  while (src) {
+    src.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    std::streamsize n = src.gcount();
+    if (n <= 0) break;
+    parser.feed(std::string_view(buf.data(), static_cast<std::size_t>(n)), blocks);
+  }
+  if (src.bad()) return false;
+  parser.finish(blocks);
+  return true;
+}
+
+int run_edits(const EditArgs& a, bool dry_run, std::istream& in, std::ostream& out, std::ostream& err) {
+  auto ws = editproto::Workspace::open(a.root);
+  if (!ws) {
+    err << "editgate: " << ws.error().detail << '\n';
     return 2;
   }
   std::ifstream file;
-  std::istream* src = &in;
-  if (a.input != "-") {
-    file.open(a.input, std::ios::binary);
-    if (!file) {
-      err << "editgate: cannot read " << a.input << '\n';
-      return 2;
-    }
-    src = &file;
-  }
+  std::istream* src = open_response(a, in, file, err);
+  if (src == nullptr) return 2;
 
   // The repository is opened (or created) before anything is written, so a
   // broken one stops the run with every file untouched.
@@ -158,21 +178,12 @@ int run_edits(const EditArgs& a, bool dry_run, std::istream& in, std::ostream& o
   editproto::Applier applier(*ws, opt);
   editproto::Parser parser(opt.limits);
 
-  // The whole response is parsed first, so each file is indexed once for
-  // exactly the lines its blocks look for; files are written once, at the end.
+  // Files are written once, at the end.
   std::vector<editproto::Block> blocks;
-  std::vector<char> buf(1 << 16);
-  while (*src) {
-    src->read(buf.data(), static_cast<std::streamsize>(buf.size()));
-    std::streamsize n = src->gcount();
-    if (n <= 0) break;
-    parser.feed(std::string_view(buf.data(), static_cast<std::size_t>(n)), blocks);
-  }
-  if (src->bad()) {
+  if (!parse_response(*src, parser, blocks)) {
     err << "editgate: error reading " << (a.input == "-" ? "standard input" : a.input) << '\n';
     return 2;
   }
-  parser.finish(blocks);
   applier.prepare(blocks);
   for (const editproto::Block& b : blocks) applier.submit(b);
 
@@ -325,6 +336,140 @@ int run_lint(const LintArgs& a, std::ostream& out, std::ostream& err) {
   return problems ? 1 : 0;
 }
 
+// One function a subcommand: its options, bound to the arguments it fills.
+// They are added to the app in the order `editgate --help` lists them.
+
+CLI::App* add_check(CLI::App& app, EditArgs& a) {
+  CLI::App* check = app.add_subcommand("check", "Validate edit blocks against the tree; writes nothing (exit 1 "
+                                                "when any block would not apply)");
+  add_edit_options(*check, a);
+  return check;
+}
+
+CLI::App* add_apply(CLI::App& app, EditArgs& a) {
+  CLI::App* apply = app.add_subcommand("apply", "Apply edit blocks to the tree (exit 1 when any block failed)");
+  add_edit_options(*apply, a);
+  apply->add_option("--agent", a.agent, "Name of the agent whose edits these are: the commit's author "
+                                        "(default: agent)");
+  apply->add_option("--session", a.session, "Session id for the commit's Editgate-Session trailer "
+                                            "(default: a new random id)");
+  apply->add_flag("--no-commit", a.no_commit, "Write the files but make no commit");
+  apply->add_option("--lock-timeout", a.lock_timeout_ms,
+                    "Milliseconds to wait for a lock another git process holds (default: 5000)");
+  return apply;
+}
+
+CLI::App* add_log(CLI::App& app, LogArgs& a) {
+  CLI::App* log = app.add_subcommand("log", "editgate's commits, newest first, with their blocks and trailers");
+  log->add_option("--root", a.root, "Workspace root (default: the current folder)")->check(CLI::ExistingDirectory);
+  log->add_option("--agent", a.agent, "Only this agent's commits");
+  log->add_option("--session", a.session, "Only this session's commits");
+  log->add_option("--format", a.format, "Output: text (default) or json")->check(CLI::IsMember({"text", "json"}));
+  log->add_option("-n", a.limit, "At most this many commits (default: 20)")->check(CLI::PositiveNumber);
+  return log;
+}
+
+CLI::App* add_undo(CLI::App& app, UndoArgs& a) {
+  CLI::App* undo = app.add_subcommand("undo", "Revert the newest editgate edit not undone yet, as a new commit; "
+                                              "refused when its files changed since (exit 1)");
+  undo->add_option("--root", a.root, "Workspace root (default: the current folder)")->check(CLI::ExistingDirectory);
+  undo->add_option("--agent", a.agent, "Who undoes (default: the repository's user)");
+  undo->add_option("--format", a.format, "Output: text (default) or json")->check(CLI::IsMember({"text", "json"}));
+  return undo;
+}
+
+// The commands that talk to a running gateway find it as git finds .git.
+constexpr const char* gateway_root_help =
+    "Workspace root (default: the nearest folder holding .editgate/, the current one or one above it)";
+
+CLI::App* add_eval(CLI::App& app, EvalArgs& a) {
+  CLI::App* evalc = app.add_subcommand("eval", "Run code in a page of the running gateway, as the eval op does: "
+                                               "logged in debug/ and committed; exit 1 when the code throws");
+  evalc->add_option("page", a.page, "The page: its name (node-1a2b), or a bare name with one live page (node)")
+      ->required();
+  evalc->add_option("code", a.code, "JavaScript: an expression or statements, top-level await allowed")->required();
+  evalc->add_option("--root", a.root, gateway_root_help)->check(CLI::ExistingDirectory);
+  evalc->add_option("--agent", a.agent, "Who asks, in the log and the commit (default: cli)");
+  evalc->add_option("--timeout", a.timeout_ms, "Milliseconds before the log says timeout");
+  evalc->add_flag("--silent", a.silent, "Do not write the exchange into the log");
+  evalc->add_option("--format", a.format, "Output: text (default) or json")->check(CLI::IsMember({"text", "json"}));
+  return evalc;
+}
+
+CLI::App* add_wait(CLI::App& app, WaitArgs& a) {
+  CLI::App* waitc = app.add_subcommand("wait", "Block until a page's job or an inbox message is answered, reading "
+                                               "only .editgate/; print the reply (exit 1 when it failed, 124 on "
+                                               "--timeout)");
+  waitc->add_option("--page", a.page, "The page: its name (node-1a2b), or a bare name with one page (node)");
+  waitc->add_option("--inbox", a.inbox, "The name of a message dropped as .editgate/inbox/NAME.md");
+  waitc->add_option("--job", a.job, "The job's sequence number (default: the newest job, once nothing "
+                                    "waits in the log)");
+  waitc->add_option("--timeout", a.timeout_s, "Seconds to wait at most (default: 120)")->check(CLI::PositiveNumber);
+  waitc->add_option("--root", a.root, gateway_root_help)->check(CLI::ExistingDirectory);
+  waitc->add_option("--format", a.format, "Output: text (default) or json")->check(CLI::IsMember({"text", "json"}));
+  return waitc;
+}
+
+CLI::App* add_pages(CLI::App& app, PagesArgs& a) {
+  CLI::App* pagesc = app.add_subcommand("pages", "List the running gateway's pages: name, kind, state, jobs queued, "
+                                                 "log and URL");
+  pagesc->add_option("--root", a.root, gateway_root_help)->check(CLI::ExistingDirectory);
+  pagesc->add_option("--format", a.format, "Output: text (default) or json (GET /v1/pages)")
+      ->check(CLI::IsMember({"text", "json"}));
+  return pagesc;
+}
+
+CLI::App* add_serve(CLI::App& app, gateway::ServeArgs& a) {
+  CLI::App* serve = app.add_subcommand("serve", "Run the gateway: edits over HTTP and WebSocket, until SIGINT, "
+                                                "SIGTERM or the shutdown op");
+  serve->add_option("--root", a.root, "Workspace root (default: the current folder)")->check(CLI::ExistingDirectory);
+  serve->add_option("--port", a.port, "Port (default: 8302; 0 for any free port)");
+  serve->add_option("--bind", a.bind, "Address to listen on (default: 127.0.0.1; anything but "
+                                      "loopback lets other machines in)");
+  serve->add_option("--allow-origin", a.allow_origins,
+                    "A browser origin allowed besides the gateway's own, e.g. http://localhost:3000 (repeatable)");
+  serve->add_option("--header-timeout", a.header_timeout_ms,
+                    "Milliseconds a client has to send a request's head (default: 10000)")
+      ->check(CLI::Range(1u, 3'600'000u));
+  serve->add_option("--body-timeout", a.body_timeout_ms,
+                    "Milliseconds a streamed body may pause between two pieces (default: 60000)")
+      ->check(CLI::Range(1u, 3'600'000u));
+  serve->add_option("--auth-timeout", a.auth_timeout_ms,
+                    "Milliseconds from a WebSocket upgrade to its auth message (default: 10000)")
+      ->check(CLI::Range(1u, 3'600'000u));
+  serve->add_option("--timeout", a.job_timeout_ms,
+                    "Milliseconds a page's job may take before the log says timeout (default: 60000)");
+  serve->add_flag("!--no-node", a.node, "Do not start the built-in Node page");
+  serve->add_option("--settle", a.settle_ms,
+                    "Milliseconds a saved chat log or inbox file must be quiet before it is read (default: 150)")
+      ->check(CLI::Range(1u, 60'000u));
+  serve->add_option("--pages-per-origin", a.pages_per_origin,
+                    "New page instances one browser origin may make in this run; a page coming back to its "
+                    "instance is not counted (default: 64)")
+      ->check(CLI::Range(1u, 100'000u));
+  serve->add_option("--pages-kept", a.pages_kept,
+                    "Pages kept in memory; past it disconnected pages with no work left are forgotten until they "
+                    "come back (default: 256)")
+      ->check(CLI::Range(1u, 100'000u));
+  serve->add_option("--registry-disconnected", a.registry_disconnected,
+                    "Disconnected pages debug.md lists, the most recently seen first; the rest are counted in one "
+                    "line (default: 10)")
+      ->check(CLI::Range(0u, 1000u));
+  return serve;
+}
+
+CLI::App* add_lint(CLI::App& app, LintArgs& a) {
+  CLI::App* lintc = app.add_subcommand("lint", "Check chat logs: every request answered, every reply owned, fences "
+                                               "closed, headers well formed (exit 1 on any problem)");
+  lintc->add_option("FILE", a.files, "Chat logs to check (default: debug/*.md under --root, and debug.md "
+                                     "when it holds requests)");
+  lintc->add_option("--root", a.root, "Workspace root whose logs are checked when no FILE is given "
+                                      "(default: the current folder)")
+      ->check(CLI::ExistingDirectory);
+  lintc->add_option("--format", a.format, "Output: text (default) or json")->check(CLI::IsMember({"text", "json"}));
+  return lintc;
+}
+
 }  // namespace
 
 int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ostream& err) {
@@ -333,123 +478,22 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
   app.require_subcommand(1);
 
   EditArgs check_args, apply_args;
-  CLI::App* check = app.add_subcommand("check", "Validate edit blocks against the tree; writes nothing (exit 1 "
-                                                "when any block would not apply)");
-  add_edit_options(*check, check_args);
-  CLI::App* apply = app.add_subcommand("apply", "Apply edit blocks to the tree (exit 1 when any block failed)");
-  add_edit_options(*apply, apply_args);
-  apply->add_option("--agent", apply_args.agent, "Name of the agent whose edits these are: the commit's author "
-                                                 "(default: agent)");
-  apply->add_option("--session", apply_args.session, "Session id for the commit's Editgate-Session trailer "
-                                                     "(default: a new random id)");
-  apply->add_flag("--no-commit", apply_args.no_commit, "Write the files but make no commit");
-  apply->add_option("--lock-timeout", apply_args.lock_timeout_ms,
-                    "Milliseconds to wait for a lock another git process holds (default: 5000)");
-
   LogArgs log_args;
-  CLI::App* log = app.add_subcommand("log", "editgate's commits, newest first, with their blocks and trailers");
-  log->add_option("--root", log_args.root, "Workspace root (default: the current folder)")->check(CLI::ExistingDirectory);
-  log->add_option("--agent", log_args.agent, "Only this agent's commits");
-  log->add_option("--session", log_args.session, "Only this session's commits");
-  log->add_option("--format", log_args.format, "Output: text (default) or json")
-      ->check(CLI::IsMember({"text", "json"}));
-  log->add_option("-n", log_args.limit, "At most this many commits (default: 20)")->check(CLI::PositiveNumber);
-
   UndoArgs undo_args;
-  CLI::App* undo = app.add_subcommand("undo", "Revert the newest editgate edit not undone yet, as a new commit; "
-                                              "refused when its files changed since (exit 1)");
-  undo->add_option("--root", undo_args.root, "Workspace root (default: the current folder)")
-      ->check(CLI::ExistingDirectory);
-  undo->add_option("--agent", undo_args.agent, "Who undoes (default: the repository's user)");
-  undo->add_option("--format", undo_args.format, "Output: text (default) or json")
-      ->check(CLI::IsMember({"text", "json"}));
-
-  // The commands that talk to a running gateway find it as git finds .git.
-  const std::string gateway_root_help =
-      "Workspace root (default: the nearest folder holding .editgate/, the current one or one above it)";
   EvalArgs eval_args;
-  CLI::App* evalc = app.add_subcommand("eval", "Run code in a page of the running gateway, as the eval op does: "
-                                               "logged in debug/ and committed; exit 1 when the code throws");
-  evalc->add_option("page", eval_args.page, "The page: its name (node-1a2b), or a bare name with one live page (node)")
-      ->required();
-  evalc->add_option("code", eval_args.code, "JavaScript: an expression or statements, top-level await allowed")
-      ->required();
-  evalc->add_option("--root", eval_args.root, gateway_root_help)->check(CLI::ExistingDirectory);
-  evalc->add_option("--agent", eval_args.agent, "Who asks, in the log and the commit (default: cli)");
-  evalc->add_option("--timeout", eval_args.timeout_ms, "Milliseconds before the log says timeout");
-  evalc->add_flag("--silent", eval_args.silent, "Do not write the exchange into the log");
-  evalc->add_option("--format", eval_args.format, "Output: text (default) or json")
-      ->check(CLI::IsMember({"text", "json"}));
-
   WaitArgs wait_args;
-  CLI::App* waitc = app.add_subcommand("wait", "Block until a page's job or an inbox message is answered, reading "
-                                               "only .editgate/; print the reply (exit 1 when it failed, 124 on "
-                                               "--timeout)");
-  waitc->add_option("--page", wait_args.page, "The page: its name (node-1a2b), or a bare name with one page (node)");
-  waitc->add_option("--inbox", wait_args.inbox, "The name of a message dropped as .editgate/inbox/NAME.md");
-  waitc->add_option("--job", wait_args.job, "The job's sequence number (default: the newest job, once nothing "
-                                            "waits in the log)");
-  waitc->add_option("--timeout", wait_args.timeout_s, "Seconds to wait at most (default: 120)")
-      ->check(CLI::PositiveNumber);
-  waitc->add_option("--root", wait_args.root, gateway_root_help)->check(CLI::ExistingDirectory);
-  waitc->add_option("--format", wait_args.format, "Output: text (default) or json")
-      ->check(CLI::IsMember({"text", "json"}));
-
   PagesArgs pages_args;
-  CLI::App* pagesc = app.add_subcommand("pages", "List the running gateway's pages: name, kind, state, jobs queued, "
-                                                 "log and URL");
-  pagesc->add_option("--root", pages_args.root, gateway_root_help)->check(CLI::ExistingDirectory);
-  pagesc->add_option("--format", pages_args.format, "Output: text (default) or json (GET /v1/pages)")
-      ->check(CLI::IsMember({"text", "json"}));
-
   gateway::ServeArgs serve_args;
-  CLI::App* serve = app.add_subcommand("serve", "Run the gateway: edits over HTTP and WebSocket, until SIGINT, "
-                                                "SIGTERM or the shutdown op");
-  serve->add_option("--root", serve_args.root, "Workspace root (default: the current folder)")
-      ->check(CLI::ExistingDirectory);
-  serve->add_option("--port", serve_args.port, "Port (default: 8302; 0 for any free port)");
-  serve->add_option("--bind", serve_args.bind, "Address to listen on (default: 127.0.0.1; anything but "
-                                               "loopback lets other machines in)");
-  serve->add_option("--allow-origin", serve_args.allow_origins,
-                    "A browser origin allowed besides the gateway's own, e.g. http://localhost:3000 (repeatable)");
-  serve->add_option("--header-timeout", serve_args.header_timeout_ms,
-                    "Milliseconds a client has to send a request's head (default: 10000)")
-      ->check(CLI::Range(1u, 3'600'000u));
-  serve->add_option("--body-timeout", serve_args.body_timeout_ms,
-                    "Milliseconds a streamed body may pause between two pieces (default: 60000)")
-      ->check(CLI::Range(1u, 3'600'000u));
-  serve->add_option("--auth-timeout", serve_args.auth_timeout_ms,
-                    "Milliseconds from a WebSocket upgrade to its auth message (default: 10000)")
-      ->check(CLI::Range(1u, 3'600'000u));
-  serve->add_option("--timeout", serve_args.job_timeout_ms,
-                    "Milliseconds a page's job may take before the log says timeout (default: 60000)");
-  serve->add_flag("!--no-node", serve_args.node, "Do not start the built-in Node page");
-  serve->add_option("--settle", serve_args.settle_ms,
-                    "Milliseconds a saved chat log or inbox file must be quiet before it is read (default: 150)")
-      ->check(CLI::Range(1u, 60'000u));
-  serve->add_option("--pages-per-origin", serve_args.pages_per_origin,
-                    "New page instances one browser origin may make in this run; a page coming back to its "
-                    "instance is not counted (default: 64)")
-      ->check(CLI::Range(1u, 100'000u));
-  serve->add_option("--pages-kept", serve_args.pages_kept,
-                    "Pages kept in memory; past it disconnected pages with no work left are forgotten until they "
-                    "come back (default: 256)")
-      ->check(CLI::Range(1u, 100'000u));
-  serve->add_option("--registry-disconnected", serve_args.registry_disconnected,
-                    "Disconnected pages debug.md lists, the most recently seen first; the rest are counted in one "
-                    "line (default: 10)")
-      ->check(CLI::Range(0u, 1000u));
-
   LintArgs lint_args;
-  CLI::App* lintc = app.add_subcommand("lint", "Check chat logs: every request answered, every reply owned, fences "
-                                               "closed, headers well formed (exit 1 on any problem)");
-  lintc->add_option("FILE", lint_args.files, "Chat logs to check (default: debug/*.md under --root, and debug.md "
-                                             "when it holds requests)");
-  lintc->add_option("--root", lint_args.root, "Workspace root whose logs are checked when no FILE is given "
-                                              "(default: the current folder)")
-      ->check(CLI::ExistingDirectory);
-  lintc->add_option("--format", lint_args.format, "Output: text (default) or json")
-      ->check(CLI::IsMember({"text", "json"}));
+  CLI::App* check = add_check(app, check_args);
+  add_apply(app, apply_args);
+  CLI::App* log = add_log(app, log_args);
+  CLI::App* undo = add_undo(app, undo_args);
+  CLI::App* evalc = add_eval(app, eval_args);
+  CLI::App* waitc = add_wait(app, wait_args);
+  CLI::App* pagesc = add_pages(app, pages_args);
+  CLI::App* serve = add_serve(app, serve_args);
+  CLI::App* lintc = add_lint(app, lint_args);
 
   try {
     app.parse(argc, argv);

@@ -1,6 +1,7 @@
 #include "cli/eval_client.hpp"
 
 #include "cli/remote.hpp"
+#include "gateway/error.hpp"
 #include "gateway/state_dir.hpp"
 #include "repl/format.hpp"
 
@@ -39,9 +40,12 @@ int run_eval(const EvalArgs& args, std::ostream& out, std::ostream& err) {
     const std::string code(e->get_string());
     const json::value* m = o.if_contains("message");
     const std::string message = m && m->is_string() ? std::string(m->get_string()) : "";
-    // What the page did (threw, took too long, went away) is the eval's
-    // result; anything else is the gateway refusing the request.
-    const bool ran = code == "page_error" || code == "timeout" || code == "context_destroyed";
+    // What the page did (threw, ran past its job's timeout, went away) is
+    // the eval's result; anything else, the gateway's own request_timeout
+    // among them, is the gateway refusing the request.
+    using gateway::Error;
+    const std::optional<Error> named = gateway::error_named(code);
+    const bool ran = named == Error::page_error || named == Error::page_timeout || named == Error::context_destroyed;
     if (args.format != "json") {
       const json::value* exception = o.if_contains("exception");
       const json::value* stack = exception && exception->is_object() ? exception->get_object().if_contains("stack") : nullptr;

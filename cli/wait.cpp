@@ -120,6 +120,133 @@ PageDir page_dir(const fs::path& pages, const std::string& name) {
               (all.empty() ? " (no page has connected)" : " (pages: " + names(all) + ")")};
 }
 
+// What every wait checks between two looks at the files.
+struct Waiting {
+  fs::path root, state;
+  std::chrono::steady_clock::time_point until;
+  std::ostream& err;
+
+  // A gateway holds the workspace's lock; a port file alone may be left by
+  // one that was killed, which would answer nothing ever.
+  bool not_running() const {
+    auto running = gateway::gateway_running(root.string());
+    if (running) return false;
+    err << "editgate wait: " << running.error().message << '\n';
+    return true;
+  }
+  bool timed_out() const { return std::chrono::steady_clock::now() >= until; }
+};
+
+int wait_inbox(const WaitArgs& a, const Waiting& w, std::ostream& out) {
+  std::error_code ec;
+  const fs::path in = w.state / "inbox" / (a.inbox + ".md"), marker = w.state / "outbox" / (a.inbox + ".completed.marker"),
+                 taken = w.state / "outbox" / (a.inbox + ".md");
+  for (;;) {
+    // The message has left the inbox and its answer is complete.
+    if (!fs::exists(in, ec) && fs::exists(marker, ec)) break;
+    // The gateway moves the message to the outbox, then writes the marker:
+    // between the two, the message is in neither place but is answered.
+    if (!fs::exists(in, ec) && !fs::exists(marker, ec) && !fs::exists(taken, ec)) {
+      w.err << "editgate wait: no message " << in.string() << " and no answer to it in " << (w.state / "outbox").string() << '\n';
+      return 2;
+    }
+    if (w.not_running()) return 2;
+    if (w.timed_out()) {
+      w.err << "editgate wait: timed out: " << in.string() << " is not answered yet\n";
+      return 124;
+    }
+    std::this_thread::sleep_for(poll_every);
+  }
+  json::object answer = object_in(w.state / "outbox" / (a.inbox + ".json"));
+  // The blocks as `editgate apply` prints them, diagnostics and all; an
+  // answer without them (a message refused whole) says why.
+  if (a.format == "json")
+    out << json::serialize(answer) << '\n';
+  else if (answer.contains("text"))
+    out << str(answer, "text");
+  else
+    out << (answer.contains("summary") ? str(answer, "summary") : str(answer, "error")) << '\n';
+  const json::value* status = answer.if_contains("status");
+  return status && status->is_array() && status->get_array().size() == 1 ? 0 : 1;
+}
+
+// The page's folder and the job to print, once it is complete; or the exit
+// code when the wait ends without one.
+struct JobWait {
+  std::optional<int> exit;
+  std::optional<fs::path> dir;
+  unsigned long long job = 0;
+};
+
+JobWait wait_job(const WaitArgs& a, const Waiting& w) {
+  std::optional<fs::path> dir;
+  std::optional<unsigned long long> job = a.job;
+  for (;;) {
+    PageDir named;
+    if (!dir) {
+      named = page_dir(w.state / "pages", a.page);
+      if (named.ambiguous) {
+        w.err << "editgate wait: " << named.why << '\n';
+        return {2};
+      }
+      dir = named.dir;
+    }
+    if (dir) {
+      const json::object status = object_in(*dir / "status.json");
+      const std::uint64_t acked = repl::marker_number((*dir / "ack.marker").string()),
+                          completed = repl::marker_number((*dir / "completed.marker").string());
+      if (job) {
+        if (completed >= *job) break;
+      } else if (!status.empty() && str(status, "state") != "processing" && completed >= acked) {
+        // Nothing runs: the newest job is the one, once nothing waits in the log.
+        const Tail tail = log_tail(w.root / str(status, "log"), dir->filename().string());
+        if (tail == Tail::draft) {
+          w.err << "editgate wait: " << str(status, "log") << " ends in a draft: a fenced block is not closed, so "
+                << "nothing runs; close it with a line of backticks\n";
+          return {2};
+        }
+        if (tail == Tail::settled) {
+          job = acked;
+          break;
+        }
+      }
+      if (w.not_running()) return {2};
+      if (w.timed_out()) {
+        w.err << "editgate wait: timed out; " << a.page << ": " << str(status, "state") << ": "
+              << str(status, "message") << '\n';
+        return {124};
+      }
+    } else {
+      // The page may connect yet, while a gateway runs.
+      if (w.not_running()) return {2};
+      if (w.timed_out()) {
+        w.err << "editgate wait: " << named.why << '\n';
+        return {2};
+      }
+    }
+    std::this_thread::sleep_for(poll_every);
+  }
+  return {std::nullopt, dir, *job};
+}
+
+// The job's replies (one per block), from the chat history.
+json::array replies_of(const fs::path& dir, unsigned long long job) {
+  json::array replies;
+  auto history = slurp(dir / "chat_history.jsonl");
+  if (!history) return replies;
+  std::istringstream lines(*history);
+  for (std::string line; std::getline(lines, line);) {
+    boost::system::error_code pec;
+    json::value v = json::parse(line, pec);
+    if (pec || !v.is_object()) continue;
+    const json::object& rec = v.get_object();
+    const json::value* j = rec.if_contains("job");
+    if (str(rec, "type") == "reply" && j && j->is_number() && j->to_number<unsigned long long>() == job)
+      replies.push_back(rec);
+  }
+  return replies;
+}
+
 }  // namespace
 
 int run_wait(const WaitArgs& a, std::ostream& out, std::ostream& err) {
@@ -132,120 +259,27 @@ int run_wait(const WaitArgs& a, std::ostream& out, std::ostream& err) {
     err << "editgate wait: " << found.error().message << '\n';
     return 2;
   }
-  const fs::path root = *found, state = root / ".editgate";
-  const auto until = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                             std::chrono::duration<double>(a.timeout_s));
-  std::error_code ec;
-  // A gateway holds the workspace's lock; a port file alone may be left by
-  // one that was killed, which would answer nothing ever.
-  auto not_running = [&]() -> bool {
-    auto running = gateway::gateway_running(root.string());
-    if (running) return false;
-    err << "editgate wait: " << running.error().message << '\n';
-    return true;
-  };
+  const fs::path root = *found;
+  const Waiting w{root, root / ".editgate",
+                  std::chrono::steady_clock::now() +
+                      std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                          std::chrono::duration<double>(a.timeout_s)),
+                  err};
+  if (!a.inbox.empty()) return wait_inbox(a, w, out);
 
-  if (!a.inbox.empty()) {
-    const fs::path in = state / "inbox" / (a.inbox + ".md"), marker = state / "outbox" / (a.inbox + ".completed.marker"),
-                   taken = state / "outbox" / (a.inbox + ".md");
-    for (;;) {
-      // The message has left the inbox and its answer is complete.
-      if (!fs::exists(in, ec) && fs::exists(marker, ec)) break;
-      // The gateway moves the message to the outbox, then writes the marker:
-      // between the two, the message is in neither place but is answered.
-      if (!fs::exists(in, ec) && !fs::exists(marker, ec) && !fs::exists(taken, ec)) {
-        err << "editgate wait: no message " << in.string() << " and no answer to it in " << (state / "outbox").string() << '\n';
-        return 2;
-      }
-      if (not_running()) return 2;
-      if (std::chrono::steady_clock::now() >= until) {
-        err << "editgate wait: timed out: " << in.string() << " is not answered yet\n";
-        return 124;
-      }
-      std::this_thread::sleep_for(poll_every);
-    }
-    json::object answer = object_in(state / "outbox" / (a.inbox + ".json"));
-    // The blocks as `editgate apply` prints them, diagnostics and all; an
-    // answer without them (a message refused whole) says why.
-    if (a.format == "json")
-      out << json::serialize(answer) << '\n';
-    else if (answer.contains("text"))
-      out << str(answer, "text");
-    else
-      out << (answer.contains("summary") ? str(answer, "summary") : str(answer, "error")) << '\n';
-    const json::value* status = answer.if_contains("status");
-    return status && status->is_array() && status->get_array().size() == 1 ? 0 : 1;
-  }
-
-  std::optional<fs::path> dir;
-  std::optional<unsigned long long> job = a.job;
-  for (;;) {
-    PageDir named;
-    if (!dir) {
-      named = page_dir(state / "pages", a.page);
-      if (named.ambiguous) {
-        err << "editgate wait: " << named.why << '\n';
-        return 2;
-      }
-      dir = named.dir;
-    }
-    if (dir) {
-      const json::object status = object_in(*dir / "status.json");
-      const std::uint64_t acked = repl::marker_number((*dir / "ack.marker").string()),
-                          completed = repl::marker_number((*dir / "completed.marker").string());
-      if (job) {
-        if (completed >= *job) break;
-      } else if (!status.empty() && str(status, "state") != "processing" && completed >= acked) {
-        // Nothing runs: the newest job is the one, once nothing waits in the log.
-        const Tail tail = log_tail(root / str(status, "log"), dir->filename().string());
-        if (tail == Tail::draft) {
-          err << "editgate wait: " << str(status, "log") << " ends in a draft: a fenced block is not closed, so "
-              << "nothing runs; close it with a line of backticks\n";
-          return 2;
-        }
-        if (tail == Tail::settled) {
-          job = acked;
-          break;
-        }
-      }
-      if (not_running()) return 2;
-      if (std::chrono::steady_clock::now() >= until) {
-        err << "editgate wait: timed out; " << a.page << ": " << str(status, "state") << ": " << str(status, "message")
-            << '\n';
-        return 124;
-      }
-    } else {
-      // The page may connect yet, while a gateway runs.
-      if (not_running()) return 2;
-      if (std::chrono::steady_clock::now() >= until) {
-        err << "editgate wait: " << named.why << '\n';
-        return 2;
-      }
-    }
-    std::this_thread::sleep_for(poll_every);
-  }
-  if (*job == 0) {
+  const JobWait waited = wait_job(a, w);
+  if (waited.exit) return *waited.exit;
+  const fs::path& dir = *waited.dir;
+  const unsigned long long job = waited.job;
+  if (job == 0) {
     err << "editgate wait: " << a.page << " has run no job yet\n";
     return 2;
   }
-  // The job's replies (one per block), from the chat history.
-  json::array replies;
-  if (auto history = slurp(*dir / "chat_history.jsonl")) {
-    std::istringstream lines(*history);
-    for (std::string line; std::getline(lines, line);) {
-      boost::system::error_code pec;
-      json::value v = json::parse(line, pec);
-      if (pec || !v.is_object()) continue;
-      const json::object& rec = v.get_object();
-      const json::value* j = rec.if_contains("job");
-      if (str(rec, "type") == "reply" && j && j->is_number() && j->to_number<unsigned long long>() == *job)
-        replies.push_back(rec);
-    }
-  }
+  const json::array replies = replies_of(dir, job);
   bool failed = replies.empty();
   for (const auto& r : replies) failed = failed || str(r.get_object(), "status") != "ok";
   if (a.format == "json") {
-    out << json::serialize(json::object{{"page", dir->filename().string()}, {"job", *job}, {"replies", replies}}) << '\n';
+    out << json::serialize(json::object{{"page", dir.filename().string()}, {"job", job}, {"replies", replies}}) << '\n';
   } else {
     for (const auto& r : replies) {
       const json::object& o = r.get_object();
@@ -254,7 +288,7 @@ int run_wait(const WaitArgs& a, std::ostream& out, std::ostream& err) {
       else
         err << str(o, "error") << '\n';
     }
-    if (replies.empty()) err << "editgate wait: job " << *job << " has no reply in the chat history\n";
+    if (replies.empty()) err << "editgate wait: job " << job << " has no reply in the chat history\n";
   }
   return failed ? 1 : 0;
 }

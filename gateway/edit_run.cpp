@@ -2,10 +2,10 @@
 
 #include "record/commit_messages.hpp"
 #include "record/run_commit.hpp"
+#include "repl/log.hpp"
 
 #include <boost/json.hpp>
 
-#include <iostream>
 
 namespace gateway {
 
@@ -161,12 +161,12 @@ const record::RunReport& EditRun::commit() {
 }
 
 void EditRun::log(std::string_view door, std::optional<Error> cut) const {
-  std::string line = "editgate: " + std::string(door) + ", agent " + params_.agent + ", session " + report_.session +
+  std::string line = std::string(door) + ", agent " + params_.agent + ", session " + report_.session +
                      (params_.dry_run ? " (dry run)" : "") + ": " + record::counts(report_.blocks);
   if (report_.commit) line += ", committed " + report_.commit->substr(0, 12);
   if (report_.commit_error) line += ", commit failed: " + *report_.commit_error;
   if (cut) line += " (cut off: " + std::string(to_string(*cut)) + ")";
-  std::cerr << line + "\n" << std::flush;
+  repl::log_line(line);
 }
 
 }  // namespace gateway

@@ -86,8 +86,8 @@ class EditRun {
   bool overflowed() const { return overflowed_; }
   const record::RunReport& report() const { return report_; }
 
-  // One line on standard error for the person watching `editgate serve`:
-  // "editgate: <door>, agent A, session S: 2 applied, committed 1a2b3c4d5e6f",
+  // One line for the person watching `editgate serve`, through the log hook
+  // (repl/log.hpp): "<door>, agent A, session S: 2 applied, committed 1a2b3c4d5e6f",
   // with "(cut off: <why>)" when the stream did not end normally.
   void log(std::string_view door, std::optional<Error> cut = std::nullopt) const;
   const std::vector<std::string>& files_auto_added() const { return applier_.files_auto_added(); }

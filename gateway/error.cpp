@@ -23,7 +23,7 @@ std::string_view to_string(Error e) {
     case Error::missing_param: return "missing_param";
     case Error::payload_too_large: return "payload_too_large";
     case Error::header_too_large: return "header_too_large";
-    case Error::timeout: return "timeout";
+    case Error::request_timeout: return "request_timeout";
     case Error::conflict: return "conflict";
     case Error::commit_failed: return "commit_failed";
     case Error::locked: return "locked";
@@ -47,6 +47,12 @@ std::string_view to_string(Error e) {
   return "internal";
 }
 
+std::optional<Error> error_named(std::string_view name) {
+  for (int e = static_cast<int>(Error::unauthorized); e <= static_cast<int>(Error::rate_limited); ++e)
+    if (to_string(static_cast<Error>(e)) == name) return static_cast<Error>(e);
+  return std::nullopt;
+}
+
 unsigned http_status(Error e) {
   switch (e) {
     case Error::unauthorized: return 401;
@@ -54,7 +60,7 @@ unsigned http_status(Error e) {
     case Error::host_not_allowed: return 403;
     case Error::not_found: return 404;
     case Error::method_not_allowed: return 405;
-    case Error::timeout: return 408;
+    case Error::request_timeout: return 408;
     case Error::conflict:
     case Error::ambiguous:
     case Error::commit_failed:

@@ -30,7 +30,7 @@ enum class Error {
   missing_param,
   payload_too_large,     // body, message or block over its limit
   header_too_large,
-  timeout,               // headers or the auth message too slow
+  request_timeout,       // the gateway waited too long on a client: a request head, a body, an auth or hello message
   conflict,              // git is mid-merge/rebase; the id is already in use
   commit_failed,         // the files are written, the commit was not made (a lock, the disk)
   locked,                // another git process holds the index's or the branch's lock: nothing was written
@@ -51,10 +51,13 @@ enum class Error {
   log_conflict,          // the chat log was edited so that the reply could not be placed
   request_edited,
   queue_full,            // too many jobs wait for the page
-  rate_limited,          // too many new page instances from one origin lately
+  rate_limited,          // too many new page instances from one origin lately; stays last (error_named)
 };
 
+// The code's wire name, one per code (what clients match on).
 std::string_view to_string(Error e);
+// The code a wire name stands for; nullopt for a name that is none.
+std::optional<Error> error_named(std::string_view name);
 // The HTTP status that goes with the error, on every route.
 unsigned http_status(Error e);
 

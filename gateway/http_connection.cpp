@@ -129,7 +129,7 @@ class http_connection : public Stoppable, public std::enable_shared_from_this<ht
       return respond_error(Error::header_too_large, "the request head is over " +
                                                         std::to_string(gw_.limits().header_bytes) + " bytes", false);
     if (ec && timed_out_ && buffer_.size() > 0)
-      return respond_error(Error::timeout, "the request head did not arrive within " +
+      return respond_error(Error::request_timeout, "the request head did not arrive within " +
                                                std::to_string(gw_.limits().header_timeout.count()) + " ms", false);
     if (malformed(ec)) return respond_error(Error::bad_request, "malformed HTTP request (" + ec.message() + ")", false);
     if (ec) return close();
@@ -278,7 +278,7 @@ class http_connection : public Stoppable, public std::enable_shared_from_this<ht
     if (ec == http::error::need_buffer) ec = {};
     const std::size_t n = body_piece - parser_->get().body().size;
     if (ec) {
-      if (timed_out_) return cut_edits(Error::timeout, true);
+      if (timed_out_) return cut_edits(Error::request_timeout, true);
       if (stopping_) return cut_edits(Error::shutting_down, true);
       // The client went away: what its complete blocks did stays, and is committed.
       return cut_edits(Error::io, false);
@@ -327,10 +327,10 @@ class http_connection : public Stoppable, public std::enable_shared_from_this<ht
         stream_.get_executor(),
         [self, why] {
           const record::RunReport& report = self->run_->commit();
-          std::string message = why == Error::timeout            ? "no more of the body arrived within the time limit"
-                                : why == Error::shutting_down    ? "the gateway is stopping"
+          std::string message = why == Error::request_timeout     ? "no more of the body arrived within the time limit"
+                                : why == Error::shutting_down     ? "the gateway is stopping"
                                 : why == Error::payload_too_large ? "the body is over the size limit"
-                                                                   : "the connection broke";
+                                                                  : "the connection broke";
           json::object summary =
               done_message(report, Failure{why, message + "; the blocks completed before stay applied"});
           self->run_->log("POST /v1/edits", why);
@@ -396,7 +396,7 @@ class http_connection : public Stoppable, public std::enable_shared_from_this<ht
       self->deadline_.cancel();
       if (ec == http::error::need_buffer) ec = {};
       if (ec) {
-        if (self->timed_out_) return self->respond_error(Error::timeout, "the body stopped arriving", false);
+        if (self->timed_out_) return self->respond_error(Error::request_timeout, "the body stopped arriving", false);
         if (malformed(ec))
           return self->respond_error(Error::bad_request, "malformed HTTP body (" + ec.message() + ")", false);
         return self->close();

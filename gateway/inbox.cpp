@@ -3,12 +3,12 @@
 #include "editproto/unicode.hpp"
 #include "record/run_report.hpp"
 #include "repl/agent_files.hpp"
+#include "repl/log.hpp"
 
 #include <boost/json.hpp>
 
 #include <cstdio>
 #include <fstream>
-#include <iostream>
 #include <sstream>
 #include <sys/stat.h>
 
@@ -63,7 +63,7 @@ void apply_inbox(Worker& worker, const std::string& state_dir, const std::string
   answer["file"] = "outbox/" + stem + ".md";
   if (!repl::replace_file(out + ".json", boost::json::serialize(answer) + "\n") || std::rename(in.c_str(), (out + ".md").c_str()) != 0 ||
       !repl::replace_file(out + ".completed.marker", std::to_string(sequence()) + "\n"))
-    std::cerr << "editgate: cannot answer inbox/" << name << " in " << state_dir << "/outbox\n";
+    repl::log_line("cannot answer inbox/" + name + " in " + state_dir + "/outbox");
 }
 
 }  // namespace gateway

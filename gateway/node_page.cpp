@@ -1,6 +1,7 @@
 #include "gateway/node_page.hpp"
 
 #include "repl/assets.hpp"
+#include "repl/log.hpp"
 #include "repl/repl.hpp"
 
 #include <boost/asio/local/stream_protocol.hpp>
@@ -12,11 +13,11 @@
 
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <fcntl.h>
 #include <fstream>
 #include <future>
-#include <iostream>
 #include <spawn.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -61,7 +62,7 @@ class NodePage : public std::enable_shared_from_this<NodePage> {
     if (id_.empty()) std::ifstream(id_file()) >> id_ >> secret_;
     int fds[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
-      std::cerr << "editgate: the Node page cannot start: socketpair failed\n";
+      repl::log_line("the Node page cannot start: socketpair failed");
       return;
     }
     posix_spawn_file_actions_t actions;
@@ -90,7 +91,7 @@ class NodePage : public std::enable_shared_from_this<NodePage> {
     ::close(fds[1]);
     if (rc != 0) {
       ::close(fds[0]);
-      std::cerr << "editgate: the Node page cannot start: " << node_ << ": " << std::strerror(rc) << "\n";
+      repl::log_line("the Node page cannot start: " + node_ + ": " + std::strerror(rc));
       return;
     }
     pid_ = pid;
@@ -205,7 +206,7 @@ class NodePage : public std::enable_shared_from_this<NodePage> {
           const std::string line = got->id + ' ' + got->secret + '\n';
           const int fd = ::open(id_file().c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
           if (fd < 0 || ::write(fd, line.data(), line.size()) != static_cast<ssize_t>(line.size()))
-            std::cerr << "editgate: cannot write " << id_file() << "; the next gateway's Node page gets a new log\n";
+            repl::log_line("cannot write " + id_file() + "; the next gateway's Node page gets a new log");
           if (fd >= 0) ::close(fd);
           secret_ = got->secret;
         }
@@ -231,7 +232,7 @@ class NodePage : public std::enable_shared_from_this<NodePage> {
       restarts_ = 0;
     }
     if (++restarts_ > 5) {
-      std::cerr << "editgate: the Node page died 5 times within a minute; it is not restarted again\n";
+      repl::log_line("the Node page died 5 times within a minute; it is not restarted again");
       return;
     }
     restart_.expires_after(std::chrono::seconds(1));
@@ -284,7 +285,7 @@ std::shared_ptr<NodePage> start_node_page(Worker& worker, repl::Repl& repl, cons
     std::ofstream out(program, std::ios::binary | std::ios::trunc);
     out << repl::node_page_js();
     if (!out) {
-      std::cerr << "editgate: cannot write " << program << "; the Node page is off\n";
+      repl::log_line("cannot write " + program + "; the Node page is off");
       return nullptr;
     }
   }

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace gateway {
@@ -99,92 +100,117 @@ class Watchdog {
   std::thread thread_;
 };
 
-}  // namespace
-
-int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
-  // What the REPL has to tell the person watching goes to `err`, while this
-  // gateway runs; the stream is not the REPL's to keep.
-  repl::set_log_sink([&err](std::string_view line) { err << "editgate: " << line << '\n' << std::flush; });
-  struct Unhook {
-    ~Unhook() { repl::set_log_sink({}); }
-  } unhook;
-  auto ws = editproto::Workspace::open(args.root);
+// The workspace's root as the gateway names it (canonical); nullopt, with
+// the reason on `err`, when it is no workspace.
+std::optional<std::string> workspace_root(const std::string& given, std::ostream& err) {
+  auto ws = editproto::Workspace::open(given);
   if (!ws) {
     err << "editgate serve: " << ws.error().detail << '\n';
-    return 2;
+    return std::nullopt;
   }
   std::error_code fs_ec;
-  const std::string root = std::filesystem::canonical(ws->root(), fs_ec).string();
+  std::string root = std::filesystem::canonical(ws->root(), fs_ec).string();
   if (fs_ec) {
     err << "editgate serve: " << ws->root() << ": " << fs_ec.message() << '\n';
-    return 2;
+    return std::nullopt;
   }
+  return root;
+}
 
+// Where to listen and whom to let in, as the flags say; nullopt, with the
+// reason on `err`, when a flag is not what it must be.
+struct Address {
   Binding binding;
-  binding.address = args.bind;
+  net::ip::address ip;
+};
+
+std::optional<Address> address_of(const ServeArgs& args, std::ostream& err) {
+  Address a;
+  a.binding.address = args.bind;
   for (const std::string& o : args.allow_origins) {
     auto n = normalize_origin(o);
     if (!n) {
       err << "editgate serve: --allow-origin '" << o << "' is not an origin such as http://localhost:3000\n";
-      return 2;
+      return std::nullopt;
     }
-    binding.allowed_origins.push_back(*n);
+    a.binding.allowed_origins.push_back(*n);
   }
   boost::system::error_code ec;
-  auto address = net::ip::make_address(args.bind, ec);
+  a.ip = net::ip::make_address(args.bind, ec);
   if (ec) {
     err << "editgate serve: --bind '" << args.bind << "' is not an IP address\n";
-    return 2;
+    return std::nullopt;
   }
+  return a;
+}
 
-  // The lock first: a second gateway stops here, before touching anything.
-  auto state = StateDir::open(root);
+// What the gateway holds from its lock to its stop, taken in this order:
+// the workspace, the lock and cookie (a second gateway stops there, before
+// touching anything), the worker thread and its repository.
+struct Held {
+  std::string root;
+  Address address;
+  StateDir state;
+  std::unique_ptr<Worker> worker;
+};
+
+std::optional<Held> hold_workspace(const ServeArgs& args, std::ostream& err) {
+  std::optional<std::string> root = workspace_root(args.root, err);
+  if (!root) return std::nullopt;
+  std::optional<Address> address = address_of(args, err);
+  if (!address) return std::nullopt;
+  auto state = StateDir::open(*root);
   if (!state) {
     err << "editgate serve: " << state.error().message << '\n';
-    return 2;
+    return std::nullopt;
   }
-  auto worker = Worker::open(root);
+  auto worker = Worker::open(*root);
   if (!worker) {
     err << "editgate serve: " << worker.error().message << '\n';
-    return 2;
+    return std::nullopt;
   }
+  return Held{std::move(*root), std::move(*address), std::move(*state), std::move(*worker)};
+}
 
-  net::io_context ioc{1};
-  tcp::acceptor acceptor(ioc);
-  tcp::endpoint endpoint(address, args.port);
+// Opens, binds and listens; false, with the reason on `err`, when the port
+// cannot be had.
+bool listen(tcp::acceptor& acceptor, const net::ip::address& ip, const ServeArgs& args, std::ostream& err) {
+  boost::system::error_code ec;
+  tcp::endpoint endpoint(ip, args.port);
   if (acceptor.open(endpoint.protocol(), ec); !ec) {
     close_on_exec(acceptor.native_handle());
     acceptor.set_option(net::socket_base::reuse_address(true), ec);
   }
   if (!ec) acceptor.bind(endpoint, ec);
   if (!ec) acceptor.listen(net::socket_base::max_listen_connections, ec);
-  if (ec) {
-    err << "editgate serve: cannot listen on " << args.bind << ":" << args.port << ": " << ec.message();
-    if (ec == net::error::address_in_use) err << " (another program has the port; choose --port N, or --port 0 for any)";
-    err << '\n';
-    return 2;
-  }
-  binding.port = acceptor.local_endpoint().port();
-  const std::string host = address.is_v6() ? "[" + args.bind + "]" : args.bind;
-  const std::string url = "http://" + host + ":" + std::to_string(binding.port) + "/";
+  if (!ec) return true;
+  err << "editgate serve: cannot listen on " << args.bind << ":" << args.port << ": " << ec.message();
+  if (ec == net::error::address_in_use) err << " (another program has the port; choose --port N, or --port 0 for any)";
+  err << '\n';
+  return false;
+}
 
+ServeLimits limits_of(const ServeArgs& args) {
   ServeLimits limits;
   limits.header_timeout = std::chrono::milliseconds(args.header_timeout_ms);
   limits.body_timeout = std::chrono::milliseconds(args.body_timeout_ms);
   limits.auth_timeout = std::chrono::milliseconds(args.auth_timeout_ms);
-  Gateway gw(binding, state->cookie(), **worker, limits, workspace_id(root));
+  return limits;
+}
 
-  // The live pages: their logs are written on the worker thread and
-  // committed on the workspace's one commit queue, as the edit runs are.
-  Worker& eng = **worker;
-  repl::Committer committer(eng.commits());
-  repl::Options repl_options;
-  repl_options.timeout = std::chrono::milliseconds(args.job_timeout_ms);
-  repl_options.keys_file = state->path() + "/page-keys";
-  repl_options.max_pages_per_origin = args.pages_per_origin;
-  repl_options.max_pages_kept = args.pages_kept;
-  repl_options.registry_disconnected = args.registry_disconnected;
-  repl::Repl pages(eng.workspace(), committer, eng.executor(), repl_options);
+repl::Options repl_options_of(const ServeArgs& args, const StateDir& state) {
+  repl::Options o;
+  o.timeout = std::chrono::milliseconds(args.job_timeout_ms);
+  o.keys_file = state.path() + "/page-keys";
+  o.max_pages_per_origin = args.pages_per_origin;
+  o.max_pages_kept = args.pages_kept;
+  o.registry_disconnected = args.registry_disconnected;
+  return o;
+}
+
+// The live pages and the edit runs share the worker thread, the workspace's
+// files and its commit queue: each tells the other when it writes.
+void connect_pages(repl::Repl& pages, Worker& eng, Gateway& gw) {
   pages.before_write = [&eng](const std::string& path) {
     // An agent's run with uncommitted edits in this log commits them first,
     // so each commit holds one writer's work. (The REPL's own commits need
@@ -193,12 +219,22 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   };
   eng.hooks().written = [&pages](const std::string& path, const std::string& agent) { pages.written(path, agent); };
   gw.set_repl(&pages);
+}
 
-  // Agents that only read and write files: status and markers per page,
-  // saves of the logs, and the inbox. All on the worker thread.
-  repl::AgentFiles agent_files(state->path());
-  pages.set_files(&agent_files);
-  eng.post([&pages] { pages.mark_interrupted(); });
+// The folders agents save into: chat logs under debug/, messages in the
+// inbox. Both watched on the worker thread.
+struct Watches {
+  std::unique_ptr<DirWatch> logs;
+  std::unique_ptr<DirWatch> inbox;
+
+  void close() {
+    if (logs) logs->close();
+    if (inbox) inbox->close();
+  }
+};
+
+Watches watch_folders(const ServeArgs& args, const std::string& root, const std::string& state_dir, Worker& eng,
+                      repl::Repl& pages, std::ostream& err) {
   auto watch = [&](std::string dir, bool logs, std::function<void(const std::string&)> saved) {
     // Logs: debug/ is not made before a page needs it; plain writes count
     // (a debounced draft does not run anyway). The inbox: whole files only.
@@ -208,13 +244,72 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
     if (!w) err << "editgate: " << w.error().message << "; saved files are not seen\n";
     return w ? std::move(*w) : nullptr;
   };
-  std::unique_ptr<DirWatch> log_watch = watch(root + "/debug", true, [&pages](const std::string& name) {
-    pages.saved("debug/" + name);
+  Watches w;
+  w.logs = watch(root + "/debug", true, [&pages](const std::string& name) { pages.saved("debug/" + name); });
+  w.inbox = watch(state_dir + "/inbox", false, [&eng, &pages, dir = state_dir](const std::string& name) {
+    apply_inbox(eng, dir, name, [&pages] { return pages.next_sequence(); });
   });
-  std::unique_ptr<DirWatch> inbox_watch =
-      watch(state->path() + "/inbox", false, [&eng, &pages, dir = state->path()](const std::string& name) {
-        apply_inbox(eng, dir, name, [&pages] { return pages.next_sequence(); });
-      });
+  return w;
+}
+
+// Where agents and pages reach this gateway, on standard output.
+void print_banner(std::ostream& out, const ServeArgs& args, const std::string& root, const std::string& url,
+                  const std::string& state_dir, const net::ip::address& ip) {
+  out << "editgate serving " << root << " at " << url << '\n'
+      << "  agents: POST " << url << "v1/edits and " << url << "v1/ws, with the cookie in " << state_dir
+      << "/cookie\n";
+  if (!ip.is_loopback())
+    out << "  warning: --bind " << args.bind << " is not loopback: other machines can reach this gateway\n";
+}
+
+// The built-in Node page, when it is wanted and Node is there.
+std::shared_ptr<NodePage> start_node(const ServeArgs& args, Worker& eng, repl::Repl& pages, const std::string& root,
+                                     const std::string& state_dir, std::ostream& err) {
+  if (!args.node) return nullptr;
+  const std::string node = find_node();
+  if (!node.empty()) return start_node_page(eng, pages, root, state_dir, node);
+  err << "editgate: no Node.js on PATH (node or nodejs): the built-in Node page is off; install nodejs, "
+         "or pass --no-node to say so\n";
+  return nullptr;
+}
+
+}  // namespace
+
+int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
+  // What the gateway and the REPL have to tell the person watching goes to
+  // `err`, while this gateway runs; the stream is not theirs to keep.
+  repl::set_log_sink([&err](std::string_view line) { err << "editgate: " << line << '\n' << std::flush; });
+  struct Unhook {
+    ~Unhook() { repl::set_log_sink({}); }
+  } unhook;
+  std::optional<Held> held = hold_workspace(args, err);
+  if (!held) return 2;
+  const std::string& root = held->root;
+  Binding& binding = held->address.binding;
+  const net::ip::address& ip = held->address.ip;
+  StateDir& state = held->state;
+  Worker& eng = *held->worker;
+
+  net::io_context ioc{1};
+  tcp::acceptor acceptor(ioc);
+  if (!listen(acceptor, ip, args, err)) return 2;
+  binding.port = acceptor.local_endpoint().port();
+  const std::string host = ip.is_v6() ? "[" + args.bind + "]" : args.bind;
+  const std::string url = "http://" + host + ":" + std::to_string(binding.port) + "/";
+  Gateway gw(binding, state.cookie(), eng, limits_of(args), workspace_id(root));
+
+  // The live pages: their logs are written on the worker thread and
+  // committed on the workspace's one commit queue, as the edit runs are.
+  repl::Committer committer(eng.commits());
+  repl::Repl pages(eng.workspace(), committer, eng.executor(), repl_options_of(args, state));
+  connect_pages(pages, eng, gw);
+
+  // Agents that only read and write files: status and markers per page,
+  // saves of the logs, and the inbox. All on the worker thread.
+  repl::AgentFiles agent_files(state.path());
+  pages.set_files(&agent_files);
+  eng.post([&pages] { pages.mark_interrupted(); });
+  Watches watches = watch_folders(args, root, state.path(), eng, pages, err);
 
   net::signal_set signals(ioc, SIGINT, SIGTERM);
   signals.async_wait([&gw](boost::system::error_code e, int) {
@@ -230,8 +325,7 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
       signals.cancel(ignored);
       gw.stop_connections();
       gw.worker().post([&] {
-        if (log_watch) log_watch->close();
-        if (inbox_watch) inbox_watch->close();
+        watches.close();
         pages.shutdown();
       });
       if (node_page) stop_node_page(*node_page);
@@ -240,23 +334,12 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   });
 
   std::make_shared<listener>(ioc, acceptor, gw)->do_accept();
-  out << "editgate serving " << root << " at " << url << '\n'
-      << "  agents: POST " << url << "v1/edits and " << url << "v1/ws, with the cookie in "
-      << state->path() << "/cookie\n";
-  if (!address.is_loopback())
-    out << "  warning: --bind " << args.bind << " is not loopback: other machines can reach this gateway\n";
-  if (args.node) {
-    const std::string node = find_node();
-    if (node.empty())
-      err << "editgate: no Node.js on PATH (node or nodejs): the built-in Node page is off; install nodejs, "
-             "or pass --no-node to say so\n";
-    else
-      node_page = start_node_page(eng, pages, root, state->path(), node);
-  }
+  print_banner(out, args, root, url, state.path(), ip);
+  node_page = start_node(args, eng, pages, root, state.path(), err);
   out << "  pages: include <script src=\"" << url << "adapter.js\" crossorigin></script>; logs in debug/\n";
   out.flush();
   // The port file last: a client that finds it finds a gateway that listens.
-  if (auto p = state->publish(binding.port, url); !p) {
+  if (auto p = state.publish(binding.port, url); !p) {
     err << "editgate serve: " << p.error().message << '\n';
     return 2;
   }
@@ -266,7 +349,7 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   // Jobs end (shutting_down) before the worker thread does, and the
   // commit queue makes the commits they left before it stops.
   gw.worker().post([&pages] { pages.shutdown(); });
-  (*worker)->join();
+  eng.join();
   err << "editgate: stopped\n";
   return 0;
 }

@@ -56,8 +56,9 @@ class agent_socket : public Stoppable, public std::enable_shared_from_this<agent
     auth_timer_.expires_after(gw_.limits().auth_timeout);
     auth_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
       if (ec || self->ops_ || self->closing_) return;
-      self->refuse_auth(Failure{Error::timeout, "no auth message within " +
-                                                    std::to_string(self->gw_.limits().auth_timeout.count()) + " ms"});
+      self->refuse_auth(Failure{Error::request_timeout, "no auth message within " +
+                                                            std::to_string(self->gw_.limits().auth_timeout.count()) +
+                                                            " ms"});
     });
     if (gw_.stopping()) return shut(Error::shutting_down);
     do_read();
@@ -297,7 +298,8 @@ class page_socket : public Stoppable, public std::enable_shared_from_this<page_s
     hello_timer_.expires_after(gw_.limits().auth_timeout);
     hello_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
       if (ec || self->hello_sent_) return;
-      self->refuse("timeout", "no hello within " + std::to_string(self->gw_.limits().auth_timeout.count()) + " ms");
+      self->refuse(Error::request_timeout,
+                   "no hello within " + std::to_string(self->gw_.limits().auth_timeout.count()) + " ms");
     });
     do_read();
   }
@@ -333,8 +335,8 @@ class page_socket : public Stoppable, public std::enable_shared_from_this<page_s
     boost::system::error_code ec;
     boost::json::value v = boost::json::parse(text, ec);
     if (ec || !v.is_object() || !v.get_object().contains("type") || v.get_object().at("type") != "hello")
-      return refuse("bad_request", "the first message must be {\"type\":\"hello\",...}");
-    if (!gw_.repl()) return refuse("not_found", "this gateway runs no pages");
+      return refuse(Error::bad_request, "the first message must be {\"type\":\"hello\",...}");
+    if (!gw_.repl()) return refuse(Error::not_found, "this gateway runs no pages");
     const boost::json::object& o = v.get_object();
     auto field = [&](std::string_view k) {
       const boost::json::value* f = o.if_contains(k);
@@ -353,8 +355,9 @@ class page_socket : public Stoppable, public std::enable_shared_from_this<page_s
     });
   }
 
-  void refuse(std::string_view code, const std::string& message) {
-    send(boost::json::serialize(boost::json::object{{"type", "refused"}, {"error", code}, {"message", message}}));
+  void refuse(Error code, const std::string& message) {
+    send(boost::json::serialize(
+        boost::json::object{{"type", "refused"}, {"error", to_string(code)}, {"message", message}}));
     close();
   }
 

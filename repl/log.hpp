@@ -1,6 +1,7 @@
-// Where the REPL tells the person running the gateway what happened (a page
-// connected, a write that failed): a hook the program sets, so the library
-// never writes to a stream of its own. `editgate serve` prints each line on
+// Where the libraries tell the person running the gateway what happened (a
+// page connected, an edit run done, a write that failed): the REPL and the
+// gateway above it log here, through a hook the program sets, so no library
+// writes to a stream of its own. `editgate serve` prints each line on
 // standard error as "editgate: <line>"; unset, lines are dropped (tests).
 #pragma once
 

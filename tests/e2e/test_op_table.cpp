@@ -95,14 +95,6 @@ std::string ws_reason(client::Ws& ws, const json::object& msg) {
   return done.contains("reason") ? std::string(done.at("reason").as_string()) : "";
 }
 
-// Every door code by its name; the first of a name (the eval's timeout
-// shares "timeout" with the door's own, and no route of this walk meets it).
-std::optional<Error> code_named(std::string_view name) {
-  for (int e = static_cast<int>(Error::unauthorized); e <= static_cast<int>(Error::rate_limited); ++e)
-    if (to_string(static_cast<Error>(e)) == name) return static_cast<Error>(e);
-  return std::nullopt;
-}
-
 }  // namespace
 
 TEST_CASE("op table: parameters are checked alike from JSON and from a query", "[ops][unit]") {
@@ -228,7 +220,7 @@ TEST_CASE("op table: every op is reachable on the WebSocket and its HTTP route, 
       CHECK(o.at("status") == "ok");
       continue;
     }
-    auto code = code_named(o.at("error").as_string());
+    auto code = error_named(o.at("error").as_string());
     REQUIRE(code);
     CHECK(r.status == http_status(*code));
   }

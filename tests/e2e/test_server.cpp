@@ -282,7 +282,7 @@ TEST_CASE("HTTP attack probes are refused with a named error and change nothing"
   // A head that never ends: the server answers 408 when the time is up.
   auto slow = client::raw(gw.port(), "POST /v1/edits HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nX-Slow: ");
   CHECK(slow.rfind("HTTP/1.1 408", 0) == 0);
-  CHECK(slow.find("\"error\":\"timeout\"") != std::string::npos);
+  CHECK(slow.find("\"error\":\"request_timeout\"") != std::string::npos);
 
   // Garbage instead of HTTP.
   auto junk = client::raw(gw.port(), "\x16\x03\x01 hello\r\n\r\n");
@@ -302,7 +302,7 @@ TEST_CASE("a streamed body that stalls is cut off with a summary, its blocks com
   auto done = s.line(std::chrono::seconds(10));
   REQUIRE(done);
   auto d = obj(*done);
-  CHECK(str(d.at("reason")) == "timeout");
+  CHECK(str(d.at("reason")) == "request_timeout");
   CHECK(d.at("status").as_array() == json::array{"done", "error"});
   CHECK(d.at("commit").is_string());
   CHECK(ws.head() == str(d.at("commit")));
@@ -356,7 +356,7 @@ TEST_CASE("WebSocket: the auth handshake, and nothing before it", "[server][ws]"
     c.read();
     auto e = obj(*c.read());
     CHECK(str(e["type"]) == "auth_error");
-    CHECK(str(e["reason"]) == "timeout");
+    CHECK(str(e["reason"]) == "request_timeout");
   }
   // Browser handshakes from elsewhere, and rebinding, never upgrade.
   CHECK(client::ws_refused_status(gw.port(), {{"Origin", "https://evil.example"}}) == 403);
