@@ -76,8 +76,8 @@ void Repl::write_status(Page& p) {
     files_->erase("pages/" + p.stem + "/ready.marker");
 }
 
-// A reply's commit is made: the chat history's record, and when the job has
-// nothing more to run, completed.marker.
+// A reply's commit is made: the chat history's record, the status files, and
+// when the job has nothing more to run, completed.marker.
 void Repl::replied(const std::string& page_id, const Answered& a, const std::string& commit) {
   auto it = pages_.find(page_id);
   if (!files_ || it == pages_.end()) return;
@@ -97,8 +97,10 @@ void Repl::replied(const std::string& page_id, const Answered& a, const std::str
     p.completed_status = p.done_early.begin()->second;
     p.done_early.erase(p.done_early.begin());
   }
-  if (p.completed != before) files_->marker(p.stem, "completed.marker", p.completed);
+  // completed.marker last: an agent that wakes on it finds status.json and
+  // ready.marker saying the same job already.
   write_status(p);
+  if (p.completed != before) files_->marker(p.stem, "completed.marker", p.completed);
 }
 
 void Repl::requested(const std::string& page_id, const std::vector<std::shared_ptr<Job>>& jobs,
