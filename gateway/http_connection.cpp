@@ -208,9 +208,11 @@ class http_connection : public Stoppable, public std::enable_shared_from_this<ht
       return respond_error(Error::forbidden_origin,
                            "Origin '" + editproto::unicode::to_valid_utf8(origin) + "' may not use this gateway",
                            !has_body);
-    if (path == "/v1/ws") {
+    // The agents' WebSocket, at its versioned path and at the plain /ws
+    // that clients of the nREPL-like protocol know.
+    if (path == "/v1/ws" || path == "/ws") {
       if (!websocket::is_upgrade(req))
-        return respond_error(Error::bad_request, "/v1/ws is a WebSocket; send an upgrade request", !has_body);
+        return respond_error(Error::bad_request, path + " is a WebSocket; send an upgrade request", !has_body);
       if (gw_.stopping()) return respond_error(Error::shutting_down, "the gateway is stopping", false);
       // The connection's count goes with it to the agent's WebSocket.
       counted_ = false;
@@ -361,7 +363,7 @@ class http_connection : public Stoppable, public std::enable_shared_from_this<ht
     std::string list;
     for (const OpSpec& op : op_table())
       if (op.http) list += std::string(op.http->method) + " " + std::string(op.http->path) + ", ";
-    return list + "POST /v1/edits, /v1/ws, /v1/page, /adapter.js";
+    return list + "POST /v1/edits, /v1/ws (or /ws), /v1/page, /adapter.js";
   }
 
   // An op's route: its parameters from the query (GET) or a JSON object

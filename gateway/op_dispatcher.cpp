@@ -5,6 +5,8 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
+
 namespace gateway {
 
 namespace json = boost::json;
@@ -54,7 +56,13 @@ Result<void> check_auth(std::string_view text, std::string_view cookie) {
     return Failure{Error::unauthorized, "the first message must be {\"type\":\"auth\",\"cookie\":\"...\"}"};
   if (!given || !given->is_string())
     return Failure{Error::unauthorized, "the auth message has no cookie; it is in .editgate/cookie"};
-  if (!constant_time_equal(given->get_string(), cookie))
+  // The cookie file ends in a newline, and a client may send the file as it
+  // is: white space around the cookie is not part of it (a cookie is hex).
+  std::string_view sent = given->get_string();
+  const std::string_view space = " \t\r\n";
+  sent.remove_prefix(std::min(sent.size(), sent.find_first_not_of(space)));
+  sent.remove_suffix(sent.size() - std::min(sent.size(), sent.find_last_not_of(space) + 1));
+  if (!constant_time_equal(sent, cookie))
     return Failure{Error::unauthorized, "wrong cookie; the right one is in .editgate/cookie"};
   return {};
 }

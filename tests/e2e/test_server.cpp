@@ -335,6 +335,24 @@ TEST_CASE("WebSocket: the auth handshake, and nothing before it", "[server][ws]"
     std::string session = c.login(gw.cookie());
     CHECK(session.size() == 12);
   }
+  {  // /ws is the same door; the cookie file's content, newline and all, is the cookie.
+    client::Ws c(gw.port(), {}, "/ws");
+    const std::string file = read_file(ws.dir / ".editgate/cookie");
+    REQUIRE(file == gw.cookie() + "\n");
+    CHECK(c.login(file).size() == 12);
+    c.send(R"({"op":"health","id":"h"})");
+    CHECK(str(obj(*c.read())["id"]) == "h");
+  }
+  {  // White space around the cookie is not part of it; anything else is.
+    client::Ws c(gw.port(), {}, "/ws");
+    CHECK(c.login(" \t" + gw.cookie() + "\r\n").size() == 12);
+  }
+  {
+    client::Ws c(gw.port(), {}, "/ws");
+    c.read();
+    c.send(R"({"type":"auth","cookie":")" + gw.cookie() + R"(x"})");
+    CHECK(str(obj(*c.read())["type"]) == "auth_error");
+  }
   {  // The wrong cookie: auth_error, then the server closes.
     client::Ws c(gw.port());
     CHECK(c.read()->find("auth-required") != std::string::npos);
