@@ -15,21 +15,34 @@ namespace {
 
 constexpr std::string_view door = "WebSocket";
 
+// The key of a request id in OpDispatcher's running set; "" without one.
+std::string id_key(const json::object& echo) {
+  const json::value* id = echo.if_contains("id");
+  return id ? json::serialize(*id) : std::string();
+}
+
 // One request's replies: each with the request's id and session; the final
-// one with its status flags (mark_final).
+// one with its status flags (mark_final). A request `within` another one
+// still running under the same id (stdin to its eval) has no end of its
+// own: its success says nothing (the running request's messages answer),
+// and its failure is an error without "done", which would end the other.
 class WsReplies final : public Replies {
  public:
-  WsReplies(std::weak_ptr<OpDispatcher> d, boost::asio::any_io_executor ex, json::object echo)
-      : d_(std::move(d)), ex_(std::move(ex)), echo_(std::move(echo)) {}
+  WsReplies(std::weak_ptr<OpDispatcher> d, boost::asio::any_io_executor ex, json::object echo, bool within = false)
+      : d_(std::move(d)), ex_(std::move(ex)), echo_(std::move(echo)), within_(within) {}
   boost::asio::any_io_executor executor() const override { return ex_; }
   void part(json::object body) override { send(std::move(body)); }
   void done(json::object body) override {
+    if (within_) return;
     mark_final(body, std::nullopt);
     send(std::move(body));
+    finished();
   }
   void fail(Failure failure, json::object body) override {
     mark_final(body, failure);
+    if (within_) body["status"] = json::array{"error"};
     send(std::move(body));
+    if (!within_) finished();
   }
 
  private:
@@ -37,9 +50,13 @@ class WsReplies final : public Replies {
   void send(json::object body) {
     if (auto d = d_.lock()) d->send(echo_, std::move(body));
   }
+  void finished() {
+    if (auto d = d_.lock()) d->finished(id_key(echo_));
+  }
   std::weak_ptr<OpDispatcher> d_;
   boost::asio::any_io_executor ex_;
   json::object echo_;
+  bool within_;
 };
 
 }  // namespace
@@ -111,12 +128,28 @@ void OpDispatcher::send(const json::object& echo, json::object body) {
 
 void OpDispatcher::refuse(Error code, const std::string& message) { WsReplies(weak_from_this(), ex_, {}).fail({code, message}, {}); }
 
+void OpDispatcher::finished(const std::string& key) {
+  if (!key.empty()) running_.erase(key);
+}
+
 void OpDispatcher::handle(std::string_view text) {
   if (ending_) return;
   CheckedRequest checked = check_request(text);
-  auto out = std::make_shared<WsReplies>(weak_from_this(), ex_, checked.echo);
+  // A request that reuses the id of one still running must not end it:
+  // stdin to a running eval is answered by the eval; anything else is
+  // refused without "done".
+  const std::string key = id_key(checked.echo);
+  const auto running = key.empty() ? running_.end() : running_.find(key);
+  const bool within = running != running_.end();
+  auto out = std::make_shared<WsReplies>(weak_from_this(), ex_, checked.echo, within);
   if (checked.failure) return out->fail(*checked.failure, {});
+  if (within && !(checked.op == "stdin" && running->second == "eval"))
+    return out->fail({Error::conflict, "request " + key + " is still running (" + running->second +
+                                           "); give this request an id of its own"});
   const OpSpec& op = *find_op(checked.op);
+  // Ops keyed by their id (the streamed edit's) reuse it by design.
+  const bool keyed = std::any_of(op.params.begin(), op.params.end(), [](const Param& p) { return p.name == "id"; });
+  if (!within && !keyed && !key.empty()) running_.emplace(key, std::string(op.name));
   const json::value* s = checked.msg.if_contains("session");
   std::string session = s ? std::string(s->get_string()) : conn_->id;
   op.handler(OpCall{gw_, op, std::move(checked.params), std::move(session), door, conn_, std::move(out)});

@@ -13,6 +13,7 @@
 #include <boost/json/object.hpp>
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -61,6 +62,9 @@ class OpDispatcher : public std::enable_shared_from_this<OpDispatcher> {
   // One reply, with the request's id and session. Nothing once ended.
   void send(const boost::json::object& echo, boost::json::object body);
 
+  // The request with this id (serialized; "" for none) got its final reply.
+  void finished(const std::string& key);
+
  private:
   Gateway& gw_;
   boost::asio::any_io_executor ex_;
@@ -68,6 +72,10 @@ class OpDispatcher : public std::enable_shared_from_this<OpDispatcher> {
   bool ending_ = false;  // end() was called: no new requests
   bool ended_ = false;   // no replies either
   std::shared_ptr<ConnectionState> conn_;
+  // The ids of requests that have not had their final reply, with their op:
+  // a later request under one of them must not end it. As many as the
+  // requests in flight, which the ops' own queues bound.
+  std::map<std::string, std::string> running_;
 };
 
 }  // namespace gateway

@@ -77,7 +77,10 @@ void Repl::from_page(const std::string& id, std::string_view text) {
     p.input_job = *job;
     if (++p.running->prompts > opt_.max_events_kept) return void(++p.running->events_dropped);
     if (p.running->listener.out)
-      p.running->listener.out({{"need-input", editproto::unicode::to_valid_utf8(str(msg, "prompt").substr(0, 4096))},
+      // Shaped as the protocol's intermediate status: it says the eval
+      // waits, and must never read as a final reply (which has "done").
+      p.running->listener.out({{"status", json::array{"need-input"}},
+                               {"prompt", editproto::unicode::to_valid_utf8(str(msg, "prompt").substr(0, 4096))},
                                {"page", p.stem}});
   }
 }

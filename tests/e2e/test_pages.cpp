@@ -148,20 +148,34 @@ TEST_CASE_METHOD(NodeGateway, "interrupt stops synchronous Node code, and comple
   CHECK(std::find(items.begin(), items.end(), "version") != items.end());
   CHECK(std::find(items.begin(), items.end(), "versions") != items.end());
 
-  ws.send(R"x({"op":"eval","id":"ask","page":"node","code":"await prompt('name?')"})x");
+  // need-input is an intermediate status, never a final reply; stdin sent
+  // under the eval's id is answered by the eval alone, and another request
+  // under that id is refused without "done" (it would end the eval).
+  ws.send(R"x({"op":"eval","id":"ask","page":"node","code":"(await prompt('name?')) + await prompt('again?')"})x");
   auto need = ws.read(10s);
   REQUIRE(need);
-  CHECK(obj(*need).at("need-input") == "name?");
-  ws.send(R"({"op":"stdin","id":"s","page":"node","text":"bob"})");
-  bool answered = false;
+  CHECK(obj(*need).at("status") == json::array{"need-input"});
+  CHECK(obj(*need).at("prompt") == "name?");
+  CHECK(obj(*need).at("id") == "ask");
+  ws.send(R"({"op":"pages","id":"ask"})");
+  auto taken = obj(*ws.read(10s));
+  CHECK(taken.at("reason") == "conflict");
+  CHECK(taken.at("status") == json::array{"error"});
+  ws.send(R"({"op":"stdin","id":"ask","page":"node","text":"bob"})");
+  auto again = obj(*ws.read(10s));
+  CHECK(again.at("status") == json::array{"need-input"});
+  CHECK(again.at("prompt") == "again?");
+  ws.send(R"({"op":"stdin","id":"s","page":"node","text":"by"})");
+  int finals = 0;
   for (int i = 0; i < 2; ++i) {
     json::object o = obj(*ws.read(10s));
+    CHECK(o.at("status") == json::array{"done"});
     if (o.at("id") == "ask") {
-      CHECK(o.at("value") == "bob");
-      answered = true;
+      CHECK(o.at("value") == "bobby");
+      ++finals;
     }
   }
-  CHECK(answered);
+  CHECK(finals == 1);
   ws.send(R"({"op":"stdin","id":"s2","page":"node","text":"nobody asked"})");
   CHECK(obj(ws.until_done().back()).at("reason") == "not_found");
 }

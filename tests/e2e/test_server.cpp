@@ -417,14 +417,26 @@ TEST_CASE("WebSocket ops: describe, health, edit, streamed edits, context, histo
   CHECK(ws.head() == str(done["commit"]));
   CHECK(git1(ws.dir.path(), {"log", "-1", "--format=%(trailers:key=Editgate-Session,valueonly)"}) == session);
 
-  // Streamed: each chunk's complete blocks come back before the end.
+  // Streamed: each chunk's complete blocks come back before the end. Every
+  // request has one final message, the begin and a chunk that completes no
+  // block too: a client that waits for "done" is never left waiting.
   c.send(R"({"op":"edit-begin","id":"s1","agent":"streamer"})");
+  auto begun = obj(*c.read());
+  CHECK(str(begun["id"]) == "s1");
+  CHECK(str(begun["edit"]) == "s1");
+  CHECK(begun["status"].as_array() == json::array{"done"});
   c.send(json::serialize(json::object{{"op", "edit-chunk"}, {"id", "s1"}, {"text", block_b.substr(0, 10)}}));
+  auto half = obj(*c.read());
+  CHECK(half["status"].as_array() == json::array{"done"});
+  CHECK(half["completed"].as_int64() == 0);
   c.send(json::serialize(json::object{{"op", "edit-chunk"}, {"id", "s1"}, {"text", block_b.substr(10)}}));
-  auto blk = obj(*c.read());
+  auto rest = c.until_done();
+  REQUIRE(rest.size() == 2);
+  auto blk = obj(rest[0]);
   CHECK(str(blk["id"]) == "s1");
   CHECK(str(blk.at("block").at("path")) == "b.txt");
   CHECK(!blk.contains("status"));
+  CHECK(obj(rest[1])["completed"].as_int64() == 1);
   CHECK(read_file(ws.dir / "b.txt") == "one\nTWO\nthree\n");
   c.send(R"({"op":"edit-end","id":"s1"})");
   auto end = obj(c.until_done().back());
@@ -532,8 +544,9 @@ TEST_CASE("the shutdown op and SIGTERM stop the gateway cleanly", "[server]") {
     client::Ws c(gw.port());
     c.login(gw.cookie());
     c.send(R"({"op":"edit-begin","id":"w"})");
+    REQUIRE(c.until_done().size() == 1);
     c.send(json::serialize(json::object{{"op", "edit-chunk"}, {"id", "w"}, {"text", block_b}}));
-    REQUIRE(c.read());  // its block
+    REQUIRE(c.until_done().size() == 2);  // its block, and the chunk's end
     ::kill(gw.pid(), SIGTERM);
     auto done = obj(*s.line());
     CHECK(str(done["reason"]) == "shutting_down");
@@ -593,10 +606,14 @@ TEST_CASE("WebSocket streamed edits: ids in use, the per-connection limit, conte
   c.login(gw.cookie());
   c.send(R"({"op":"edit-begin","id":"x"})");
   c.send(R"({"op":"edit-begin","id":"x"})");
+  CHECK(str(obj(*c.read())["edit"]) == "x");
   auto dup = obj(*c.read());
   CHECK(str(dup["reason"]) == "conflict");
   CHECK(str(dup["id"]) == "x");
-  for (int i = 1; i < 16; ++i) c.send(R"({"op":"edit-begin","id":"s)" + std::to_string(i) + R"("})");
+  for (int i = 1; i < 16; ++i) {
+    c.send(R"({"op":"edit-begin","id":"s)" + std::to_string(i) + R"("})");
+    CHECK(obj(*c.read())["status"].as_array() == json::array{"done"});
+  }
   c.send(R"({"op":"edit-begin","id":"one-too-many"})");
   auto over = obj(*c.read());
   CHECK(str(over["id"]) == "one-too-many");
@@ -656,10 +673,14 @@ TEST_CASE("overlapping streams on one file: each agent's commit holds its own wo
   c.login(gw.cookie());
   auto chunk = [&](const char* id, const std::string& text) {
     c.send(json::serialize(json::object{{"op", "edit-chunk"}, {"id", id}, {"text", text}}));
-    REQUIRE(str(obj(*c.read()).at("block").at("status")) == "applied");
+    auto replies = c.until_done();
+    REQUIRE(replies.size() == 2);
+    REQUIRE(str(obj(replies[0]).at("block").at("status")) == "applied");
   };
   c.send(R"({"op":"edit-begin","id":"A","agent":"alice"})");
   c.send(R"({"op":"edit-begin","id":"B","agent":"bob"})");
+  REQUIRE(c.until_done().size() == 1);
+  REQUIRE(c.until_done().size() == 1);
   chunk("A", block("a.txt", {"alpha"}, {"ALPHA"}));
   chunk("B", block("a.txt", {"beta"}, {"BETA"}));  // alice's first block is committed first
   chunk("A", block("a.txt", {"gamma"}, {"GAMMA"}));  // and bob's, before alice changes the file again
