@@ -438,8 +438,10 @@ class http_connection : public Stoppable, public std::enable_shared_from_this<ht
     boost::asio::any_io_executor executor() const override { return s_->stream_.get_executor(); }
     void part(json::object body) override { out_.emplace_back(std::move(body)); }
     void done(json::object body) override {
+      // An op's status flags are the WebSocket's; HTTP's status is its code.
       json::object answer{{"status", "ok"}};
-      for (auto& kv : body) answer[kv.key()] = std::move(kv.value());
+      for (auto& kv : body)
+        if (kv.key() != "status") answer[kv.key()] = std::move(kv.value());
       finish(http::status::ok, std::move(answer));
     }
     void fail(Failure failure, json::object body) override {

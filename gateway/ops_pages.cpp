@@ -110,8 +110,17 @@ void op_pages(OpCall call) {
 void op_interrupt(OpCall call) {
   repl::Repl* repl = call.gw.repl();
   if (!repl) return call.out->fail(no_pages);
+  // Nothing to stop says so in its status too, as nREPL's session-idle.
+  auto done = [out = call.out](json::object body) {
+    boost::asio::post(out->executor(), [out, body = std::move(body)]() mutable {
+      const bool idle = body.contains("result") && body.at("result") == "idle" && !body.contains("error");
+      if (!idle) return answer(*out, std::move(body));
+      body["status"] = json::array{"session-idle"};
+      out->done(std::move(body));
+    });
+  };
   call.gw.worker().post([repl, page = std::string(call.params.at("page").get_string()),
-                         done = posted(call.out, true)]() mutable { repl->interrupt(page, std::move(done)); });
+                         done = std::move(done)]() mutable { repl->interrupt(page, std::move(done)); });
 }
 
 void op_complete(OpCall call) {

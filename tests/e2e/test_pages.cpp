@@ -121,7 +121,9 @@ TEST_CASE_METHOD(NodeGateway, "jobs for one page queue in order, and silent eval
 TEST_CASE_METHOD(NodeGateway, "interrupt stops synchronous Node code, and complete and stdin answer", "[pages]") {
 
   ws.send(R"({"op":"interrupt","id":"i0","page":"node"})");
-  CHECK(obj(ws.until_done().back()).at("result") == "idle");
+  const json::object idle = obj(ws.until_done().back());
+  CHECK(idle.at("result") == "idle");
+  CHECK(idle.at("status") == json::array{"done", "session-idle"});
 
   ws.send(R"({"op":"eval","id":"loop","page":"node","code":"while (true) {}","timeout":30000})");
   std::this_thread::sleep_for(200ms);
@@ -134,7 +136,7 @@ TEST_CASE_METHOD(NodeGateway, "interrupt stops synchronous Node code, and comple
     if (o.at("id") == "i1") interrupted = o.at("result") == "interrupted";
     if (o.at("id") == "loop" && o.contains("status")) {
       ended = true;
-      CHECK(o.at("status") == json::array{"done", "error"});
+      CHECK(o.at("status") == json::array{"done", "error", "interrupted"});
     }
   }
   CHECK(interrupted);
