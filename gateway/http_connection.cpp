@@ -422,8 +422,9 @@ class http_connection : public Stoppable, public std::enable_shared_from_this<ht
   }
 
   void call_op(const OpSpec& op, json::object params, bool keep_alive) {
-    if (auto ok = check_params(op, params); !ok) return respond_error(ok.error().code, ok.error().message, keep_alive);
-    auto out = std::make_shared<http_replies>(shared_from_this(), op.streams, keep_alive);
+    auto unknown = check_params(op, params);
+    if (!unknown) return respond_error(unknown.error().code, unknown.error().message, keep_alive);
+    auto out = naming_unknown(std::make_shared<http_replies>(shared_from_this(), op.streams, keep_alive), *unknown);
     // Each request is a connection of its own: no context, a new session per run.
     op.handler(OpCall{gw_, op, std::move(params), "", "HTTP", std::make_shared<ConnectionState>(gw_.worker(), ""),
                       std::move(out)});

@@ -108,7 +108,9 @@ CheckedRequest check_request(std::string_view text) {
   for (const Param& p : op->params) takes_id = takes_id || p.name == "id";
   for (const auto& kv : r.msg)
     if (kv.key() != "op" && kv.key() != "session" && (kv.key() != "id" || takes_id)) r.params[kv.key()] = kv.value();
-  if (auto ok = check_params(*op, r.params); !ok) return refuse(ok.error());
+  auto unknown = check_params(*op, r.params);
+  if (!unknown) return refuse(unknown.error());
+  r.unknown = std::move(*unknown);
   if (const json::value* s = r.msg.if_contains("session"); s && (!s->is_string() || !valid_name(s->get_string())))
     return refuse({Error::bad_request, "session must be 1-64 letters, digits, '.', '_' or '-'"});
   r.op = op->name;
@@ -141,11 +143,12 @@ void OpDispatcher::handle(std::string_view text) {
   const std::string key = id_key(checked.echo);
   const auto running = key.empty() ? running_.end() : running_.find(key);
   const bool within = running != running_.end();
-  auto out = std::make_shared<WsReplies>(weak_from_this(), ex_, checked.echo, within);
+  std::shared_ptr<Replies> out = std::make_shared<WsReplies>(weak_from_this(), ex_, checked.echo, within);
   if (checked.failure) return out->fail(*checked.failure, {});
   if (within && !(checked.op == "stdin" && running->second == "eval"))
     return out->fail({Error::conflict, "request " + key + " is still running (" + running->second +
                                            "); give this request an id of its own"});
+  out = naming_unknown(std::move(out), checked.unknown);
   const OpSpec& op = *find_op(checked.op);
   // Ops keyed by their id (the streamed edit's) reuse it by design.
   const bool keyed = std::any_of(op.params.begin(), op.params.end(), [](const Param& p) { return p.name == "id"; });

@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gateway {
 
@@ -25,13 +26,15 @@ namespace gateway {
 Result<void> check_auth(std::string_view text, std::string_view cookie);
 
 // A request message parsed and checked against the op table: its op exists,
-// its parameters are there, none is unknown and each has its type. What
+// its parameters are there and each known one has its type; the unknown
+// ones are set aside (named in the reply). What
 // OpDispatcher::handle does before it calls the op; on its own for the fuzzer.
 struct CheckedRequest {
   boost::json::object msg;
   boost::json::object echo;        // id and session, as the client sent them
   boost::json::object params;      // msg without its envelope (op, session, and an id the op does not take)
   std::string_view op;             // the op's name in the table; empty on failure
+  std::vector<std::string> unknown;  // parameters the op does not take, out of params
   std::optional<Failure> failure;  // the error reply, echoing `echo`
 };
 CheckedRequest check_request(std::string_view text);

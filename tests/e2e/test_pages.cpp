@@ -445,7 +445,10 @@ TEST_CASE("POST /v1/eval and GET /v1/pages over HTTP, and /adapter.js is served"
   CHECK(o.at("out").as_array().size() == 1);
   CHECK(client::request(gw.port(), "POST", "/v1/eval", R"({"page":"nope","code":"1"})", auth).status == 404);
   CHECK(client::request(gw.port(), "POST", "/v1/eval", R"({"page":"node"})", auth).status == 400);
-  CHECK(client::request(gw.port(), "POST", "/v1/eval", R"({"page":"node","code":"1","bogus":1})", auth).status == 400);
+  // A parameter eval does not take is ignored, and named.
+  client::Response extra = client::request(gw.port(), "POST", "/v1/eval", R"({"page":"node","code":"1","bogus":1})", auth);
+  CHECK(extra.status == 200);
+  CHECK(obj(extra.body).at("unknown") == json::array{"bogus"});
   CHECK(client::request(gw.port(), "POST", "/v1/eval", "not json", auth).status == 400);
 
   client::Response js = client::request(gw.port(), "GET", "/adapter.js");

@@ -488,7 +488,10 @@ TEST_CASE("WebSocket errors get a named reply and the connection lives on", "[se
   CHECK(reason_of(R"({"op":"eval-all-the-things"})") == "unknown_op");
   CHECK(reason_of(R"({"id":"x"})") == "missing_param");
   CHECK(reason_of(R"({"op":"edit"})") == "missing_param");
-  CHECK(reason_of(R"({"op":"edit","text":"x","dryrun":true})") == "bad_request");
+  c.send(R"({"op":"edit","text":"x","dryrun":true,"id":"u"})");  // ignored, and named
+  auto extra = obj(c.until_done().back());
+  CHECK(extra["status"].as_array() == json::array{"done"});
+  CHECK(extra["unknown"].as_array() == json::array{"dryrun"});
   CHECK(reason_of(R"({"op":"edit","text":5})") == "bad_request");
   CHECK(reason_of(R"({"op":"edit","text":"x","agent":"a b"})") == "bad_request");
   CHECK(reason_of(R"({"op":"context","action":"explode"})") == "bad_request");
