@@ -67,7 +67,9 @@ void Repl::from_page(const std::string& id, std::string_view text) {
       if (auto* list = msg.if_contains("items"); list && list->is_array())
         for (const auto& item : list->get_array())
           if (item.is_string() && items.size() < 1000) items.push_back(item);
-      out["items"] = std::move(items);
+      // The page's message says "items"; the reply says "completions", as
+      // the agents' protocol (after nREPL's complete) names them.
+      out["completions"] = std::move(items);
     }
     return answer(std::move(out));
   }
