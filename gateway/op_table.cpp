@@ -21,8 +21,6 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr std::string_view protocol_version = "1.0";
-
 using T = ParamType;
 
 // The edit parameters, taken by edit and edit-begin alike.

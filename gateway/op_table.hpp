@@ -119,6 +119,9 @@ struct OpSpec {
   OpHandler handler = nullptr;
 };
 
+// The version of the agents' protocol, in `describe` and .editgate/server.json.
+inline constexpr std::string_view protocol_version = "1.0";
+
 // The table, in the order `describe` lists it.
 const std::vector<OpSpec>& op_table();
 const OpSpec* find_op(std::string_view name);

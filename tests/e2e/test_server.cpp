@@ -7,6 +7,7 @@
 
 #include <boost/json.hpp>
 
+#include <cerrno>
 #include <signal.h>
 #include <sys/stat.h>
 
@@ -91,6 +92,20 @@ TEST_CASE("serve publishes its port and a private cookie, and keeps .editgate ou
   CHECK(str(h["status"]) == "ok");
   CHECK(str(h["workspace_id"]).size() == 16);
 
+  // server.json: what a client needs to connect, and to tell a stale one.
+  REQUIRE(::stat((ws.dir / ".editgate/server.json").c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  auto server = obj(read_file(ws.dir / ".editgate/server.json"));
+  const std::string base = "127.0.0.1:" + std::to_string(gw.port());
+  CHECK(server["port"].to_number<int>() == gw.port());
+  CHECK(server["pid"].to_number<int>() == gw.pid());
+  CHECK(str(server["http"]) == "http://" + base + "/");
+  CHECK(str(server["ws"]) == "ws://" + base + "/ws");
+  CHECK(str(server["protocol"]) == "1.0");
+  CHECK(str(server["workspace_root"]) == fs::canonical(ws.dir.path()).string());
+  CHECK(server["workspace_id"] == h["workspace_id"]);
+  CHECK(server["nonce"] == h["nonce"]);
+
   // One gateway per workspace: the second says who holds it.
   auto second = run({EDITGATE_BIN, "serve", "--port", "0", "--root", ws.dir.str()});
   CHECK(second.exit_code == 2);
@@ -100,9 +115,20 @@ TEST_CASE("serve publishes its port and a private cookie, and keeps .editgate ou
   const std::string cookie = gw.cookie();
   CHECK(gw.stop(SIGINT) == 0);
   CHECK(!fs::exists(ws.dir / ".editgate/port"));
+  CHECK(!fs::exists(ws.dir / ".editgate/server.json"));
   // The cookie stays: clients configured with it keep working after a restart.
   client::Gateway again(ws.dir.str());
   CHECK(again.cookie() == cookie);
+  // A new start, a new nonce; a killed gateway's file names a pid that is gone.
+  auto next = obj(read_file(ws.dir / ".editgate/server.json"));
+  CHECK(next["nonce"] != server["nonce"]);
+  CHECK(next["workspace_id"] == server["workspace_id"]);
+  const int pid = again.pid();
+  again.stop(SIGKILL);
+  auto stale = obj(read_file(ws.dir / ".editgate/server.json"));
+  CHECK(stale["pid"].to_number<int>() == pid);
+  CHECK(::kill(pid, 0) == -1);
+  CHECK(errno == ESRCH);
 }
 
 TEST_CASE("POST /v1/edits answers each block while the body is still arriving", "[server]") {
