@@ -102,9 +102,10 @@ const std::vector<OpSpec>& op_table() {
        "editgate's commits, newest first, as `editgate log --format json`", false,
        HttpRoute{"GET", "/v1/history", true, {{"session", "of_session"}}}, &op_history},
       {"eval",
-       {{"page", T::string, true}, {"code", T::string, true}, {"timeout", T::millis}, {"agent", T::name},
+       {{"code", T::string, true}, {"page", T::string}, {"timeout", T::millis}, {"agent", T::name},
         {"silent", T::flag}},
-       "run code in a page: out messages while it runs, then its value or error; logged and committed unless silent",
+       "run code in a page (the built-in Node page when none is named): out messages while it runs, then its value "
+       "or error; logged and committed unless silent",
        true, HttpRoute{"POST", "/v1/eval", true}, &op_eval},
       {"pages", {}, "the pages with their state and log", false, HttpRoute{"GET", "/v1/pages", true}, &op_pages},
       {"interrupt", {{"page", T::string, true}},
