@@ -28,8 +28,11 @@ std::string id_key(const json::object& echo) {
 // and its failure is an error without "done", which would end the other.
 class WsReplies final : public Replies {
  public:
-  WsReplies(std::weak_ptr<OpDispatcher> d, boost::asio::any_io_executor ex, json::object echo, bool within = false)
-      : d_(std::move(d)), ex_(std::move(ex)), echo_(std::move(echo)), within_(within) {}
+  // `tracked`: the request's id is in the dispatcher's running set until
+  // its final reply.
+  WsReplies(std::weak_ptr<OpDispatcher> d, boost::asio::any_io_executor ex, json::object echo, bool within = false,
+            bool tracked = false)
+      : d_(std::move(d)), ex_(std::move(ex)), echo_(std::move(echo)), within_(within), tracked_(tracked) {}
   boost::asio::any_io_executor executor() const override { return ex_; }
   void part(json::object body) override { send(std::move(body)); }
   void done(json::object body) override {
@@ -51,12 +54,13 @@ class WsReplies final : public Replies {
     if (auto d = d_.lock()) d->send(echo_, std::move(body));
   }
   void finished() {
-    if (auto d = d_.lock()) d->finished(id_key(echo_));
+    if (auto d = d_.lock(); d && tracked_) d->finished(id_key(echo_));
   }
   std::weak_ptr<OpDispatcher> d_;
   boost::asio::any_io_executor ex_;
   json::object echo_;
   bool within_;
+  bool tracked_;
 };
 
 }  // namespace
@@ -143,19 +147,20 @@ void OpDispatcher::handle(std::string_view text) {
   const std::string key = id_key(checked.echo);
   const auto running = key.empty() ? running_.end() : running_.find(key);
   const bool within = running != running_.end();
-  std::shared_ptr<Replies> out = std::make_shared<WsReplies>(weak_from_this(), ex_, checked.echo, within);
-  if (checked.failure) return out->fail(*checked.failure, {});
-  if (within && !(checked.op == "stdin" && running->second == "eval"))
+  const OpSpec* op = checked.failure ? nullptr : find_op(checked.op);
+  // Ops keyed by their id (the streamed edit's) reuse it by design.
+  const bool keyed = op && std::any_of(op->params.begin(), op->params.end(), [](const Param& p) { return p.name == "id"; });
+  const bool tracked = op && !within && !keyed && !key.empty();
+  std::shared_ptr<Replies> out = std::make_shared<WsReplies>(weak_from_this(), ex_, checked.echo, within, tracked);
+  if (!op) return out->fail(*checked.failure, {});
+  if (within && !(op->name == "stdin" && running->second == "eval"))
     return out->fail({Error::conflict, "request " + key + " is still running (" + running->second +
                                            "); give this request an id of its own"});
+  if (tracked) running_.emplace(key, std::string(op->name));
   out = naming_unknown(std::move(out), checked.unknown);
-  const OpSpec& op = *find_op(checked.op);
-  // Ops keyed by their id (the streamed edit's) reuse it by design.
-  const bool keyed = std::any_of(op.params.begin(), op.params.end(), [](const Param& p) { return p.name == "id"; });
-  if (!within && !keyed && !key.empty()) running_.emplace(key, std::string(op.name));
   const json::value* s = checked.msg.if_contains("session");
   std::string session = s ? std::string(s->get_string()) : conn_->id;
-  op.handler(OpCall{gw_, op, std::move(checked.params), std::move(session), door, conn_, std::move(out)});
+  op->handler(OpCall{gw_, *op, std::move(checked.params), std::move(session), door, conn_, std::move(out)});
 }
 
 void OpDispatcher::end(Error why, bool report, std::function<void()> then) {
