@@ -111,7 +111,7 @@ void mark_final(boost::json::object& body, const std::optional<Failure>& failure
   boost::json::array flags;
   if (const boost::json::value* set = body.if_contains("status"); set && set->is_array())
     for (const boost::json::value& f : set->get_array())
-      if (f.is_string() && f != "done" && f != "error") flags.push_back(f);
+      if (f.is_string() && f.get_string() != "done" && f.get_string() != "error") flags.push_back(f);
   auto status = [&](boost::json::array first) {
     if (failure && failure->code == Error::interrupted) first.emplace_back("interrupted");
     for (auto& f : flags) first.push_back(std::move(f));
