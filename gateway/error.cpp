@@ -2,6 +2,8 @@
 
 #include "editproto/unicode.hpp"
 
+#include <algorithm>
+
 #include <boost/json/array.hpp>
 #include <boost/throw_exception.hpp>
 
@@ -114,7 +116,8 @@ void mark_final(boost::json::object& body, const std::optional<Failure>& failure
       if (f.is_string() && f.get_string() != "done" && f.get_string() != "error") flags.push_back(f);
   auto status = [&](boost::json::array first) {
     if (failure && failure->code == Error::interrupted) first.emplace_back("interrupted");
-    for (auto& f : flags) first.push_back(std::move(f));
+    for (auto& f : flags)
+      if (std::find(first.begin(), first.end(), f) == first.end()) first.push_back(std::move(f));
     body["status"] = std::move(first);
   };
   if (!failure) return status({"done"});

@@ -57,6 +57,9 @@ Error code_named(std::string_view reason) {
 // WebSocket's: the door renders both again from the code.
 void answer(Replies& out, json::object body) {
   body.erase("status");
+  // An eval an agent's interrupt ended says so in its status too.
+  if (const json::value* i = body.if_contains("interrupted"); i && i->is_bool() && i->get_bool())
+    body["status"] = json::array{"interrupted"};
   const json::value* error = body.if_contains("error");
   if (!error) return out.done(std::move(body));
   const json::value* reason = body.if_contains("reason");

@@ -230,6 +230,7 @@ void Repl::interrupt(const std::string& page, std::function<void(json::object)> 
   Page* p = *found;
   if (!p->running || !p->link) return done({{"result", "idle"}, {"message", "no job is running in " + page}});
   const std::uint64_t job = p->running->id;
+  p->running->interrupted = true;
   // SIGINT stops synchronous Node code; the message ends an await.
   p->link->interrupt_hard();
   p->link->send(json::serialize(json::object{{"type", "interrupt"}, {"job", job}}));
