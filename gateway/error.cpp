@@ -2,6 +2,8 @@
 
 #include "editproto/unicode.hpp"
 
+#include <algorithm>
+
 #include <boost/json/array.hpp>
 #include <boost/throw_exception.hpp>
 
@@ -112,15 +114,24 @@ boost::system::error_code make_error_code(Error e) noexcept { return {static_cas
 std::ostream& operator<<(std::ostream& os, const Failure& f) { return os << to_string(f.code) << ": " << f.message; }
 
 void mark_final(boost::json::object& body, const std::optional<Failure>& failure) {
-  if (!failure) {
-    body["status"] = boost::json::array{"done"};
-    return;
-  }
+  // Flags the op set say more about what happened (session-idle); they
+  // follow "done" and "error". An interrupted request says so, as nREPL's.
+  boost::json::array flags;
+  if (const boost::json::value* set = body.if_contains("status"); set && set->is_array())
+    for (const boost::json::value& f : set->get_array())
+      if (f.is_string() && f.get_string() != "done" && f.get_string() != "error") flags.push_back(f);
+  auto status = [&](boost::json::array first) {
+    if (failure && failure->code == Error::interrupted) first.emplace_back("interrupted");
+    for (auto& f : flags)
+      if (std::find(first.begin(), first.end(), f) == first.end()) first.push_back(std::move(f));
+    body["status"] = std::move(first);
+  };
+  if (!failure) return status({"done"});
   // Messages quote what the client sent, which need not be UTF-8.
   const std::string message = editproto::unicode::to_valid_utf8(failure->message);
   body["error"] = failure->code == Error::page_error ? message : std::string(to_string(failure->code)) + ": " + message;
   body["reason"] = to_string(failure->code);
-  body["status"] = boost::json::array{"done", "error"};
+  status({"done", "error"});
 }
 
 void mark_http_error(boost::json::object& body, const Failure& failure) {

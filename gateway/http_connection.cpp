@@ -208,9 +208,11 @@ class http_connection : public Stoppable, public std::enable_shared_from_this<ht
       return respond_error(Error::forbidden_origin,
                            "Origin '" + editproto::unicode::to_valid_utf8(origin) + "' may not use this gateway",
                            !has_body);
-    if (path == "/v1/ws") {
+    // The agents' WebSocket, at its versioned path and at the plain /ws
+    // that clients of the nREPL-like protocol know.
+    if (path == "/v1/ws" || path == "/ws") {
       if (!websocket::is_upgrade(req))
-        return respond_error(Error::bad_request, "/v1/ws is a WebSocket; send an upgrade request", !has_body);
+        return respond_error(Error::bad_request, path + " is a WebSocket; send an upgrade request", !has_body);
       if (gw_.stopping()) return respond_error(Error::shutting_down, "the gateway is stopping", false);
       // The connection's count goes with it to the agent's WebSocket.
       counted_ = false;
@@ -361,7 +363,7 @@ class http_connection : public Stoppable, public std::enable_shared_from_this<ht
     std::string list;
     for (const OpSpec& op : op_table())
       if (op.http) list += std::string(op.http->method) + " " + std::string(op.http->path) + ", ";
-    return list + "POST /v1/edits, /v1/ws, /v1/page, /adapter.js";
+    return list + "POST /v1/edits, /v1/ws (or /ws), /v1/page, /adapter.js";
   }
 
   // An op's route: its parameters from the query (GET) or a JSON object
@@ -420,8 +422,9 @@ class http_connection : public Stoppable, public std::enable_shared_from_this<ht
   }
 
   void call_op(const OpSpec& op, json::object params, bool keep_alive) {
-    if (auto ok = check_params(op, params); !ok) return respond_error(ok.error().code, ok.error().message, keep_alive);
-    auto out = std::make_shared<http_replies>(shared_from_this(), op.streams, keep_alive);
+    auto unknown = check_params(op, params);
+    if (!unknown) return respond_error(unknown.error().code, unknown.error().message, keep_alive);
+    auto out = naming_unknown(std::make_shared<http_replies>(shared_from_this(), op.streams, keep_alive), *unknown);
     // Each request is a connection of its own: no context, a new session per run.
     op.handler(OpCall{gw_, op, std::move(params), "", "HTTP", std::make_shared<ConnectionState>(gw_.worker(), ""),
                       std::move(out)});
@@ -436,8 +439,10 @@ class http_connection : public Stoppable, public std::enable_shared_from_this<ht
     boost::asio::any_io_executor executor() const override { return s_->stream_.get_executor(); }
     void part(json::object body) override { out_.emplace_back(std::move(body)); }
     void done(json::object body) override {
+      // An op's status flags are the WebSocket's; HTTP's status is its code.
       json::object answer{{"status", "ok"}};
-      for (auto& kv : body) answer[kv.key()] = std::move(kv.value());
+      for (auto& kv : body)
+        if (kv.key() != "status") answer[kv.key()] = std::move(kv.value());
       finish(http::status::ok, std::move(answer));
     }
     void fail(Failure failure, json::object body) override {

@@ -5,6 +5,8 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
+
 namespace gateway {
 
 namespace json = boost::json;
@@ -13,21 +15,37 @@ namespace {
 
 constexpr std::string_view door = "WebSocket";
 
+// The key of a request id in OpDispatcher's running set; "" without one.
+std::string id_key(const json::object& echo) {
+  const json::value* id = echo.if_contains("id");
+  return id ? json::serialize(*id) : std::string();
+}
+
 // One request's replies: each with the request's id and session; the final
-// one with its status flags (mark_final).
+// one with its status flags (mark_final). A request `within` another one
+// still running under the same id (stdin to its eval) has no end of its
+// own: its success says nothing (the running request's messages answer),
+// and its failure is an error without "done", which would end the other.
 class WsReplies final : public Replies {
  public:
-  WsReplies(std::weak_ptr<OpDispatcher> d, boost::asio::any_io_executor ex, json::object echo)
-      : d_(std::move(d)), ex_(std::move(ex)), echo_(std::move(echo)) {}
+  // `tracked`: the request's id is in the dispatcher's running set until
+  // its final reply.
+  WsReplies(std::weak_ptr<OpDispatcher> d, boost::asio::any_io_executor ex, json::object echo, bool within = false,
+            bool tracked = false)
+      : d_(std::move(d)), ex_(std::move(ex)), echo_(std::move(echo)), within_(within), tracked_(tracked) {}
   boost::asio::any_io_executor executor() const override { return ex_; }
   void part(json::object body) override { send(std::move(body)); }
   void done(json::object body) override {
+    if (within_) return;
     mark_final(body, std::nullopt);
     send(std::move(body));
+    finished();
   }
   void fail(Failure failure, json::object body) override {
     mark_final(body, failure);
+    if (within_) body["status"] = json::array{"error"};
     send(std::move(body));
+    if (!within_) finished();
   }
 
  private:
@@ -35,9 +53,14 @@ class WsReplies final : public Replies {
   void send(json::object body) {
     if (auto d = d_.lock()) d->send(echo_, std::move(body));
   }
+  void finished() {
+    if (auto d = d_.lock(); d && tracked_) d->finished(id_key(echo_));
+  }
   std::weak_ptr<OpDispatcher> d_;
   boost::asio::any_io_executor ex_;
   json::object echo_;
+  bool within_;
+  bool tracked_;
 };
 
 }  // namespace
@@ -54,7 +77,13 @@ Result<void> check_auth(std::string_view text, std::string_view cookie) {
     return Failure{Error::unauthorized, "the first message must be {\"type\":\"auth\",\"cookie\":\"...\"}"};
   if (!given || !given->is_string())
     return Failure{Error::unauthorized, "the auth message has no cookie; it is in .editgate/cookie"};
-  if (!constant_time_equal(given->get_string(), cookie))
+  // The cookie file ends in a newline, and a client may send the file as it
+  // is: white space around the cookie is not part of it (a cookie is hex).
+  std::string_view sent = given->get_string();
+  const std::string_view space = " \t\r\n";
+  sent.remove_prefix(std::min(sent.size(), sent.find_first_not_of(space)));
+  sent.remove_suffix(sent.size() - std::min(sent.size(), sent.find_last_not_of(space) + 1));
+  if (!constant_time_equal(sent, cookie))
     return Failure{Error::unauthorized, "wrong cookie; the right one is in .editgate/cookie"};
   return {};
 }
@@ -83,7 +112,9 @@ CheckedRequest check_request(std::string_view text) {
   for (const Param& p : op->params) takes_id = takes_id || p.name == "id";
   for (const auto& kv : r.msg)
     if (kv.key() != "op" && kv.key() != "session" && (kv.key() != "id" || takes_id)) r.params[kv.key()] = kv.value();
-  if (auto ok = check_params(*op, r.params); !ok) return refuse(ok.error());
+  auto unknown = check_params(*op, r.params);
+  if (!unknown) return refuse(unknown.error());
+  r.unknown = std::move(*unknown);
   if (const json::value* s = r.msg.if_contains("session"); s && (!s->is_string() || !valid_name(s->get_string())))
     return refuse({Error::bad_request, "session must be 1-64 letters, digits, '.', '_' or '-'"});
   r.op = op->name;
@@ -103,15 +134,33 @@ void OpDispatcher::send(const json::object& echo, json::object body) {
 
 void OpDispatcher::refuse(Error code, const std::string& message) { WsReplies(weak_from_this(), ex_, {}).fail({code, message}, {}); }
 
+void OpDispatcher::finished(const std::string& key) {
+  if (!key.empty()) running_.erase(key);
+}
+
 void OpDispatcher::handle(std::string_view text) {
   if (ending_) return;
   CheckedRequest checked = check_request(text);
-  auto out = std::make_shared<WsReplies>(weak_from_this(), ex_, checked.echo);
-  if (checked.failure) return out->fail(*checked.failure, {});
-  const OpSpec& op = *find_op(checked.op);
+  // A request that reuses the id of one still running must not end it:
+  // stdin to a running eval is answered by the eval; anything else is
+  // refused without "done".
+  const std::string key = id_key(checked.echo);
+  const auto running = key.empty() ? running_.end() : running_.find(key);
+  const bool within = running != running_.end();
+  const OpSpec* op = checked.failure ? nullptr : find_op(checked.op);
+  // Ops keyed by their id (the streamed edit's) reuse it by design.
+  const bool keyed = op && std::any_of(op->params.begin(), op->params.end(), [](const Param& p) { return p.name == "id"; });
+  const bool tracked = op && !within && !keyed && !key.empty();
+  std::shared_ptr<Replies> out = std::make_shared<WsReplies>(weak_from_this(), ex_, checked.echo, within, tracked);
+  if (!op) return out->fail(*checked.failure, {});
+  if (within && !(op->name == "stdin" && running->second == "eval"))
+    return out->fail({Error::conflict, "request " + key + " is still running (" + running->second +
+                                           "); give this request an id of its own"});
+  if (tracked) running_.emplace(key, std::string(op->name));
+  out = naming_unknown(std::move(out), checked.unknown);
   const json::value* s = checked.msg.if_contains("session");
   std::string session = s ? std::string(s->get_string()) : conn_->id;
-  op.handler(OpCall{gw_, op, std::move(checked.params), std::move(session), door, conn_, std::move(out)});
+  op->handler(OpCall{gw_, *op, std::move(checked.params), std::move(session), door, conn_, std::move(out)});
 }
 
 void OpDispatcher::end(Error why, bool report, std::function<void()> then) {

@@ -13,10 +13,12 @@
 #include <boost/json/object.hpp>
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gateway {
 
@@ -24,13 +26,15 @@ namespace gateway {
 Result<void> check_auth(std::string_view text, std::string_view cookie);
 
 // A request message parsed and checked against the op table: its op exists,
-// its parameters are there, none is unknown and each has its type. What
+// its parameters are there and each known one has its type; the unknown
+// ones are set aside (named in the reply). What
 // OpDispatcher::handle does before it calls the op; on its own for the fuzzer.
 struct CheckedRequest {
   boost::json::object msg;
   boost::json::object echo;        // id and session, as the client sent them
   boost::json::object params;      // msg without its envelope (op, session, and an id the op does not take)
   std::string_view op;             // the op's name in the table; empty on failure
+  std::vector<std::string> unknown;  // parameters the op does not take, out of params
   std::optional<Failure> failure;  // the error reply, echoing `echo`
 };
 CheckedRequest check_request(std::string_view text);
@@ -61,6 +65,9 @@ class OpDispatcher : public std::enable_shared_from_this<OpDispatcher> {
   // One reply, with the request's id and session. Nothing once ended.
   void send(const boost::json::object& echo, boost::json::object body);
 
+  // The request with this id (serialized; "" for none) got its final reply.
+  void finished(const std::string& key);
+
  private:
   Gateway& gw_;
   boost::asio::any_io_executor ex_;
@@ -68,6 +75,10 @@ class OpDispatcher : public std::enable_shared_from_this<OpDispatcher> {
   bool ending_ = false;  // end() was called: no new requests
   bool ended_ = false;   // no replies either
   std::shared_ptr<ConnectionState> conn_;
+  // The ids of requests that have not had their final reply, with their op:
+  // a later request under one of them must not end it. As many as the
+  // requests in flight, which the ops' own queues bound.
+  std::map<std::string, std::string> running_;
 };
 
 }  // namespace gateway

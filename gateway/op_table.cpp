@@ -4,6 +4,7 @@
 #include "gateway/worker.hpp"
 #include "gateway/op_handlers.hpp"
 #include "gateway/query.hpp"
+#include "editproto/unicode.hpp"
 
 #include <boost/json.hpp>
 
@@ -19,8 +20,6 @@ namespace gateway {
 namespace json = boost::json;
 
 namespace {
-
-constexpr std::string_view protocol_version = "1.0";
 
 using T = ParamType;
 
@@ -103,9 +102,10 @@ const std::vector<OpSpec>& op_table() {
        "editgate's commits, newest first, as `editgate log --format json`", false,
        HttpRoute{"GET", "/v1/history", true, {{"session", "of_session"}}}, &op_history},
       {"eval",
-       {{"page", T::string, true}, {"code", T::string, true}, {"timeout", T::millis}, {"agent", T::name},
+       {{"code", T::string, true}, {"page", T::string}, {"timeout", T::millis}, {"agent", T::name},
         {"silent", T::flag}},
-       "run code in a page: out messages while it runs, then its value or error; logged and committed unless silent",
+       "run code in a page (the built-in Node page when none is named): out messages while it runs, then its value "
+       "or error; logged and committed unless silent",
        true, HttpRoute{"POST", "/v1/eval", true}, &op_eval},
       {"pages", {}, "the pages with their state and log", false, HttpRoute{"GET", "/v1/pages", true}, &op_pages},
       {"interrupt", {{"page", T::string, true}},
@@ -147,17 +147,53 @@ json::object describe_ops() {
           {"versions", json::object{{"protocol", protocol_version}, {"editgate", EDITGATE_VERSION}}}};
 }
 
-Result<void> check_params(const OpSpec& op, const json::object& params) {
+Result<std::vector<std::string>> check_params(const OpSpec& op, json::object& params) {
   const std::string name(op.name);
   for (const Param& p : op.params)
     if (p.required && !params.contains(p.name))
       return Failure{Error::missing_param, name + " needs \"" + std::string(p.name) + "\""};
+  std::vector<std::string> unknown;
   for (const auto& kv : params) {
     const Param* p = param_of(op, kv.key());
-    if (!p) return Failure{Error::bad_request, name + " takes no \"" + std::string(kv.key()) + "\""};
-    if (auto bad = check_type(p->name, p->type, kv.value())) return Failure{Error::bad_request, *bad};
+    if (!p) unknown.emplace_back(kv.key());
+    else if (auto bad = check_type(p->name, p->type, kv.value())) return Failure{Error::bad_request, *bad};
   }
-  return {};
+  for (const std::string& u : unknown) params.erase(u);
+  return unknown;
+}
+
+namespace {
+
+// Another door's replies, with the unknown parameters in the final one.
+class NamingUnknown final : public Replies {
+ public:
+  NamingUnknown(std::shared_ptr<Replies> out, const std::vector<std::string>& unknown) : out_(std::move(out)) {
+    constexpr std::size_t most = 32;
+    for (std::size_t i = 0; i < unknown.size() && i < most; ++i)
+      names_.emplace_back(editproto::unicode::to_valid_utf8(unknown[i].substr(0, 256)));
+    more_ = unknown.size() > most ? unknown.size() - most : 0;
+  }
+  boost::asio::any_io_executor executor() const override { return out_->executor(); }
+  void part(json::object body) override { out_->part(std::move(body)); }
+  void done(json::object body) override { out_->done(named(std::move(body))); }
+  void fail(Failure failure, json::object body) override { out_->fail(std::move(failure), named(std::move(body))); }
+
+ private:
+  json::object named(json::object body) const {
+    body["unknown"] = names_;
+    if (more_) body["unknown_more"] = more_;
+    return body;
+  }
+  std::shared_ptr<Replies> out_;
+  json::array names_;
+  std::size_t more_ = 0;
+};
+
+}  // namespace
+
+std::shared_ptr<Replies> naming_unknown(std::shared_ptr<Replies> out, const std::vector<std::string>& unknown) {
+  if (unknown.empty()) return out;
+  return std::make_shared<NamingUnknown>(std::move(out), unknown);
 }
 
 Result<json::object> params_from_query(const OpSpec& op, const std::vector<std::pair<std::string, std::string>>& query) {

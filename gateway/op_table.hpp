@@ -119,6 +119,9 @@ struct OpSpec {
   OpHandler handler = nullptr;
 };
 
+// The version of the agents' protocol, in `describe` and .editgate/server.json.
+inline constexpr std::string_view protocol_version = "1.0";
+
 // The table, in the order `describe` lists it.
 const std::vector<OpSpec>& op_table();
 const OpSpec* find_op(std::string_view name);
@@ -127,13 +130,20 @@ const OpSpec* find_route(std::string_view path);
 // The op table as `describe` reports it: {"ops": {...}, "versions": {...}}.
 boost::json::object describe_ops();
 
-// Every required parameter is there, none is unknown, each has its type:
-// missing_param or bad_request otherwise, on every door.
-Result<void> check_params(const OpSpec& op, const boost::json::object& params);
+// Every required parameter is there and each known one has its type:
+// missing_param or bad_request otherwise, on every door. Parameters the op
+// does not take are taken out of `params` and returned, as the reply names
+// them ("unknown"): a newer client's extras are ignored, as nREPL does.
+Result<std::vector<std::string>> check_params(const OpSpec& op, boost::json::object& params);
+
+// A request's replies that name its unknown parameters in the final one
+// (`"unknown": [...]`, at most 32 names, the rest counted in
+// "unknown_more"); `out` itself when there are none. Every door uses it.
+std::shared_ptr<Replies> naming_unknown(std::shared_ptr<Replies> out, const std::vector<std::string>& unknown);
 
 // The parameters of a GET route, from its query: each value read as its
 // parameter's type (a number, a flag; a path list from repeats), names
-// renamed; unknown names kept, so check_params refuses them.
+// renamed; unknown names kept, so check_params names them.
 Result<boost::json::object> params_from_query(const OpSpec& op,
                                               const std::vector<std::pair<std::string, std::string>>& query);
 

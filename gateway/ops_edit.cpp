@@ -19,6 +19,9 @@ struct Step {
   std::optional<Failure> failure;
   std::vector<editproto::BlockResult> blocks;
   std::optional<record::RunReport> report;  // set when the run ended
+  // The final reply of a step that neither ended the run nor failed:
+  // every request gets one, so a client waiting for `done` is answered.
+  json::object answer;
 };
 
 std::vector<std::string> strings(const json::value& v) {
@@ -64,6 +67,8 @@ void deliver(ConnectionState& conn, Replies& out, Step step) {
     out.done(std::move(summary));
   } else if (step.failure) {
     out.fail(*step.failure);
+  } else {
+    out.done(std::move(step.answer));
   }
 }
 
@@ -97,8 +102,8 @@ void op_edit(OpCall call) {
 }
 
 void op_edit_begin(OpCall call) {
-  step(call, [&gw = call.gw, conn = call.conn, key = edit_key(call), params = params_of(call),
-              begun = call.out]() mutable {
+  step(call, [&gw = call.gw, conn = call.conn, key = edit_key(call), id = call.params.at("id"),
+              params = params_of(call), begun = call.out]() mutable {
     Step s;
     if (conn->edits.count(key)) {
       s.failure = Failure{Error::conflict, "a streamed edit with id " + key + " is already open"};
@@ -109,6 +114,7 @@ void op_edit_begin(OpCall call) {
       auto run = gw.worker().start_run(std::move(params));
       if (run) conn->edits.emplace(key, OpenEdit{std::move(*run), std::move(begun)});
       else s.failure = run.error();
+      s.answer = {{"edit", id}};
     }
     return s;
   });
@@ -117,7 +123,8 @@ void op_edit_begin(OpCall call) {
 void op_edit_chunk(OpCall call) {
   std::string text(call.params.at("text").get_string());
   std::string door = std::string(call.door) + " edit-begin ";
-  step(call, [conn = call.conn, key = edit_key(call), text = std::move(text), door]() mutable {
+  step(call, [conn = call.conn, key = edit_key(call), id = call.params.at("id"), text = std::move(text),
+               door]() mutable {
     Step s;
     auto it = conn->edits.find(key);
     if (it == conn->edits.end()) {
@@ -125,6 +132,7 @@ void op_edit_chunk(OpCall call) {
       return s;
     }
     s.blocks = it->second.run->feed(text);
+    s.answer = {{"edit", id}, {"completed", s.blocks.size()}};
     if (it->second.run->overflowed()) {
       // The parser reads no more of this text: end the run here.
       s.failure = Failure{Error::payload_too_large, "the streamed text is over the size limit; "

@@ -57,6 +57,9 @@ Error code_named(std::string_view reason) {
 // WebSocket's: the door renders both again from the code.
 void answer(Replies& out, json::object body) {
   body.erase("status");
+  // An eval an agent's interrupt ended says so in its status too.
+  if (const json::value* i = body.if_contains("interrupted"); i && i->is_bool() && i->get_bool())
+    body["status"] = json::array{"interrupted"};
   const json::value* error = body.if_contains("error");
   if (!error) return out.done(std::move(body));
   const json::value* reason = body.if_contains("reason");
@@ -89,7 +92,10 @@ void op_eval(OpCall call) {
   repl::Repl* repl = call.gw.repl();
   if (!repl) return call.out->fail(no_pages);
   repl::EvalRequest req;
-  req.page = call.params.at("page").get_string();
+  // A client that names no page means the default one: the built-in Node
+  // page, by its bare name (the one live page called node).
+  const json::value* page = call.params.if_contains("page");
+  req.page = page ? std::string(page->get_string()) : std::string("node");
   req.code = call.params.at("code").get_string();
   if (const json::value* v = call.params.if_contains("timeout")) req.timeout = std::chrono::milliseconds(v->get_int64());
   if (const json::value* v = call.params.if_contains("agent")) req.agent = v->get_string();
@@ -110,8 +116,17 @@ void op_pages(OpCall call) {
 void op_interrupt(OpCall call) {
   repl::Repl* repl = call.gw.repl();
   if (!repl) return call.out->fail(no_pages);
+  // Nothing to stop says so in its status too, as nREPL's session-idle.
+  auto done = [out = call.out](json::object body) {
+    boost::asio::post(out->executor(), [out, body = std::move(body)]() mutable {
+      const bool idle = body.contains("result") && body.at("result") == "idle" && !body.contains("error");
+      if (!idle) return answer(*out, std::move(body));
+      body["status"] = json::array{"session-idle"};
+      out->done(std::move(body));
+    });
+  };
   call.gw.worker().post([repl, page = std::string(call.params.at("page").get_string()),
-                         done = posted(call.out, true)]() mutable { repl->interrupt(page, std::move(done)); });
+                         done = std::move(done)]() mutable { repl->interrupt(page, std::move(done)); });
 }
 
 void op_complete(OpCall call) {

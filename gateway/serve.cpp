@@ -11,6 +11,9 @@
 #include "repl/log.hpp"
 #include "repl/repl.hpp"
 #include "gateway/state_dir.hpp"
+#include "gateway/op_table.hpp"
+
+#include <boost/json.hpp>
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/signal_set.hpp>
@@ -26,6 +29,12 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+
+#include <unistd.h>
+
+#ifndef EDITGATE_VERSION
+#define EDITGATE_VERSION "0.0.0"
+#endif
 
 namespace gateway {
 
@@ -73,6 +82,24 @@ std::string workspace_id(const std::string& root) {
   std::string out(16, '0');
   for (int i = 15; i >= 0; --i, h >>= 4) out[static_cast<std::size_t>(i)] = digits[h & 15];
   return out;
+}
+
+// .editgate/server.json: what a client needs to connect, and to tell a stale
+// file (its pid is gone; its nonce is not the one `health` answers).
+std::string server_json(const Gateway& gw, const std::string& host, const std::string& root) {
+  const std::string port = std::to_string(gw.binding().port);
+  return boost::json::serialize(boost::json::object{
+      {"protocol", protocol_version},
+      {"editgate", EDITGATE_VERSION},
+      {"pid", ::getpid()},
+      {"port", gw.binding().port},
+      {"http", "http://" + host + ":" + port + "/"},
+      {"ws", "ws://" + host + ":" + port + "/ws"},
+      {"workspace_root", root},
+      {"workspace_id", gw.workspace_id()},
+      {"nonce", gw.nonce()},
+      {"started_ms", std::chrono::duration_cast<std::chrono::milliseconds>(
+                         std::chrono::system_clock::now().time_since_epoch()).count()}});
 }
 
 // Cuts what is still open once the grace period after a stop has passed.
@@ -339,7 +366,7 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   out << "  pages: include <script src=\"" << url << "adapter.js\" crossorigin></script>; logs in debug/\n";
   out.flush();
   // The port file last: a client that finds it finds a gateway that listens.
-  if (auto p = state.publish(binding.port, url); !p) {
+  if (auto p = state.publish(binding.port, url, server_json(gw, host, root)); !p) {
     err << "editgate serve: " << p.error().message << '\n';
     return 2;
   }

@@ -85,6 +85,7 @@ StateDir::~StateDir() {
   if (lock_fd_ < 0) return;
   if (published_) {
     ::unlink((dir_ + "/port").c_str());
+    ::unlink((dir_ + "/server.json").c_str());
     // The lock file only informs; an old text left in it would be harmless.
     if (::ftruncate(lock_fd_, 0) != 0) {
     }
@@ -114,8 +115,10 @@ Result<StateDir> StateDir::open(const std::string& root) {
     return Failure{Error::in_use, "another gateway serves this workspace (" +
                                       (holder.empty() ? std::string("starting") : holder) + "); lock: " + lock_path};
   }
-  // A port file here was left by a gateway that was killed: it names no one.
+  // A port or server file here was left by a gateway that was killed: it
+  // names no one.
   ::unlink((dir + "/port").c_str());
+  ::unlink((dir + "/server.json").c_str());
   auto cookie = load_cookie(dir + "/cookie");
   if (!cookie) {
     ::close(fd);
@@ -124,10 +127,12 @@ Result<StateDir> StateDir::open(const std::string& root) {
   return StateDir(std::move(dir), fd, std::move(*cookie));
 }
 
-Result<void> StateDir::publish(unsigned short port, const std::string& url) {
+Result<void> StateDir::publish(unsigned short port, const std::string& url, const std::string& server) {
   std::string holder = "pid " + std::to_string(::getpid()) + ", " + url + "\n";
   if (::ftruncate(lock_fd_, 0) != 0 || ::pwrite(lock_fd_, holder.data(), holder.size(), 0) < 0)
     return os_failure("cannot write " + dir_ + "/lock");
+  // server.json first: a client that finds the port finds both.
+  if (auto w = write_file(dir_ + "/server.json", server + "\n", 0600); !w) return w.error();
   if (auto w = write_file(dir_ + "/port", std::to_string(port) + "\n", 0600); !w) return w.error();
   published_ = true;
   return {};

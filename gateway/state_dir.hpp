@@ -3,6 +3,8 @@
 //   lock    locked (an OFD lock) while a gateway serves the workspace; names its pid and URL
 //   cookie  the agents' secret: 128 random bits as hex, mode 0600, kept across restarts
 //   port    the port number while the gateway runs, as nREPL writes .nrepl-port
+//   server.json  while it runs, what a client needs to connect and to tell a
+//                stale gateway (URLs, pid, workspace, a nonce new per start)
 //   page-keys     SHA-256 hashes of the pages' secrets (repl/page_keys.hpp)
 //   node-page.id  the built-in Node page's instance id and secret, mode 0600
 #pragma once
@@ -22,13 +24,14 @@ class StateDir {
   StateDir(StateDir&& other) noexcept;
   StateDir& operator=(StateDir&&) = delete;
   StateDir(const StateDir&) = delete;
-  ~StateDir();  // removes the port file; the lock goes with the descriptor
+  ~StateDir();  // removes the port and server files; the lock goes with the descriptor
 
   const std::string& path() const { return dir_; }
   const std::string& cookie() const { return cookie_; }
 
-  // Writes the port file and records the URL in the lock file.
-  Result<void> publish(unsigned short port, const std::string& url);
+  // Writes server.json (`server`, a JSON text) and the port file, and
+  // records the URL in the lock file.
+  Result<void> publish(unsigned short port, const std::string& url, const std::string& server);
 
  private:
   StateDir(std::string dir, int lock_fd, std::string cookie);

@@ -234,6 +234,9 @@ void Repl::finish(Page& p, Job& job, std::int64_t ms, Lines reply, json::object 
   }
   if (!job.log_error.empty()) done["log_error"] = job.log_error;
   if (job.events_dropped) done["events_dropped"] = job.events_dropped;
+  // How the page's error reads (a Node SIGINT, a browser's exception) is the
+  // page's; that an agent's interrupt ended the job is ours to say.
+  if (error && job.interrupted) done["interrupted"] = true;
   const std::string status = done.contains("reason") ? std::string(done.at("reason").as_string()) : "ok";
   done["status"] = error ? json::array{"done", "error"} : json::array{"done"};
   if (!job.silent && !more)

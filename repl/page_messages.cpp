@@ -67,7 +67,9 @@ void Repl::from_page(const std::string& id, std::string_view text) {
       if (auto* list = msg.if_contains("items"); list && list->is_array())
         for (const auto& item : list->get_array())
           if (item.is_string() && items.size() < 1000) items.push_back(item);
-      out["items"] = std::move(items);
+      // The page's message says "items"; the reply says "completions", as
+      // the agents' protocol (after nREPL's complete) names them.
+      out["completions"] = std::move(items);
     }
     return answer(std::move(out));
   }
@@ -77,7 +79,10 @@ void Repl::from_page(const std::string& id, std::string_view text) {
     p.input_job = *job;
     if (++p.running->prompts > opt_.max_events_kept) return void(++p.running->events_dropped);
     if (p.running->listener.out)
-      p.running->listener.out({{"need-input", editproto::unicode::to_valid_utf8(str(msg, "prompt").substr(0, 4096))},
+      // Shaped as the protocol's intermediate status: it says the eval
+      // waits, and must never read as a final reply (which has "done").
+      p.running->listener.out({{"status", json::array{"need-input"}},
+                               {"prompt", editproto::unicode::to_valid_utf8(str(msg, "prompt").substr(0, 4096))},
                                {"page", p.stem}});
   }
 }
@@ -225,6 +230,7 @@ void Repl::interrupt(const std::string& page, std::function<void(json::object)> 
   Page* p = *found;
   if (!p->running || !p->link) return done({{"result", "idle"}, {"message", "no job is running in " + page}});
   const std::uint64_t job = p->running->id;
+  p->running->interrupted = true;
   // SIGINT stops synchronous Node code; the message ends an await.
   p->link->interrupt_hard();
   p->link->send(json::serialize(json::object{{"type", "interrupt"}, {"job", job}}));

@@ -54,6 +54,7 @@ struct Repl::Job {
   // Timed out: how long it had run when the gateway gave up, while the page's
   // answer to the interrupt tells what became of it (Repl::end_timeout).
   std::optional<std::int64_t> gave_up;
+  bool interrupted = false;  // an agent's interrupt was sent to it: its error says so
 };
 
 struct Repl::Page {

@@ -5,7 +5,7 @@ set -eu
 
 packages="g++ cmake ninja-build pkg-config ccache ca-certificates \
   libboost1.81-dev libboost-json1.81-dev libdtl-dev catch2 libcli11-dev \
-  libgit2-dev git curl libcmark-gfm-dev libcmark-gfm-extensions-dev nodejs chromium tmux \
+  libgit2-dev git curl libcmark-gfm-dev libcmark-gfm-extensions-dev nodejs chromium tmux python3-websockets \
   clang libclang-rt-14-dev llvm-14"
 
 missing=""

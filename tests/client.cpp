@@ -6,6 +6,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
+#include <boost/json.hpp>
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -383,7 +384,7 @@ std::string Ws::login(const std::string& cookie) {
   auto first = read();
   if (!first || first->find("auth-required") == std::string::npos)
     throw std::runtime_error("expected auth-required, got " + first.value_or("(closed)"));
-  send(R"({"type":"auth","cookie":")" + cookie + R"("})");
+  send(boost::json::serialize(boost::json::object{{"type", "auth"}, {"cookie", cookie}}));
   auto ok = read();
   if (!ok || ok->find("auth_ok") == std::string::npos) throw std::runtime_error("auth failed: " + ok.value_or("(closed)"));
   auto started = read();

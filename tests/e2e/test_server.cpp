@@ -7,6 +7,7 @@
 
 #include <boost/json.hpp>
 
+#include <cerrno>
 #include <signal.h>
 #include <sys/stat.h>
 
@@ -91,6 +92,20 @@ TEST_CASE("serve publishes its port and a private cookie, and keeps .editgate ou
   CHECK(str(h["status"]) == "ok");
   CHECK(str(h["workspace_id"]).size() == 16);
 
+  // server.json: what a client needs to connect, and to tell a stale one.
+  REQUIRE(::stat((ws.dir / ".editgate/server.json").c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  auto server = obj(read_file(ws.dir / ".editgate/server.json"));
+  const std::string base = "127.0.0.1:" + std::to_string(gw.port());
+  CHECK(server["port"].to_number<int>() == gw.port());
+  CHECK(server["pid"].to_number<int>() == gw.pid());
+  CHECK(str(server["http"]) == "http://" + base + "/");
+  CHECK(str(server["ws"]) == "ws://" + base + "/ws");
+  CHECK(str(server["protocol"]) == "1.0");
+  CHECK(str(server["workspace_root"]) == fs::canonical(ws.dir.path()).string());
+  CHECK(server["workspace_id"] == h["workspace_id"]);
+  CHECK(server["nonce"] == h["nonce"]);
+
   // One gateway per workspace: the second says who holds it.
   auto second = run({EDITGATE_BIN, "serve", "--port", "0", "--root", ws.dir.str()});
   CHECK(second.exit_code == 2);
@@ -100,9 +115,20 @@ TEST_CASE("serve publishes its port and a private cookie, and keeps .editgate ou
   const std::string cookie = gw.cookie();
   CHECK(gw.stop(SIGINT) == 0);
   CHECK(!fs::exists(ws.dir / ".editgate/port"));
+  CHECK(!fs::exists(ws.dir / ".editgate/server.json"));
   // The cookie stays: clients configured with it keep working after a restart.
   client::Gateway again(ws.dir.str());
   CHECK(again.cookie() == cookie);
+  // A new start, a new nonce; a killed gateway's file names a pid that is gone.
+  auto next = obj(read_file(ws.dir / ".editgate/server.json"));
+  CHECK(next["nonce"] != server["nonce"]);
+  CHECK(next["workspace_id"] == server["workspace_id"]);
+  const int pid = again.pid();
+  again.stop(SIGKILL);
+  auto stale = obj(read_file(ws.dir / ".editgate/server.json"));
+  CHECK(stale["pid"].to_number<int>() == pid);
+  CHECK(::kill(pid, 0) == -1);
+  CHECK(errno == ESRCH);
 }
 
 TEST_CASE("POST /v1/edits answers each block while the body is still arriving", "[server]") {
@@ -335,6 +361,24 @@ TEST_CASE("WebSocket: the auth handshake, and nothing before it", "[server][ws]"
     std::string session = c.login(gw.cookie());
     CHECK(session.size() == 12);
   }
+  {  // /ws is the same door; the cookie file's content, newline and all, is the cookie.
+    client::Ws c(gw.port(), {}, "/ws");
+    const std::string file = read_file(ws.dir / ".editgate/cookie");
+    REQUIRE(file == gw.cookie() + "\n");
+    CHECK(c.login(file).size() == 12);
+    c.send(R"({"op":"health","id":"h"})");
+    CHECK(str(obj(*c.read())["id"]) == "h");
+  }
+  {  // White space around the cookie is not part of it; anything else is.
+    client::Ws c(gw.port(), {}, "/ws");
+    CHECK(c.login(" \t" + gw.cookie() + "\r\n").size() == 12);
+  }
+  {
+    client::Ws c(gw.port(), {}, "/ws");
+    c.read();
+    c.send(R"({"type":"auth","cookie":")" + gw.cookie() + R"(x"})");
+    CHECK(str(obj(*c.read())["type"]) == "auth_error");
+  }
   {  // The wrong cookie: auth_error, then the server closes.
     client::Ws c(gw.port());
     CHECK(c.read()->find("auth-required") != std::string::npos);
@@ -399,14 +443,26 @@ TEST_CASE("WebSocket ops: describe, health, edit, streamed edits, context, histo
   CHECK(ws.head() == str(done["commit"]));
   CHECK(git1(ws.dir.path(), {"log", "-1", "--format=%(trailers:key=Editgate-Session,valueonly)"}) == session);
 
-  // Streamed: each chunk's complete blocks come back before the end.
+  // Streamed: each chunk's complete blocks come back before the end. Every
+  // request has one final message, the begin and a chunk that completes no
+  // block too: a client that waits for "done" is never left waiting.
   c.send(R"({"op":"edit-begin","id":"s1","agent":"streamer"})");
+  auto begun = obj(*c.read());
+  CHECK(str(begun["id"]) == "s1");
+  CHECK(str(begun["edit"]) == "s1");
+  CHECK(begun["status"].as_array() == json::array{"done"});
   c.send(json::serialize(json::object{{"op", "edit-chunk"}, {"id", "s1"}, {"text", block_b.substr(0, 10)}}));
+  auto half = obj(*c.read());
+  CHECK(half["status"].as_array() == json::array{"done"});
+  CHECK(half["completed"].as_int64() == 0);
   c.send(json::serialize(json::object{{"op", "edit-chunk"}, {"id", "s1"}, {"text", block_b.substr(10)}}));
-  auto blk = obj(*c.read());
+  auto rest = c.until_done();
+  REQUIRE(rest.size() == 2);
+  auto blk = obj(rest[0]);
   CHECK(str(blk["id"]) == "s1");
   CHECK(str(blk.at("block").at("path")) == "b.txt");
   CHECK(!blk.contains("status"));
+  CHECK(obj(rest[1])["completed"].as_int64() == 1);
   CHECK(read_file(ws.dir / "b.txt") == "one\nTWO\nthree\n");
   c.send(R"({"op":"edit-end","id":"s1"})");
   auto end = obj(c.until_done().back());
@@ -458,7 +514,10 @@ TEST_CASE("WebSocket errors get a named reply and the connection lives on", "[se
   CHECK(reason_of(R"({"op":"eval-all-the-things"})") == "unknown_op");
   CHECK(reason_of(R"({"id":"x"})") == "missing_param");
   CHECK(reason_of(R"({"op":"edit"})") == "missing_param");
-  CHECK(reason_of(R"({"op":"edit","text":"x","dryrun":true})") == "bad_request");
+  c.send(R"({"op":"edit","text":"x","dryrun":true,"id":"u"})");  // ignored, and named
+  auto extra = obj(c.until_done().back());
+  CHECK(extra["status"].as_array() == json::array{"done"});
+  CHECK(extra["unknown"].as_array() == json::array{"dryrun"});
   CHECK(reason_of(R"({"op":"edit","text":5})") == "bad_request");
   CHECK(reason_of(R"({"op":"edit","text":"x","agent":"a b"})") == "bad_request");
   CHECK(reason_of(R"({"op":"context","action":"explode"})") == "bad_request");
@@ -514,8 +573,9 @@ TEST_CASE("the shutdown op and SIGTERM stop the gateway cleanly", "[server]") {
     client::Ws c(gw.port());
     c.login(gw.cookie());
     c.send(R"({"op":"edit-begin","id":"w"})");
+    REQUIRE(c.until_done().size() == 1);
     c.send(json::serialize(json::object{{"op", "edit-chunk"}, {"id", "w"}, {"text", block_b}}));
-    REQUIRE(c.read());  // its block
+    REQUIRE(c.until_done().size() == 2);  // its block, and the chunk's end
     ::kill(gw.pid(), SIGTERM);
     auto done = obj(*s.line());
     CHECK(str(done["reason"]) == "shutting_down");
@@ -575,10 +635,14 @@ TEST_CASE("WebSocket streamed edits: ids in use, the per-connection limit, conte
   c.login(gw.cookie());
   c.send(R"({"op":"edit-begin","id":"x"})");
   c.send(R"({"op":"edit-begin","id":"x"})");
+  CHECK(str(obj(*c.read())["edit"]) == "x");
   auto dup = obj(*c.read());
   CHECK(str(dup["reason"]) == "conflict");
   CHECK(str(dup["id"]) == "x");
-  for (int i = 1; i < 16; ++i) c.send(R"({"op":"edit-begin","id":"s)" + std::to_string(i) + R"("})");
+  for (int i = 1; i < 16; ++i) {
+    c.send(R"({"op":"edit-begin","id":"s)" + std::to_string(i) + R"("})");
+    CHECK(obj(*c.read())["status"].as_array() == json::array{"done"});
+  }
   c.send(R"({"op":"edit-begin","id":"one-too-many"})");
   auto over = obj(*c.read());
   CHECK(str(over["id"]) == "one-too-many");
@@ -638,10 +702,14 @@ TEST_CASE("overlapping streams on one file: each agent's commit holds its own wo
   c.login(gw.cookie());
   auto chunk = [&](const char* id, const std::string& text) {
     c.send(json::serialize(json::object{{"op", "edit-chunk"}, {"id", id}, {"text", text}}));
-    REQUIRE(str(obj(*c.read()).at("block").at("status")) == "applied");
+    auto replies = c.until_done();
+    REQUIRE(replies.size() == 2);
+    REQUIRE(str(obj(replies[0]).at("block").at("status")) == "applied");
   };
   c.send(R"({"op":"edit-begin","id":"A","agent":"alice"})");
   c.send(R"({"op":"edit-begin","id":"B","agent":"bob"})");
+  REQUIRE(c.until_done().size() == 1);
+  REQUIRE(c.until_done().size() == 1);
   chunk("A", block("a.txt", {"alpha"}, {"ALPHA"}));
   chunk("B", block("a.txt", {"beta"}, {"BETA"}));  // alice's first block is committed first
   chunk("A", block("a.txt", {"gamma"}, {"GAMMA"}));  // and bob's, before alice changes the file again

@@ -83,7 +83,8 @@ TEST_CASE("the state folder: one gateway per workspace, a cookie kept private", 
   {
     auto first = StateDir::open(dir.str());
     REQUIRE(first.has_value());
-    REQUIRE(first->publish(4242, "http://127.0.0.1:4242/").has_value());
+    REQUIRE(first->publish(4242, "http://127.0.0.1:4242/", R"({"port":4242})").has_value());
+    CHECK(test::read_file(dir / ".editgate/server.json") == "{\"port\":4242}\n");
     cookie = first->cookie();
     auto second = StateDir::open(dir.str());
     REQUIRE_FALSE(second.has_value());
@@ -94,8 +95,9 @@ TEST_CASE("the state folder: one gateway per workspace, a cookie kept private", 
     CHECK(published->port == 4242);
     CHECK(published->cookie == cookie);
   }
-  // Released with the first; the port file went with it.
+  // Released with the first; the port and server files went with it.
   CHECK(!test::fs::exists(dir / ".editgate/port"));
+  CHECK(!test::fs::exists(dir / ".editgate/server.json"));
   {
     auto again = StateDir::open(dir.str());
     REQUIRE(again.has_value());
