@@ -6,7 +6,6 @@
 
 #include <boost/json.hpp>
 
-
 namespace gateway {
 
 namespace {
