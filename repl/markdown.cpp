@@ -34,6 +34,17 @@ bool closes(std::string_view line, char c, std::size_t n) {
   return line.size() >= n && std::all_of(line.begin(), line.end(), [c](char x) { return x == c; });
 }
 
+// The last line of a code block. cmark-gfm reports a fence its container
+// ended (a "> ```" quote followed by an unquoted line) as ending on the line
+// that ended the container; no block ends after any of its containers.
+int end_line(cmark_node* node) {
+  int end = cmark_node_get_end_line(node);
+  for (cmark_node* p = cmark_node_parent(node); p && cmark_node_get_type(p) != CMARK_NODE_DOCUMENT;
+       p = cmark_node_parent(p))
+    end = std::min(end, cmark_node_get_end_line(p));
+  return end;
+}
+
 }  // namespace
 
 std::optional<Header> parse_header(std::string_view line) {
@@ -81,7 +92,7 @@ std::vector<Fence> fences(std::string_view text, const Lines& lines) {
     int length = 0, offset = 0;
     char fence_char = 0;
     if (!cmark_node_get_fenced(node, &length, &offset, &fence_char)) continue;  // indented code
-    const int start = cmark_node_get_start_line(node), end = cmark_node_get_end_line(node);
+    const int start = cmark_node_get_start_line(node), end = end_line(node);
     if (start < 1 || end < start || static_cast<std::size_t>(start) > lines.size()) continue;
     Fence f;
     f.first = static_cast<std::size_t>(start - 1);

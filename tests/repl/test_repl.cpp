@@ -152,6 +152,22 @@ TEST_CASE("requests are a header and closed fences, and an open fence is a draft
   CHECK(two.requests[0].end == two.requests[1].first);
 }
 
+TEST_CASE("a fence its quote ended stops at the quote's last line", "[repl]") {
+  // cmark-gfm says the quoted fence ends on the line that ended the quote,
+  // the line the next fence opens on: the fences would overlap.
+  const std::string text = ">```\n```";
+  const std::vector<Fence> fs = fences(text, split_lines(text));
+  REQUIRE(fs.size() == 2);
+  CHECK(fs[0].first == 0);
+  CHECK(fs[0].last == 0);
+  CHECK_FALSE(fs[0].closed);
+  CHECK(fs[1].first == 1);
+  // The quoted block is unfinished and the text's last fence is open: a draft, nothing runs.
+  const Scan s = scan_requests("> ```js\n1 + 1\nplain\n```js\n2\n```\n");
+  CHECK(s.draft);
+  CHECK(s.requests.empty());
+}
+
 TEST_CASE("a draft's leading blank lines count when a saved log is read for what was appended", "[repl]") {
   CHECK_FALSE(ends_with_lines("a\n```\n", {"", "", "```"}));
   CHECK(ends_with_lines("a\n\n\n```\n", {"", "", "```"}));
