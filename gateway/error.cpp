@@ -37,6 +37,7 @@ std::string_view to_string(Error e) {
     case Error::in_use: return "in_use";
     case Error::io: return "io_error";
     case Error::internal: return "internal";
+    case Error::module_not_loaded: return "module_not_loaded";
     case Error::page_error: return "page_error";
     case Error::page_timeout: return "timeout";
     case Error::context_destroyed: return "context_destroyed";
@@ -60,7 +61,8 @@ unsigned http_status(Error e) {
     case Error::unauthorized: return 401;
     case Error::forbidden_origin:
     case Error::host_not_allowed: return 403;
-    case Error::not_found: return 404;
+    case Error::not_found:
+    case Error::module_not_loaded: return 404;
     case Error::method_not_allowed: return 405;
     case Error::request_timeout: return 408;
     case Error::conflict:

@@ -42,6 +42,7 @@ enum class Error {
   in_use,                // another gateway serves this workspace; the port is taken
   io,                    // the operating system refused a read or write
   internal,
+  module_not_loaded,     // unload or reload of a module the page has not loaded
   // What became of an eval, as the REPL names it (repl::Error, and the
   // page's own exception). They reach clients through the eval ops.
   page_error,            // the code threw: the eval's result, not a refusal (HTTP 200)

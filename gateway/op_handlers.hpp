@@ -8,6 +8,11 @@
 
 #include <functional>
 
+namespace repl {
+enum class Error;
+struct EvalRequest;
+}
+
 namespace gateway {
 
 // ops_gateway.cpp: the gateway itself.
@@ -35,5 +40,19 @@ void op_pages(OpCall call);
 void op_interrupt(OpCall call);
 void op_complete(OpCall call);
 void op_stdin(OpCall call);
+// The gateway's code for a REPL code.
+Error from_repl(repl::Error e);
+// Runs `req` (on the worker) and answers as eval does: out messages, then
+// the final reply. What every op that runs code in a page goes through.
+void run_eval(Gateway& gw, std::shared_ptr<Replies> out, repl::EvalRequest req);
+// The page an op names, or the default page (the built-in Node page).
+std::string page_of(const OpCall& call);
+
+// ops_modules.cpp: workspace files run in a page.
+void op_load_file(OpCall call);
+void op_load_source(OpCall call);
+void op_reload(OpCall call);
+void op_modules(OpCall call);
+void op_unload(OpCall call);
 
 }  // namespace gateway

@@ -115,6 +115,18 @@ const std::vector<OpSpec>& op_table() {
        "property names that complete code, from the page", false, std::nullopt, &op_complete},
       {"stdin", {{"page", T::string, true}, {"text", T::string, true}}, "answer a page's need-input (prompt)", false,
        std::nullopt, &op_stdin},
+      {"load-file", {{"path", T::string, true}, {"page", T::string}, {"agent", T::name}, {"timeout", T::millis}},
+       "run a workspace JavaScript file in the page, logged as an eval of its text; the page lists it in modules",
+       true, std::nullopt, &op_load_file},
+      {"load-source", {{"source", T::string, true}, {"page", T::string}, {"agent", T::name}, {"timeout", T::millis}},
+       "run source text in the page: an eval", true, std::nullopt, &op_load_source},
+      {"reload", {{"module", T::string}, {"path", T::string}, {"page", T::string}, {"agent", T::name},
+                  {"timeout", T::millis}},
+       "run a loaded module's file again (module), or the file at path", true, std::nullopt, &op_reload},
+      {"modules", {{"page", T::string}}, "the files load-file ran in the page since it connected", false,
+       std::nullopt, &op_modules},
+      {"unload", {{"module", T::string, true}, {"page", T::string}},
+       "forget a loaded module (what it defined stays until clear)", false, std::nullopt, &op_unload},
       {"shutdown", {{"cookie", T::string, true}}, "stop the gateway cleanly", false, std::nullopt, &op_shutdown},
   };
   return table;

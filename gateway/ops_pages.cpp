@@ -14,8 +14,6 @@ namespace gateway {
 
 namespace json = boost::json;
 
-namespace {
-
 Error from_repl(repl::Error e) {
   switch (e) {
     case repl::Error::not_found: return Error::not_found;
@@ -36,6 +34,8 @@ Error from_repl(repl::Error e) {
   }
   return Error::internal;
 }
+
+namespace {
 
 // The REPL's final replies name their code in "reason", by repl::to_string
 // (a page's exception: "page_error"). The code is read back from that name
@@ -89,19 +89,27 @@ const Failure no_pages{Error::not_found, "this gateway runs no pages"};
 }  // namespace
 
 void op_eval(OpCall call) {
-  repl::Repl* repl = call.gw.repl();
-  if (!repl) return call.out->fail(no_pages);
   repl::EvalRequest req;
-  // A client that names no page means the default one: the built-in Node
-  // page, by its bare name (the one live page called node).
-  const json::value* page = call.params.if_contains("page");
-  req.page = page ? std::string(page->get_string()) : std::string("node");
+  req.page = page_of(call);
   req.code = call.params.at("code").get_string();
   if (const json::value* v = call.params.if_contains("timeout")) req.timeout = std::chrono::milliseconds(v->get_int64());
   if (const json::value* v = call.params.if_contains("agent")) req.agent = v->get_string();
   if (const json::value* v = call.params.if_contains("silent")) req.silent = v->get_bool();
-  repl::Listener listener{posted(call.out, false), posted(call.out, true)};
-  call.gw.worker().post([repl, req = std::move(req), listener = std::move(listener)]() mutable {
+  run_eval(call.gw, call.out, std::move(req));
+}
+
+std::string page_of(const OpCall& call) {
+  // A client that names no page means the default one: the built-in Node
+  // page, by its bare name (the one live page called node).
+  const json::value* page = call.params.if_contains("page");
+  return page ? std::string(page->get_string()) : std::string("node");
+}
+
+void run_eval(Gateway& gw, std::shared_ptr<Replies> out, repl::EvalRequest req) {
+  repl::Repl* repl = gw.repl();
+  if (!repl) return out->fail(no_pages);
+  repl::Listener listener{posted(out, false), posted(out, true)};
+  gw.worker().post([repl, req = std::move(req), listener = std::move(listener)]() mutable {
     repl->eval(std::move(req), std::move(listener));
   });
 }

@@ -26,7 +26,24 @@ void Repl::eval(EvalRequest request, Listener listener) {
   job->silent = request.silent;
   job->timeout = request.timeout.count() > 0 ? request.timeout : opt_.timeout;
   job->listener = std::move(listener);
+  if (request.module) job->listener.done = loading(p->id, std::move(*request.module), std::move(job->listener.done));
   submit(*p, std::move(job));
+}
+
+std::function<void(json::object)> Repl::loading(std::string page_id, LoadedModule module,
+                                                std::function<void(json::object)> done) {
+  return [this, page_id = std::move(page_id), module = std::move(module), done = std::move(done)](json::object body) mutable {
+    const auto it = pages_.find(page_id);
+    if (!body.contains("error") && it != pages_.end()) {
+      module.loaded = wall::now();
+      if (const json::value* ms = body.if_contains("duration_ms"); ms && ms->is_number())
+        module.load_ms = ms->to_number<std::int64_t>();
+      it->second->modules.loaded(module);
+      body["module"] = module.path;
+      body["blob"] = module.blob;
+    }
+    if (done) done(std::move(body));
+  };
 }
 
 void Repl::submit(Page& p, std::shared_ptr<Job> job) {

@@ -280,4 +280,26 @@ Result<void> Repl::input(const std::string& page, std::string text) {
   return {};
 }
 
+Result<json::object> Repl::modules(const std::string& page) {
+  auto found = find(page);
+  if (!found) return found.error();
+  const Page& p = **found;
+  json::object out{{"page", p.stem}, {"modules", p.modules.listed(wall::now())}};
+  if (p.modules.forgotten()) out["modules_forgotten"] = p.modules.forgotten();
+  return out;
+}
+
+Result<std::optional<std::string>> Repl::module_path(const std::string& page, const std::string& module) {
+  auto found = find(page);
+  if (!found) return found.error();
+  const LoadedModule* m = (*found)->modules.find(module);
+  return m ? std::optional<std::string>(m->path) : std::nullopt;
+}
+
+Result<bool> Repl::unload(const std::string& page, const std::string& module) {
+  auto found = find(page);
+  if (!found) return found.error();
+  return (*found)->modules.unload(module);
+}
+
 }  // namespace repl

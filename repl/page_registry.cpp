@@ -284,6 +284,7 @@ Result<Repl::Welcome> Repl::connect(const Hello& raw_hello, std::shared_ptr<Page
   if (!found) return refuse(found.error().code, found.error().message);
   Page* p = *found;
   p->link = std::move(link);
+  p->modules.clear();  // a new context: nothing loaded into the old one is there
   p->url = hello.url;
   p->title = hello.title;
   p->kind = hello.kind == "node" ? "node" : "browser";

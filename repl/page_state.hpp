@@ -95,6 +95,7 @@ struct Repl::Page {
   };
   std::map<std::uint64_t, Blocks> open;
   std::map<std::uint64_t, std::string> done_early;  // with how each ended
+  Modules modules;      // what load-file ran in it since it connected
   std::string outcome;  // how its last job ended, for debug.md ("job 7 failed after 60500ms (timeout)")
 };
 

@@ -15,6 +15,7 @@
 #include "repl/committer.hpp"
 #include "repl/error.hpp"
 #include "repl/format.hpp"
+#include "repl/modules.hpp"
 #include "repl/page_keys.hpp"
 #include "repl/provenance.hpp"
 
@@ -75,6 +76,9 @@ struct EvalRequest {
   std::string code;
   std::chrono::milliseconds timeout{0};  // 0: the default
   bool silent = false;                   // tooling: not written to the log
+  // load-file: the code is this workspace file; once it ran without an
+  // error the page lists it among its modules.
+  std::optional<LoadedModule> module;
 };
 
 struct Options {
@@ -128,6 +132,13 @@ class Repl {
   void interrupt(const std::string& page, std::function<void(boost::json::object)> done);
   void complete(const std::string& page, std::string code, std::function<void(boost::json::object)> done);
   Result<void> input(const std::string& page, std::string text);
+  // The files load-file ran in a page ({"modules": [...]}, and how many the
+  // bound made it forget), and forgetting one: false when the page has
+  // none by that name.
+  Result<boost::json::object> modules(const std::string& page);
+  Result<bool> unload(const std::string& page, const std::string& module);
+  // The file a loaded module came from; nullopt when the page has none by that name.
+  Result<std::optional<std::string>> module_path(const std::string& page, const std::string& module);
 
   // The edit path: an agent's edit wrote `path`. When it is a chat log, the
   // requests it appended below the footer are dispatched. Here and below, a
@@ -184,6 +195,9 @@ class Repl {
   // The job scheduler (jobs.cpp): one job at a time per page, deadlines,
   // the interrupt a timeout sends, the reply's place in the log.
   void submit(Page& p, std::shared_ptr<Job> job);
+  // A load-file's final reply: the module joins the page's list first.
+  std::function<void(boost::json::object)> loading(std::string page_id, LoadedModule module,
+                                                   std::function<void(boost::json::object)> done);
   void pump(Page& p);
   void start(Page& p, Job& job);
   bool start_from_log(Page& p, Job& job, const std::string& announcement);

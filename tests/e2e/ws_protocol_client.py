@@ -13,15 +13,10 @@ exactly one final message (`done` in `status`), and nothing after it.
 Usage: ws_protocol_client.py EDITGATE_BINARY. Exit 0 on success.
 """
 import asyncio
-import json
 import os
-import signal
-import subprocess
 import sys
-import tempfile
-import time
 
-import websockets
+from seed_client import connected, gateway
 
 OPEN = "\u00ab\u00ab\u00ab EDIT\n"
 REPL = "\u2550" * 7 + " REPL\n"
@@ -32,56 +27,8 @@ def block(path, old, new):
     return path + "\n" + OPEN + old + REPL + new + END
 
 
-def git(root, *args):
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-                   cwd=root, check=True, capture_output=True)
-
-
-def wait_for(path, seconds=20):
-    deadline = time.monotonic() + seconds
-    while not os.path.exists(path):
-        if time.monotonic() > deadline:
-            raise AssertionError(path + " did not appear")
-        time.sleep(0.05)
-
-
-class Session:
-    """Sends one request at a time and reads until its final message."""
-
-    def __init__(self, ws):
-        self.ws = ws
-
-    async def recv(self, timeout=20):
-        return json.loads(await asyncio.wait_for(self.ws.recv(), timeout))
-
-    async def call(self, msg):
-        await self.ws.send(json.dumps(msg))
-        parts = []
-        while True:
-            m = await self.recv()
-            assert m.get("id") == msg.get("id"), ("a message of another request", msg, m)
-            if "done" in m.get("status", []):
-                return parts, m
-            parts.append(m)
-
-    async def nothing_more(self, seconds=0.5):
-        try:
-            stray = await asyncio.wait_for(self.ws.recv(), seconds)
-        except asyncio.TimeoutError:
-            return
-        raise AssertionError("a message after the final one: " + stray)
-
-
 async def play(server, cookie_text):
-    async with websockets.connect(server["ws"], max_size=None) as ws:
-        s = Session(ws)
-        # The handshake, step by step.
-        assert await s.recv() == {"op": "auth-required"}
-        await ws.send(json.dumps({"type": "auth", "cookie": cookie_text}))
-        assert await s.recv() == {"type": "auth_ok"}
-        started = await s.recv()
-        assert started["op"] == "session-started" and started["session"], started
-
+    async with connected(server, cookie_text) as s:
         parts, d = await s.call({"op": "describe", "id": "msg-040"})
         assert parts == [] and d["status"] == ["done"], d
         for op in ("eval", "health", "describe", "shutdown", "edit-begin", "complete"):
@@ -89,13 +36,7 @@ async def play(server, cookie_text):
         assert d["versions"]["protocol"] == "1.0", d
 
         # The default page is the built-in Node page, once it has started.
-        for i in range(200):
-            _, pages = await s.call({"op": "pages", "id": "wait-%d" % i})
-            if any(p["page"].startswith("node-") and p["state"] != "disconnected" for p in pages["pages"]):
-                break
-            await asyncio.sleep(0.05)
-        else:
-            raise AssertionError("the Node page did not start")
+        await s.node_page()
         parts, e = await s.call({"op": "eval", "id": "msg-001", "code": "1 + 2"})
         assert parts == [] and e["value"] == 3 and e["status"] == ["done"], (parts, e)
         parts, out = await s.call({"op": "eval", "id": "msg-002", "code": "console.log('Hello'); 7"})
@@ -128,34 +69,11 @@ async def play(server, cookie_text):
 
 
 def main():
-    binary = sys.argv[1]
-    with tempfile.TemporaryDirectory() as root:
-        git(root, "init", "-q", "-b", "main")
-        with open(os.path.join(root, "a.txt"), "w") as f:
-            f.write("alpha\nbeta\ngamma\n")
-        git(root, "add", "a.txt")
-        git(root, "commit", "-q", "-m", "start")
-        gw = subprocess.Popen([binary, "serve", "--port", "0", "--root", root],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            state = os.path.join(root, ".editgate")
-            wait_for(os.path.join(state, "port"))
-            with open(os.path.join(state, "server.json")) as f:
-                server = json.load(f)
-            assert server["pid"] == gw.pid, server
-            with open(os.path.join(state, "cookie")) as f:
-                cookie_text = f.read()
-            assert cookie_text.endswith("\n")
-            asyncio.run(play(server, cookie_text))
-            with open(os.path.join(root, "a.txt")) as f:
-                assert f.read() == "alpha\nBETA\ngamma\n"
-        finally:
-            gw.send_signal(signal.SIGTERM)
-            try:
-                gw.wait(15)
-            except subprocess.TimeoutExpired:
-                gw.kill()
-                gw.wait()
+    with gateway(sys.argv[1], {"a.txt": "alpha\nbeta\ngamma\n"}) as (root, server, cookie_text):
+        assert cookie_text.endswith("\n")
+        asyncio.run(play(server, cookie_text))
+        with open(os.path.join(root, "a.txt")) as f:
+            assert f.read() == "alpha\nBETA\ngamma\n"
     print("ok")
 
 
