@@ -178,6 +178,8 @@ struct JobWait {
   unsigned long long job = 0;
 };
 
+JobWait exit_with(int code) { return {code, std::nullopt, 0}; }
+
 JobWait wait_job(const WaitArgs& a, const Waiting& w) {
   std::optional<fs::path> dir;
   std::optional<unsigned long long> job = a.job;
@@ -187,7 +189,7 @@ JobWait wait_job(const WaitArgs& a, const Waiting& w) {
       named = page_dir(w.state / "pages", a.page);
       if (named.ambiguous) {
         w.err << "editgate wait: " << named.why << '\n';
-        return {2};
+        return exit_with(2);
       }
       dir = named.dir;
     }
@@ -203,25 +205,25 @@ JobWait wait_job(const WaitArgs& a, const Waiting& w) {
         if (tail == Tail::draft) {
           w.err << "editgate wait: " << str(status, "log") << " ends in a draft: a fenced block is not closed, so "
                 << "nothing runs; close it with a line of backticks\n";
-          return {2};
+          return exit_with(2);
         }
         if (tail == Tail::settled) {
           job = acked;
           break;
         }
       }
-      if (w.not_running()) return {2};
+      if (w.not_running()) return exit_with(2);
       if (w.timed_out()) {
         w.err << "editgate wait: timed out; " << a.page << ": " << str(status, "state") << ": "
               << str(status, "message") << '\n';
-        return {124};
+        return exit_with(124);
       }
     } else {
       // The page may connect yet, while a gateway runs.
-      if (w.not_running()) return {2};
+      if (w.not_running()) return exit_with(2);
       if (w.timed_out()) {
         w.err << "editgate wait: " << named.why << '\n';
-        return {2};
+        return exit_with(2);
       }
     }
     std::this_thread::sleep_for(poll_every);
