@@ -31,6 +31,7 @@ std::string_view to_string(Error e) {
     case Error::locked: return "locked";
     case Error::too_many_connections: return "too_many_connections";
     case Error::too_many_streams: return "too_many_streams";
+    case Error::too_many_requests: return "too_many_requests";
     case Error::too_many_pages: return "too_many_pages";
     case Error::slow_client: return "slow_client";
     case Error::shutting_down: return "shutting_down";
@@ -73,6 +74,7 @@ unsigned http_status(Error e) {
     case Error::payload_too_large: return 413;
     case Error::header_too_large: return 431;
     case Error::too_many_streams:
+    case Error::too_many_requests:
     case Error::too_many_pages: return 429;
     case Error::slow_client: return 429;
     case Error::too_many_connections:

@@ -36,6 +36,7 @@ enum class Error {
   locked,                // another git process holds the index's or the branch's lock: nothing was written
   too_many_connections,
   too_many_streams,      // streamed edits open on one WebSocket
+  too_many_requests,     // requests of one WebSocket still waiting for their final reply
   too_many_pages,        // page sockets from one origin, or from all, over their limit
   slow_client,           // a WebSocket client left too many replies unread
   shutting_down,

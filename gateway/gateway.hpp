@@ -37,6 +37,11 @@ struct ServeLimits {
   std::size_t page_sockets = 256;             // the page door's, a pool of their own
   std::size_t page_sockets_per_origin = 32;
   std::size_t streamed_edits = 16;            // open edit-begin streams per WebSocket
+  // Requests one WebSocket has sent and not had the final reply of, and the
+  // bytes of their messages (an edit keeps its text until it is done):
+  // past either a request is refused too_many_requests.
+  std::size_t ws_open_requests = 256;
+  std::size_t ws_open_request_bytes = 64u << 20;
   std::chrono::milliseconds header_timeout{10'000};  // the whole request head (slow clients)
   std::chrono::milliseconds body_timeout{60'000};    // between two pieces of a body
   std::chrono::milliseconds auth_timeout{10'000};    // from the upgrade to the auth message

@@ -5,7 +5,10 @@
 
 #include <boost/json.hpp>
 
+#include <boost/asio/post.hpp>
+
 #include <algorithm>
+#include <optional>
 
 namespace gateway {
 
@@ -29,10 +32,20 @@ std::string id_key(const json::object& echo) {
 class WsReplies final : public Replies {
  public:
   // `tracked`: the request's id is in the dispatcher's running set until
-  // its final reply.
+  // its final reply. `open_bytes`: the request counts among the
+  // dispatcher's open ones (with its message's size) until then.
   WsReplies(std::weak_ptr<OpDispatcher> d, boost::asio::any_io_executor ex, json::object echo, bool within = false,
-            bool tracked = false)
-      : d_(std::move(d)), ex_(std::move(ex)), echo_(std::move(echo)), within_(within), tracked_(tracked) {}
+            bool tracked = false, std::optional<std::size_t> open_bytes = std::nullopt)
+      : d_(std::move(d)), ex_(std::move(ex)), echo_(std::move(echo)), within_(within), tracked_(tracked),
+        open_bytes_(open_bytes) {}
+  // An op that dropped its replies without a final one (a connection's end)
+  // still gives its place back, on the dispatcher's executor.
+  ~WsReplies() override {
+    if (open_bytes_)
+      boost::asio::post(ex_, [d = d_, n = *open_bytes_] {
+        if (auto live = d.lock()) live->closed(n);
+      });
+  }
   boost::asio::any_io_executor executor() const override { return ex_; }
   void part(json::object body) override { send(std::move(body)); }
   void done(json::object body) override {
@@ -54,13 +67,17 @@ class WsReplies final : public Replies {
     if (auto d = d_.lock()) d->send(echo_, std::move(body));
   }
   void finished() {
-    if (auto d = d_.lock(); d && tracked_) d->finished(id_key(echo_));
+    auto d = d_.lock();
+    if (d && tracked_) d->finished(id_key(echo_));
+    if (d && open_bytes_) d->closed(*open_bytes_);
+    open_bytes_.reset();
   }
   std::weak_ptr<OpDispatcher> d_;
   boost::asio::any_io_executor ex_;
   json::object echo_;
   bool within_;
   bool tracked_;
+  std::optional<std::size_t> open_bytes_;
 };
 
 }  // namespace
@@ -138,6 +155,15 @@ void OpDispatcher::finished(const std::string& key) {
   if (!key.empty()) running_.erase(key);
 }
 
+bool OpDispatcher::room_for(std::size_t bytes) const {
+  return open_ < gw_.limits().ws_open_requests && open_bytes_ + bytes <= gw_.limits().ws_open_request_bytes;
+}
+
+void OpDispatcher::closed(std::size_t bytes) {
+  open_ -= std::min<std::size_t>(open_, 1);
+  open_bytes_ -= std::min(open_bytes_, bytes);
+}
+
 void OpDispatcher::handle(std::string_view text) {
   if (ending_) return;
   CheckedRequest checked = check_request(text);
@@ -151,7 +177,23 @@ void OpDispatcher::handle(std::string_view text) {
   // Ops keyed by their id (the streamed edit's) reuse it by design.
   const bool keyed = op && std::any_of(op->params.begin(), op->params.end(), [](const Param& p) { return p.name == "id"; });
   const bool tracked = op && !within && !keyed && !key.empty();
-  std::shared_ptr<Replies> out = std::make_shared<WsReplies>(weak_from_this(), ex_, checked.echo, within, tracked);
+  if (op && !within && !room_for(text.size())) {
+    const ServeLimits& l = gw_.limits();
+    return WsReplies(weak_from_this(), ex_, checked.echo)
+        .fail({Error::too_many_requests,
+               std::to_string(open_) + " requests of this connection (" + std::to_string(open_bytes_) +
+                   " bytes) wait for their final reply; at most " + std::to_string(l.ws_open_requests) + " and " +
+                   std::to_string(l.ws_open_request_bytes) + " bytes: wait for replies before sending more"},
+              {});
+  }
+  std::optional<std::size_t> counted;
+  if (op && !within) {
+    ++open_;
+    open_bytes_ += text.size();
+    counted = text.size();
+  }
+  std::shared_ptr<Replies> out =
+      std::make_shared<WsReplies>(weak_from_this(), ex_, checked.echo, within, tracked, counted);
   if (!op) return out->fail(*checked.failure, {});
   if (within && !(op->name == "stdin" && running->second == "eval"))
     return out->fail({Error::conflict, "request " + key + " is still running (" + running->second +

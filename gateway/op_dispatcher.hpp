@@ -67,6 +67,8 @@ class OpDispatcher : public std::enable_shared_from_this<OpDispatcher> {
 
   // The request with this id (serialized; "" for none) got its final reply.
   void finished(const std::string& key);
+  // A request counted as open (its message `bytes` long) got its final reply.
+  void closed(std::size_t bytes);
 
  private:
   Gateway& gw_;
@@ -76,9 +78,14 @@ class OpDispatcher : public std::enable_shared_from_this<OpDispatcher> {
   bool ended_ = false;   // no replies either
   std::shared_ptr<ConnectionState> conn_;
   // The ids of requests that have not had their final reply, with their op:
-  // a later request under one of them must not end it. As many as the
-  // requests in flight, which the ops' own queues bound.
+  // a later request under one of them must not end it. No more than the
+  // open requests below.
   std::map<std::string, std::string> running_;
+  // The requests that have not had their final reply, and their messages'
+  // bytes: ServeLimits::ws_open_requests and ws_open_request_bytes bound
+  // them, and with them running_.
+  std::size_t open_ = 0, open_bytes_ = 0;
+  bool room_for(std::size_t bytes) const;
 };
 
 }  // namespace gateway

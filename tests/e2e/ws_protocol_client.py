@@ -13,6 +13,7 @@ exactly one final message (`done` in `status`), and nothing after it.
 Usage: ws_protocol_client.py EDITGATE_BINARY. Exit 0 on success.
 """
 import asyncio
+import json
 import os
 import sys
 
@@ -68,10 +69,27 @@ async def play(server, cookie_text):
         await s.nothing_more()
 
 
+async def flood(server, cookie_text):
+    """A client that sends faster than requests end is refused past 256 open
+    requests, by name, and the connection and the gateway go on."""
+    async with connected(server, cookie_text) as s:
+        hang = {"op": "eval", "code": "await new Promise(() => {})", "timeout": 600000, "silent": True}
+        for i in range(256):
+            await s.ws.send(json.dumps({**hang, "id": "hang-%d" % i}))
+        _, r = await s.call({"op": "health", "id": "one-more"})
+        assert r["status"] == ["done", "error"] and r["reason"] == "too_many_requests", r
+        assert "256 requests of this connection" in r["error"], r
+    # The bound is the connection's: another one is answered.
+    async with connected(server, cookie_text) as s:
+        _, h = await s.call({"op": "health", "id": "fresh"})
+        assert h["status"] == ["done"], h
+
+
 def main():
     with gateway(sys.argv[1], {"a.txt": "alpha\nbeta\ngamma\n"}) as (root, server, cookie_text):
         assert cookie_text.endswith("\n")
         asyncio.run(play(server, cookie_text))
+        asyncio.run(flood(server, cookie_text))  # last: its evals hang in the Node page
         with open(os.path.join(root, "a.txt")) as f:
             assert f.read() == "alpha\nBETA\ngamma\n"
     print("ok")
