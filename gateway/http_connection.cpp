@@ -427,7 +427,7 @@ class http_connection : public Stoppable, public std::enable_shared_from_this<ht
     auto out = naming_unknown(std::make_shared<http_replies>(shared_from_this(), op.streams, keep_alive), *unknown);
     // Each request is a connection of its own: no context, a new session per run.
     op.handler(OpCall{gw_, op, std::move(params), "", "HTTP", std::make_shared<ConnectionState>(gw_.worker(), ""),
-                      std::move(out)});
+                      std::move(out), ""});
   }
 
   // One op's replies: what it sends meanwhile is gathered in "out", and the

@@ -36,4 +36,9 @@ void op_interrupt(OpCall call);
 void op_complete(OpCall call);
 void op_stdin(OpCall call);
 
+// ops_actors.cpp: the pages as the gateway's actors.
+void op_actors(OpCall call);
+void op_inspect(OpCall call);
+void op_kill(OpCall call);
+
 }  // namespace gateway

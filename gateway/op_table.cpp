@@ -108,13 +108,24 @@ const std::vector<OpSpec>& op_table() {
        "or error; logged and committed unless silent",
        true, HttpRoute{"POST", "/v1/eval", true}, &op_eval},
       {"pages", {}, "the pages with their state and log", false, HttpRoute{"GET", "/v1/pages", true}, &op_pages},
-      {"interrupt", {{"page", T::string, true}},
-       "stop the page's running job: result interrupted, idle or not-interruptible", false, std::nullopt,
-       &op_interrupt},
+      {"interrupt", {{"page", T::string}, {"interrupt-id", T::string}},
+       "stop the running job of the page (the built-in Node page when none is named), or the eval whose id is "
+       "interrupt-id: result interrupted, idle (session-idle) or not-interruptible; interrupt-id-mismatch when "
+       "that eval is not running",
+       false, std::nullopt, &op_interrupt},
       {"complete", {{"page", T::string, true}, {"code", T::string, true}},
        "property names that complete code, from the page", false, std::nullopt, &op_complete},
       {"stdin", {{"page", T::string, true}, {"text", T::string, true}}, "answer a page's need-input (prompt)", false,
        std::nullopt, &op_stdin},
+      {"actors", {},
+       "the live pages as actors: pid (the page's name), class (node or browser), module (its URL or log), "
+       "spawned_at",
+       false, std::nullopt, &op_actors},
+      {"inspect", {{"actor", T::string, true}},
+       "a page's state: its queue, the job it runs, its recent events", false, std::nullopt, &op_inspect},
+      {"kill", {{"actor", T::string, true}},
+       "stop a page: the Node page's process is restarted, a tab's connection dropped (it reconnects)", false,
+       std::nullopt, &op_kill},
       {"shutdown", {{"cookie", T::string, true}}, "stop the gateway cleanly", false, std::nullopt, &op_shutdown},
   };
   return table;
@@ -216,6 +227,10 @@ Result<json::object> params_from_query(const OpSpec& op, const std::vector<std::
     }
   }
   return params;
+}
+
+std::string request_tag(const ConnectionState& conn, const json::value& id) {
+  return conn.id + ' ' + json::serialize(id);
 }
 
 ConnectionState::ConnectionState(Worker& worker, std::string id) : worker(worker), id(std::move(id)) {}

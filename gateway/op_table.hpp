@@ -106,7 +106,12 @@ struct OpCall {
   std::string_view door;  // for the log line: "WebSocket", "HTTP"
   std::shared_ptr<ConnectionState> conn;
   std::shared_ptr<Replies> out;
+  std::string request;  // request_tag of the request's id; "" without one (HTTP)
 };
+
+// The name a request goes by beyond its door, made of its connection's id
+// and its own: an eval's, which an interrupt's `interrupt-id` names.
+std::string request_tag(const ConnectionState& conn, const boost::json::value& id);
 
 using OpHandler = void (*)(OpCall call);
 
