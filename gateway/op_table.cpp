@@ -179,10 +179,7 @@ namespace {
 class NamingUnknown final : public Replies {
  public:
   NamingUnknown(std::shared_ptr<Replies> out, const std::vector<std::string>& unknown) : out_(std::move(out)) {
-    constexpr std::size_t most = 32;
-    for (std::size_t i = 0; i < unknown.size() && i < most; ++i)
-      names_.emplace_back(editproto::unicode::to_valid_utf8(unknown[i].substr(0, 256)));
-    more_ = unknown.size() > most ? unknown.size() - most : 0;
+    name_unknown(named_, unknown);
   }
   boost::asio::any_io_executor executor() const override { return out_->executor(); }
   void part(json::object body) override { out_->part(std::move(body)); }
@@ -191,16 +188,23 @@ class NamingUnknown final : public Replies {
 
  private:
   json::object named(json::object body) const {
-    body["unknown"] = names_;
-    if (more_) body["unknown_more"] = more_;
+    for (const auto& kv : named_) body[kv.key()] = kv.value();
     return body;
   }
   std::shared_ptr<Replies> out_;
-  json::array names_;
-  std::size_t more_ = 0;
+  json::object named_;  // "unknown", and "unknown_more"
 };
 
 }  // namespace
+
+void name_unknown(json::object& body, const std::vector<std::string>& unknown) {
+  constexpr std::size_t most = 32;
+  json::array names;
+  for (std::size_t i = 0; i < unknown.size() && i < most; ++i)
+    names.emplace_back(editproto::unicode::to_valid_utf8(unknown[i].substr(0, 256)));
+  body["unknown"] = std::move(names);
+  if (unknown.size() > most) body["unknown_more"] = unknown.size() - most;
+}
 
 std::shared_ptr<Replies> naming_unknown(std::shared_ptr<Replies> out, const std::vector<std::string>& unknown) {
   if (unknown.empty()) return out;
