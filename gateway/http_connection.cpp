@@ -223,7 +223,12 @@ class http_connection : public Stoppable, public std::enable_shared_from_this<ht
     if (!authorized(has_body)) return;
     if (req.method() != http::verb::post) return respond_error(Error::method_not_allowed, "use POST", !has_body);
     auto params = edit_params(*target);
-    if (!params) return respond_error(params.error().code, params.error().message, !has_body);
+    if (!params) {
+      // Unknown names are named in "unknown" as well, as every op's reply names them.
+      json::object extra;
+      if (auto unknown = unknown_edit_params(*target); !unknown.empty()) name_unknown(extra, unknown);
+      return respond_error(params.error().code, params.error().message, !has_body, std::move(extra));
+    }
     if (gw_.stopping()) return respond_error(Error::shutting_down, "the gateway is stopping", false);
     const std::size_t limit = editproto::Limits{}.max_response_bytes;
     if (parser_->content_length() && *parser_->content_length() > limit)
@@ -427,7 +432,7 @@ class http_connection : public Stoppable, public std::enable_shared_from_this<ht
     auto out = naming_unknown(std::make_shared<http_replies>(shared_from_this(), op.streams, keep_alive), *unknown);
     // Each request is a connection of its own: no context, a new session per run.
     op.handler(OpCall{gw_, op, std::move(params), "", "HTTP", std::make_shared<ConnectionState>(gw_.worker(), ""),
-                      std::move(out)});
+                      std::move(out), ""});
   }
 
   // One op's replies: what it sends meanwhile is gathered in "out", and the
@@ -487,8 +492,7 @@ class http_connection : public Stoppable, public std::enable_shared_from_this<ht
 
   // `keep_alive` false: the request's body (if any) was not read, so the
   // connection cannot carry another request.
-  void respond_error(Error code, const std::string& message, bool keep_alive) {
-    json::object body;
+  void respond_error(Error code, const std::string& message, bool keep_alive, json::object body = {}) {
     mark_http_error(body, Failure{code, message});
     respond(static_cast<http::status>(http_status(code)), body, keep_alive);
   }

@@ -190,7 +190,7 @@ class NodePage : public std::enable_shared_from_this<NodePage> {
           const boost::json::value* f = o.if_contains(k);
           return f && f->is_string() ? std::string(f->get_string()) : std::string();
         };
-        h = repl::Hello{"", "", field("name"), field("url"), field("title"), "node", "editgate"};
+        h = repl::Hello{"", "", field("name"), field("url"), field("title"), "node", "editgate", field("user_agent")};
       }
       h.kind = "node";
       h.origin = "editgate";

@@ -1,5 +1,6 @@
 #include "gateway/op_dispatcher.hpp"
 
+#include "gateway/legacy.hpp"
 #include "gateway/op_handlers.hpp"
 #include "gateway/query.hpp"
 
@@ -22,6 +23,14 @@ constexpr std::string_view door = "WebSocket";
 std::string id_key(const json::object& echo) {
   const json::value* id = echo.if_contains("id");
   return id ? json::serialize(*id) : std::string();
+}
+
+// What every reply to a request echoes: its id and session, as sent.
+json::object echo_of(const json::object& msg) {
+  json::object echo;
+  for (std::string_view k : {"id", "session"})
+    if (const json::value* e = msg.if_contains(k)) echo[k] = *e;
+  return echo;
 }
 
 // One request's replies: each with the request's id and session; the final
@@ -105,19 +114,32 @@ Result<void> check_auth(std::string_view text, std::string_view cookie) {
   return {};
 }
 
+Result<json::object> parse_message(std::string_view text) {
+  boost::system::error_code ec;
+  json::value v = json::parse(text, ec);
+  if (ec) return Failure{Error::bad_json, "the message is not JSON (" + ec.message() + ")"};
+  if (!v.is_object()) return Failure{Error::bad_json, "a request is a JSON object with an \"op\""};
+  return std::move(v.get_object());
+}
+
 CheckedRequest check_request(std::string_view text) {
+  auto msg = parse_message(text);
+  if (!msg) {
+    CheckedRequest r;
+    r.failure = msg.error();
+    return r;
+  }
+  return check_message(std::move(*msg));
+}
+
+CheckedRequest check_message(json::object msg) {
   CheckedRequest r;
   auto refuse = [&](Failure f) {
     r.failure = std::move(f);
     return std::move(r);
   };
-  boost::system::error_code ec;
-  json::value v = json::parse(text, ec);
-  if (ec) return refuse({Error::bad_json, "the message is not JSON (" + ec.message() + ")"});
-  if (!v.is_object()) return refuse({Error::bad_json, "a request is a JSON object with an \"op\""});
-  r.msg = std::move(v.get_object());
-  for (std::string_view k : {"id", "session"})
-    if (const json::value* e = r.msg.if_contains(k)) r.echo[k] = *e;
+  r.msg = std::move(msg);
+  r.echo = echo_of(r.msg);
   const json::value* op_name = r.msg.if_contains("op");
   if (!op_name || !op_name->is_string()) return refuse({Error::missing_param, "the request has no \"op\""});
   const OpSpec* op = find_op(op_name->get_string());
@@ -166,7 +188,19 @@ void OpDispatcher::closed(std::size_t bytes) {
 
 void OpDispatcher::handle(std::string_view text) {
   if (ending_) return;
-  CheckedRequest checked = check_request(text);
+  auto msg = parse_message(text);
+  const bool legacy = msg && is_legacy(*msg);
+  CheckedRequest checked;
+  if (!msg) {
+    checked.failure = msg.error();
+  } else if (!legacy) {
+    checked = check_message(std::move(*msg));
+  } else if (auto request = from_legacy(*msg)) {
+    checked = check_message(std::move(*request));  // the request as the table knows it
+  } else {
+    checked.echo = echo_of(*msg);
+    checked.failure = request.error();
+  }
   // A request that reuses the id of one still running must not end it:
   // stdin to a running eval is answered by the eval; anything else is
   // refused without "done".
@@ -192,8 +226,20 @@ void OpDispatcher::handle(std::string_view text) {
     open_bytes_ += text.size();
     counted = text.size();
   }
-  std::shared_ptr<Replies> out =
-      std::make_shared<WsReplies>(weak_from_this(), ex_, checked.echo, within, tracked, counted);
+  std::shared_ptr<Replies> out;
+  if (legacy) {
+    auto send = [d = weak_from_this(), echo = checked.echo](json::object body) {
+      if (auto self = d.lock()) self->send(echo, std::move(body));
+    };
+    auto done = [d = weak_from_this(), key, tracked, counted] {
+      auto self = d.lock();
+      if (self && tracked) self->finished(key);
+      if (self && counted) self->closed(*counted);
+    };
+    out = legacy_replies(ex_, std::move(send), std::move(done));
+  } else {
+    out = std::make_shared<WsReplies>(weak_from_this(), ex_, checked.echo, within, tracked, counted);
+  }
   if (!op) return out->fail(*checked.failure, {});
   if (within && !(op->name == "stdin" && running->second == "eval"))
     return out->fail({Error::conflict, "request " + key + " is still running (" + running->second +
@@ -202,7 +248,10 @@ void OpDispatcher::handle(std::string_view text) {
   out = naming_unknown(std::move(out), checked.unknown);
   const json::value* s = checked.msg.if_contains("session");
   std::string session = s ? std::string(s->get_string()) : conn_->id;
-  op->handler(OpCall{gw_, *op, std::move(checked.params), std::move(session), door, conn_, std::move(out)});
+  const json::value* id = checked.echo.if_contains("id");
+  std::string request = id ? request_tag(*conn_, *id) : std::string();
+  op->handler(OpCall{gw_, *op, std::move(checked.params), std::move(session), door, conn_, std::move(out),
+                     std::move(request)});
 }
 
 void OpDispatcher::end(Error why, bool report, std::function<void()> then) {

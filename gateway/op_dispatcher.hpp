@@ -38,6 +38,10 @@ struct CheckedRequest {
   std::optional<Failure> failure;  // the error reply, echoing `echo`
 };
 CheckedRequest check_request(std::string_view text);
+// The same for a message parsed already: parse_message is check_request's
+// first step (bad_json for text that is not a JSON object).
+Result<boost::json::object> parse_message(std::string_view text);
+CheckedRequest check_message(boost::json::object msg);
 
 class OpDispatcher : public std::enable_shared_from_this<OpDispatcher> {
  public:
@@ -49,7 +53,8 @@ class OpDispatcher : public std::enable_shared_from_this<OpDispatcher> {
   const std::string& id() const { return conn_->id; }
 
   // One message from the client. Every problem gets an error reply; none
-  // ends the connection.
+  // ends the connection. A legacy message ({"type":...}, gateway/legacy.hpp)
+  // is the same request, answered in its own shape.
   void handle(std::string_view text);
 
   // An error reply for a message the socket could not deliver whole (too

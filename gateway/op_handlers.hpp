@@ -55,4 +55,9 @@ void op_reload(OpCall call);
 void op_modules(OpCall call);
 void op_unload(OpCall call);
 
+// ops_actors.cpp: the pages as the gateway's actors.
+void op_actors(OpCall call);
+void op_inspect(OpCall call);
+void op_kill(OpCall call);
+
 }  // namespace gateway

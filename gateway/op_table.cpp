@@ -108,9 +108,11 @@ const std::vector<OpSpec>& op_table() {
        "or error; logged and committed unless silent",
        true, HttpRoute{"POST", "/v1/eval", true}, &op_eval},
       {"pages", {}, "the pages with their state and log", false, HttpRoute{"GET", "/v1/pages", true}, &op_pages},
-      {"interrupt", {{"page", T::string, true}},
-       "stop the page's running job: result interrupted, idle or not-interruptible", false, std::nullopt,
-       &op_interrupt},
+      {"interrupt", {{"page", T::string}, {"interrupt-id", T::string}},
+       "stop the running job of the page (the built-in Node page when none is named), or the eval whose id is "
+       "interrupt-id: result interrupted, idle (session-idle) or not-interruptible; interrupt-id-mismatch when "
+       "that eval is not running",
+       false, std::nullopt, &op_interrupt},
       {"complete", {{"page", T::string, true}, {"code", T::string, true}},
        "property names that complete code, from the page", false, std::nullopt, &op_complete},
       {"stdin", {{"page", T::string, true}, {"text", T::string, true}}, "answer a page's need-input (prompt)", false,
@@ -127,6 +129,15 @@ const std::vector<OpSpec>& op_table() {
        std::nullopt, &op_modules},
       {"unload", {{"module", T::string, true}, {"page", T::string}},
        "forget a loaded module (what it defined stays until clear)", false, std::nullopt, &op_unload},
+      {"actors", {},
+       "the live pages as actors: pid (the page's name), class (node or browser), module (its URL or log), "
+       "spawned_at",
+       false, std::nullopt, &op_actors},
+      {"inspect", {{"actor", T::string, true}},
+       "a page's state: its queue, the job it runs, its recent events", false, std::nullopt, &op_inspect},
+      {"kill", {{"actor", T::string, true}},
+       "stop a page: the Node page's process is restarted, a tab's connection dropped (it reconnects)", false,
+       std::nullopt, &op_kill},
       {"shutdown", {{"cookie", T::string, true}}, "stop the gateway cleanly", false, std::nullopt, &op_shutdown},
   };
   return table;
@@ -180,10 +191,7 @@ namespace {
 class NamingUnknown final : public Replies {
  public:
   NamingUnknown(std::shared_ptr<Replies> out, const std::vector<std::string>& unknown) : out_(std::move(out)) {
-    constexpr std::size_t most = 32;
-    for (std::size_t i = 0; i < unknown.size() && i < most; ++i)
-      names_.emplace_back(editproto::unicode::to_valid_utf8(unknown[i].substr(0, 256)));
-    more_ = unknown.size() > most ? unknown.size() - most : 0;
+    name_unknown(named_, unknown);
   }
   boost::asio::any_io_executor executor() const override { return out_->executor(); }
   void part(json::object body) override { out_->part(std::move(body)); }
@@ -192,16 +200,23 @@ class NamingUnknown final : public Replies {
 
  private:
   json::object named(json::object body) const {
-    body["unknown"] = names_;
-    if (more_) body["unknown_more"] = more_;
+    for (const auto& kv : named_) body[kv.key()] = kv.value();
     return body;
   }
   std::shared_ptr<Replies> out_;
-  json::array names_;
-  std::size_t more_ = 0;
+  json::object named_;  // "unknown", and "unknown_more"
 };
 
 }  // namespace
+
+void name_unknown(json::object& body, const std::vector<std::string>& unknown) {
+  constexpr std::size_t most = 32;
+  json::array names;
+  for (std::size_t i = 0; i < unknown.size() && i < most; ++i)
+    names.emplace_back(editproto::unicode::to_valid_utf8(unknown[i].substr(0, 256)));
+  body["unknown"] = std::move(names);
+  if (unknown.size() > most) body["unknown_more"] = unknown.size() - most;
+}
 
 std::shared_ptr<Replies> naming_unknown(std::shared_ptr<Replies> out, const std::vector<std::string>& unknown) {
   if (unknown.empty()) return out;
@@ -228,6 +243,10 @@ Result<json::object> params_from_query(const OpSpec& op, const std::vector<std::
     }
   }
   return params;
+}
+
+std::string request_tag(const ConnectionState& conn, const json::value& id) {
+  return conn.id + ' ' + json::serialize(id);
 }
 
 ConnectionState::ConnectionState(Worker& worker, std::string id) : worker(worker), id(std::move(id)) {}

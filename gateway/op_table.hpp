@@ -106,7 +106,12 @@ struct OpCall {
   std::string_view door;  // for the log line: "WebSocket", "HTTP"
   std::shared_ptr<ConnectionState> conn;
   std::shared_ptr<Replies> out;
+  std::string request;  // request_tag of the request's id; "" without one (HTTP)
 };
+
+// The name a request goes by beyond its door, made of its connection's id
+// and its own: an eval's, which an interrupt's `interrupt-id` names.
+std::string request_tag(const ConnectionState& conn, const boost::json::value& id);
 
 using OpHandler = void (*)(OpCall call);
 
@@ -140,6 +145,8 @@ Result<std::vector<std::string>> check_params(const OpSpec& op, boost::json::obj
 // (`"unknown": [...]`, at most 32 names, the rest counted in
 // "unknown_more"); `out` itself when there are none. Every door uses it.
 std::shared_ptr<Replies> naming_unknown(std::shared_ptr<Replies> out, const std::vector<std::string>& unknown);
+// The same names in `body`: "unknown" and, past 32, "unknown_more".
+void name_unknown(boost::json::object& body, const std::vector<std::string>& unknown);
 
 // The parameters of a GET route, from its query: each value read as its
 // parameter's type (a number, a flag; a path list from repeats), names

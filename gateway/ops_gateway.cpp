@@ -1,6 +1,7 @@
 // The ops about the gateway itself: describe, health, history, shutdown.
 #include "gateway/gateway.hpp"
 #include "record/edit_log.hpp"
+#include "repl/repl.hpp"
 #include "gateway/op_handlers.hpp"
 
 #include <boost/json.hpp>
@@ -13,7 +14,42 @@ namespace gateway {
 
 namespace json = boost::json;
 
-void op_describe(OpCall call) { call.out->done(describe_ops()); }
+namespace {
+
+// Jupyter's language_info for JavaScript, at `version`.
+json::object language_info(std::string_view version) {
+  return {{"name", "javascript"},         {"version", version},      {"mimetype", "text/javascript"},
+          {"file_extension", ".js"},      {"pygments_lexer", "javascript"}, {"codemirror_mode", "javascript"}};
+}
+
+// The table's description, with what the pages run: the built-in Node
+// page's Node version while it is connected (its hello's user agent is
+// node/v<version>), and a language_info per page kind. A browser tab's
+// engine is its own; ES2017 (async functions) is what the adapter needs.
+json::object describe_with(const json::array& pages) {
+  json::object body = describe_ops();
+  json::object kinds{{"browser", language_info("ES2017")}};
+  for (const json::value& v : pages) {
+    const json::object& p = v.as_object();
+    const std::string_view agent = p.at("user_agent").as_string();
+    if (p.at("kind") != "node" || p.at("state") == "disconnected" || !agent.starts_with("node/v")) continue;
+    const std::string version(agent.substr(6));
+    body["versions"].as_object()["node"] = version;
+    kinds["node"] = language_info(version);
+    break;
+  }
+  body["language_info"] = std::move(kinds);
+  return body;
+}
+
+}  // namespace
+
+void op_describe(OpCall call) {
+  repl::Repl* repl = call.gw.repl();
+  if (!repl) return call.out->done(describe_with({}));
+  call.gw.worker().run(call.out->executor(), [repl] { return repl->pages(); },
+                       [out = call.out](json::array pages) { out->done(describe_with(pages)); });
+}
 
 void op_health(OpCall call) {
   auto up = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - call.gw.started());

@@ -77,6 +77,7 @@ repl::EvalRequest load_request(const OpCall& call) {
   req.page = page_of(call);
   if (const json::value* v = call.params.if_contains("timeout")) req.timeout = std::chrono::milliseconds(v->get_int64());
   if (const json::value* v = call.params.if_contains("agent")) req.agent = v->get_string();
+  req.request = call.request;  // interrupt-id stops a load as any eval
   return req;
 }
 

@@ -95,6 +95,7 @@ void op_eval(OpCall call) {
   if (const json::value* v = call.params.if_contains("timeout")) req.timeout = std::chrono::milliseconds(v->get_int64());
   if (const json::value* v = call.params.if_contains("agent")) req.agent = v->get_string();
   if (const json::value* v = call.params.if_contains("silent")) req.silent = v->get_bool();
+  req.request = call.request;
   run_eval(call.gw, call.out, std::move(req));
 }
 
@@ -124,17 +125,32 @@ void op_pages(OpCall call) {
 void op_interrupt(OpCall call) {
   repl::Repl* repl = call.gw.repl();
   if (!repl) return call.out->fail(no_pages);
-  // Nothing to stop says so in its status too, as nREPL's session-idle.
+  // Nothing to stop says so in its status too, as nREPL's session-idle; an
+  // interrupt-id that names no running eval is nREPL's interrupt-id-mismatch.
   auto done = [out = call.out](json::object body) {
     boost::asio::post(out->executor(), [out, body = std::move(body)]() mutable {
-      const bool idle = body.contains("result") && body.at("result") == "idle" && !body.contains("error");
+      const json::value* result = body.if_contains("result");
+      if (result && *result == "interrupt-id-mismatch") {
+        std::string message(body.at("message").as_string());
+        body.erase("message");
+        body["status"] = json::array{"interrupt-id-mismatch"};
+        return out->fail({Error::not_found, std::move(message)}, std::move(body));
+      }
+      const bool idle = result && *result == "idle" && !body.contains("error");
       if (!idle) return answer(*out, std::move(body));
       body["status"] = json::array{"session-idle"};
       out->done(std::move(body));
     });
   };
-  call.gw.worker().post([repl, page = std::string(call.params.at("page").get_string()),
-                         done = std::move(done)]() mutable { repl->interrupt(page, std::move(done)); });
+  // The default page, as eval's; an interrupt-id names the eval wherever it runs.
+  const json::value* page = call.params.if_contains("page");
+  const json::value* id = call.params.if_contains("interrupt-id");
+  std::string request = id ? request_tag(*call.conn, *id) : std::string();
+  call.gw.worker().post([repl, page = page ? std::string(page->get_string()) : std::string("node"),
+                         request = std::move(request), done = std::move(done)]() mutable {
+    if (request.empty()) return repl->interrupt(page, std::move(done));
+    repl->interrupt_request(page, request, std::move(done));
+  });
 }
 
 void op_complete(OpCall call) {

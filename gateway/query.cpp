@@ -1,5 +1,8 @@
 #include "gateway/query.hpp"
 
+#include <algorithm>
+#include <array>
+
 namespace gateway {
 
 namespace {
@@ -70,7 +73,32 @@ bool valid_name(std::string_view name) {
   return true;
 }
 
+namespace {
+constexpr std::array<std::string_view, 5> edit_names{"dry_run", "agent", "session", "context", "fuzz"};
+}
+
+std::vector<std::string> unknown_edit_params(const Target& target) {
+  std::vector<std::string> unknown;
+  for (const auto& [key, value] : target.params)
+    if (std::find(edit_names.begin(), edit_names.end(), key) == edit_names.end() &&
+        std::find(unknown.begin(), unknown.end(), key) == unknown.end())
+      unknown.push_back(key);
+  return unknown;
+}
+
 Result<EditParams> edit_params(const Target& target) {
+  // Every unknown name at once, before any value is judged: a client fixes
+  // its query in one go. Nothing is applied: a typo must not turn a dry run
+  // into a real write.
+  if (auto unknown = unknown_edit_params(target); !unknown.empty()) {
+    std::string names;
+    for (std::size_t i = 0; i < unknown.size() && i < 32; ++i) names += (i ? ", '" : "'") + unknown[i] + "'";
+    if (unknown.size() > 32) names += " and " + std::to_string(unknown.size() - 32) + " more";
+    std::string known;
+    for (std::string_view k : edit_names) known += (known.empty() ? "" : ", ") + std::string(k);
+    const std::string what = unknown.size() == 1 ? "unknown query parameter " : "unknown query parameters ";
+    return Failure{Error::bad_request, what + names + "; /v1/edits takes " + known + ", and nothing was applied"};
+  }
   EditParams p;
   for (const auto& [key, value] : target.params) {
     if (key == "dry_run") {
@@ -92,9 +120,6 @@ Result<EditParams> edit_params(const Target& target) {
     } else if (key == "fuzz") {
       if (value != "whitespace") return Failure{Error::bad_request, "fuzz accepts only 'whitespace', not '" + value + "'"};
       p.fuzz_whitespace = true;
-    } else {
-      return Failure{Error::bad_request, "unknown query parameter '" + key +
-                                             "'; /v1/edits takes dry_run, agent, session, context, fuzz"};
     }
   }
   return p;

@@ -31,9 +31,11 @@ struct EditParams {
 };
 
 // dry_run (true/false/1/0, or bare), agent, session, context (repeatable),
-// fuzz (whitespace). Anything else is Error::bad_request naming it, so a
-// typo never passes silently.
+// fuzz (whitespace). Any other name is Error::bad_request naming each of
+// them (unknown_edit_params), so a typo never passes silently.
 Result<EditParams> edit_params(const Target& target);
+// The names in the query /v1/edits does not take, each once, in order.
+std::vector<std::string> unknown_edit_params(const Target& target);
 
 // Shared by both doors: "true"/"1"/"" are true, "false"/"0" false.
 std::optional<bool> parse_flag(std::string_view v);

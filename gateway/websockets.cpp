@@ -343,7 +343,8 @@ class page_socket : public Stoppable, public std::enable_shared_from_this<page_s
       return f && f->is_string() ? std::string(f->get_string()) : std::string();
     };
     // Whatever the page says, it is a browser: only the gateway starts Node pages.
-    repl::Hello h{field("id"), field("secret"), field("name"), field("url"), field("title"), "browser", origin_};
+    repl::Hello h{field("id"),    field("secret"), field("name"),      field("url"),
+                  field("title"), "browser",       origin_, field("user_agent")};
     hello_sent_ = true;
     hello_timer_.cancel();
     auto link = std::make_shared<Link>();

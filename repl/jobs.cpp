@@ -24,6 +24,7 @@ void Repl::eval(EvalRequest request, Listener listener) {
   job->agent = request.agent.empty() ? "agent" : request.agent;
   job->codes = {std::move(request.code)};
   job->silent = request.silent;
+  job->request = std::move(request.request);
   job->timeout = request.timeout.count() > 0 ? request.timeout : opt_.timeout;
   job->listener = std::move(listener);
   if (request.module) job->listener.done = loading(p->id, std::move(*request.module), std::move(job->listener.done));

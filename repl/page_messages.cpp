@@ -98,6 +98,7 @@ void Repl::on_event(Page& p, const json::object& msg) {
   e.ts = ts != msg.end() && ts->value().is_int64()
              ? ts->value().get_int64()
              : std::chrono::duration_cast<std::chrono::milliseconds>(wall::now().time_since_epoch()).count();
+  keep_recent(p, e);
   // A flood of output costs a count, not memory: what is past the bound is
   // neither kept nor passed on.
   auto fits = [&](const std::vector<Event>& kept, std::size_t bytes) {

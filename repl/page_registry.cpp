@@ -36,6 +36,7 @@ Hello clean_hello(const Hello& raw) {
   h.title = page_line(raw.title, page_bounds::title);
   h.kind = page_line(raw.kind, page_bounds::word);
   h.origin = page_line(raw.origin, page_bounds::url);
+  h.user_agent = page_line(raw.user_agent, page_bounds::title);
   return h;
 }
 
@@ -289,7 +290,8 @@ Result<Repl::Welcome> Repl::connect(const Hello& raw_hello, std::shared_ptr<Page
   p->title = hello.title;
   p->kind = hello.kind == "node" ? "node" : "browser";
   p->origin = hello.origin;
-  p->last_seen = wall::now();
+  p->user_agent = hello.user_agent;
+  p->last_seen = p->connected_at = wall::now();
   open_log(*p, returning);
   json::object welcome{{"type", "welcome"}, {"id", p->id}, {"name", p->stem}, {"log", p->log->path()}};
   // The Node page's secret stays with its transport, out of reach of the code it runs.
@@ -364,6 +366,7 @@ boost::json::array Repl::pages() const {
         {"log", p->log->path()},
         {"queued", p->queue.size()},
         {"last_seen", clock_text(p->last_seen)},
+        {"user_agent", p->user_agent},
     });
   }
   return out;

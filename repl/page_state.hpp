@@ -55,6 +55,7 @@ struct Repl::Job {
   // answer to the interrupt tells what became of it (Repl::end_timeout).
   std::optional<std::int64_t> gave_up;
   bool interrupted = false;  // an agent's interrupt was sent to it: its error says so
+  std::string request;       // EvalRequest::request
 };
 
 struct Repl::Page {
@@ -97,7 +98,13 @@ struct Repl::Page {
   std::map<std::uint64_t, std::string> done_early;  // with how each ended
   Modules modules;      // what load-file ran in it since it connected
   std::string outcome;  // how its last job ended, for debug.md ("job 7 failed after 60500ms (timeout)")
+  std::string user_agent;
+  wall::time_point connected_at;  // its link's, the actors' spawned_at
+  std::deque<Event> recent;       // its last events, cut short, for inspect (keep_recent)
 };
+
+// Keeps a short copy of `e` among the page's recent events (page_actors.cpp).
+void keep_recent(Repl::Page& p, const Event& e);
 
 inline double ms_since(steady::time_point t) {
   return std::chrono::duration<double, std::milli>(steady::now() - t).count();

@@ -59,6 +59,7 @@ struct Hello {
   std::string title;
   std::string kind;  // browser, node: set by the transport, never by the page
   std::string origin;
+  std::string user_agent;  // the page's own word: node/<version>, a browser's navigator.userAgent
 };
 
 // How an agent hears about its eval: `out` while it runs (console output,
@@ -79,6 +80,7 @@ struct EvalRequest {
   // load-file: the code is this workspace file; once it ran without an
   // error the page lists it among its modules.
   std::optional<LoadedModule> module;
+  std::string request;  // the door's name for the request (an interrupt names it); "" none
 };
 
 struct Options {
@@ -139,6 +141,23 @@ class Repl {
   Result<bool> unload(const std::string& page, const std::string& module);
   // The file a loaded module came from; nullopt when the page has none by that name.
   Result<std::optional<std::string>> module_path(const std::string& page, const std::string& module);
+
+  // The pages as the concurrent things of the gateway (page_actors.cpp).
+  // The live pages: name, kind, URL (a browser's) or log (Node's), when
+  // each connected.
+  boost::json::array actors() const;
+  // One page's state: its queue, the job it runs, its recent events.
+  Result<boost::json::object> inspect(const std::string& page);
+  // Stops a live page, with a note in its log: the Node page's process is
+  // killed and started again by its transport, a tab's socket is dropped
+  // (its adapter connects again). Its running job fails context_destroyed.
+  Result<boost::json::object> kill(const std::string& page);
+  // Interrupts the job of the request the door named `request`
+  // (EvalRequest::request), in whichever page it runs; a queued one is
+  // taken out of its queue. When no job has that name: "idle" when `page`
+  // runs nothing, else "interrupt-id-mismatch" naming the job it runs.
+  void interrupt_request(const std::string& page, const std::string& request,
+                         std::function<void(boost::json::object)> done);
 
   // The edit path: an agent's edit wrote `path`. When it is a chat log, the
   // requests it appended below the footer are dispatched. Here and below, a

@@ -286,6 +286,10 @@ TEST_CASE("HTTP attack probes are refused with a named error and change nothing"
   refused(client::request(gw.port(), "GET", "/v1/health", "", {{"Host", "attacker.test:" + port}}), 403,
           "host_not_allowed");
   refused(client::request(gw.port(), "POST", "/v1/edits?dryrun=1", body, auth), 400, "bad_request");
+  // Each unknown name, in the answer's "unknown" as an op's reply names them.
+  auto typos = client::request(gw.port(), "POST", "/v1/edits?dryrun=1&agnet=me&agent=a", body, auth);
+  CHECK(typos.status == 400);
+  CHECK(obj(typos.body).at("unknown") == json::array{"dryrun", "agnet"});
   refused(client::request(gw.port(), "POST", "/v1/edits?fuzz=lots", body, auth), 400, "bad_request");
   refused(client::request(gw.port(), "POST", "/v1/edits?agent=a%2", body, auth), 400, "bad_request");
   refused(client::request(gw.port(), "GET", "/v1/edits", "", auth), 405, "method_not_allowed");

@@ -77,6 +77,17 @@ TEST_CASE("edit parameters from the query", "[security]") {
   CHECK(parse_target("/v1/edits?a=%zz").error().code == Error::bad_request);
 }
 
+TEST_CASE("every unknown edit parameter is named at once, before any value is judged", "[security]") {
+  const auto target = *parse_target("/v1/edits?dryrun=1&agent=../x&agnet=me&dryrun=0");
+  auto p = edit_params(target);
+  REQUIRE_FALSE(p.has_value());
+  CHECK(p.error().code == Error::bad_request);
+  CHECK_THAT(p.error().message, Catch::Contains("'dryrun', 'agnet'") &&
+                                    Catch::Contains("dry_run, agent, session, context, fuzz"));
+  CHECK(unknown_edit_params(target) == std::vector<std::string>{"dryrun", "agnet"});
+  CHECK(unknown_edit_params(*parse_target("/v1/edits?dry_run&context=a.py&context=b.py")).empty());
+}
+
 TEST_CASE("the state folder: one gateway per workspace, a cookie kept private", "[security]") {
   test::TempDir dir;
   std::string cookie;
