@@ -109,6 +109,9 @@ json::object clean_page_message(json::object raw) {
     if (std::isfinite(ms) && ms >= 0) out["duration_ms"] = ms;
   }
   if (const json::value* v = raw.if_contains("ok"); v && v->is_bool()) out["ok"] = v->get_bool();
+  // An event's line end: only a newline or none.
+  if (const json::value* v = raw.if_contains("end"); v && v->is_string() && (v->get_string() == "\n" || v->get_string().empty()))
+    out["end"] = v->get_string();
   if (const json::value* v = raw.if_contains("text"); v && v->is_string())
     out["text"] = page_text(v->get_string(), page_bounds::text);
   if (json::value* v = raw.if_contains("value")) out["value"] = std::move(*v);

@@ -49,7 +49,7 @@ std::optional<std::int64_t> page_time(const boost::json::value& v);
 // A page's message with the fields the REPL reads checked and bounded:
 // `type`, `source`, `lang`, `status` one short line; `job` a non-negative
 // integer; `ts` page_time(); `duration_ms` finite and not negative; `ok` a
-// bool; `text` and `error`'s `message` and `stack` page_text(); `error`'s
+// bool; `end` (an event's line end) "\n" or ""; `text` and `error`'s `message` and `stack` page_text(); `error`'s
 // `name`, `message` (interrupted), `prompt` and `items` one line each. A
 // field that fails its check is left out, as if the page had not sent it.
 // `value` (tagged JSON, written inside a JSON fence) is kept as it is.

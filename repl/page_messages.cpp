@@ -107,9 +107,15 @@ void Repl::on_event(Page& p, const json::object& msg) {
     Job& job = *p.running;
     if (!fits(job.events, job.events_bytes)) {
       ++job.events_dropped;
+      job.output_truncated = true;
       return;
     }
-    if (job.listener.out) job.listener.out({{"out", e.text}, {"source", e.source}, {"page", p.stem}});
+    // The agent hears each write as written, with its line end (a page
+    // that sends none ends its lines); the log keeps the text alone.
+    const auto end = msg.find("end");
+    const std::string written = e.text + (end != msg.end() ? std::string(end->value().get_string()) : "\n");
+    job.output += written;
+    if (job.listener.out) job.listener.out({{"out", written}, {"source", e.source}, {"page", p.stem}});
     job.events_bytes += e.text.size();
     job.events.push_back(std::move(e));
     return;

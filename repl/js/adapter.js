@@ -337,8 +337,9 @@ function lookupGlobal(name) {
 
 // --- events ---------------------------------------------------------------------------------------------
 
+// Every event of a tab is a whole line (a console call, an error): its `end` is '\n'.
 function emit(source, lang, text) {
-  send({ type: 'event', job: current, source: source, lang: lang, text: text, ts: Date.now() });
+  send({ type: 'event', job: current, source: source, lang: lang, text: text, end: '\n', ts: Date.now() });
 }
 
 function captureConsole() {

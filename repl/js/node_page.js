@@ -37,8 +37,10 @@ globalThis.require = createRequire(process.cwd() + '/');
 globalThis.prompt = prompt;
 globalThis.editgate = { prompt, version: '1' };
 
-function emit(source, lang, text) {
-  send({ type: 'event', job: current, source, lang, text, ts: Date.now() });
+// `end`: the line end the write had, which `text` goes without ('\n' or ''): a console call ends
+// its line, a stream write may not.
+function emit(source, lang, text, end = '\n') {
+  send({ type: 'event', job: current, source, lang, text, end, ts: Date.now() });
 }
 
 for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
@@ -59,7 +61,7 @@ console.dir = (value) => console.log(value);
 
 // The page's own last words (refused, a broken channel) go to the real stderr; everything the code
 // writes to process.stdout / process.stderr is output like the console's, one event per write
-// (a trailing newline dropped), and never reaches the gateway's own streams.
+// (a trailing newline dropped from the text and sent as its `end`), and never reaches the gateway's own streams.
 const fatal = process.stderr.write.bind(process.stderr);
 for (const stream of [process.stdout, process.stderr]) {
   const source = stream === process.stdout ? 'process.stdout' : 'process.stderr';
@@ -72,7 +74,8 @@ for (const stream of [process.stdout, process.stderr]) {
     } catch {
       text = String(chunk);
     }
-    emit(source, 'Text', text.endsWith('\n') ? text.slice(0, -1) : text);
+    const ended = text.endsWith('\n');
+    emit(source, 'Text', ended ? text.slice(0, -1) : text, ended ? '\n' : '');
     if (typeof callback === 'function') process.nextTick(callback);
     return true;
   };

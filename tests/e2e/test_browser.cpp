@@ -153,8 +153,9 @@ TEST_CASE("a headless Chromium page with /adapter.js runs code for an agent, and
 
   ws.send(json::serialize(json::object{{"op", "eval"}, {"id", "c"}, {"page", page}, {"code", "console.warn('careful'); 1"}}));
   auto msgs = ws.until_done(30s);
-  CHECK(obj(msgs.front()).at("out") == "careful");
+  CHECK(obj(msgs.front()).at("out") == "careful\n");
   CHECK(obj(msgs.front()).at("source") == "console.warn");
+  CHECK(obj(msgs.back()).at("output") == "careful\n");
 
   const test::fs::path log = dir / ("debug/" + page + ".md");
   std::string text = test::read_file(log);

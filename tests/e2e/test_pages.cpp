@@ -68,9 +68,16 @@ TEST_CASE_METHOD(NodeGateway, "errors with their stack, console output, top-leve
 
   auto out = eval(ws, "node", "console.log('hi'); await new Promise(r => setTimeout(r, 5)); 7");
   REQUIRE(out.size() >= 2);
-  CHECK(out.front().at("out") == "hi");
+  // Each console write streams with its line end, and the final reply
+  // carries all of it as output; the log keeps the text as it was.
+  CHECK(out.front().at("out") == "hi\n");
   CHECK(out.front().at("source") == "console.log");
+  CHECK(!out.front().contains("status"));
   CHECK(out.back().at("value") == 7);
+  CHECK(out.back().at("output") == "hi\n");
+  CHECK(!out.back().contains("output_truncated"));
+  // Nothing written: no output at all.
+  CHECK(!eval(ws, "node", "8").back().contains("output"));
   text = test::read_file(log);
   CHECK(text.find("```JSON\n7\n```\n```Text console.log\nhi\n```\n") != std::string::npos);
 
