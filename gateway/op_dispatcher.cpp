@@ -160,7 +160,7 @@ void OpDispatcher::handle(std::string_view text) {
   out = naming_unknown(std::move(out), checked.unknown);
   const json::value* s = checked.msg.if_contains("session");
   std::string session = s ? std::string(s->get_string()) : conn_->id;
-  op->handler(OpCall{gw_, *op, std::move(checked.params), std::move(session), door, conn_, std::move(out)});
+  op->handler(OpCall{gw_, *op, std::move(checked.params), std::move(session), door, conn_, std::move(out), key});
 }
 
 void OpDispatcher::end(Error why, bool report, std::function<void()> then) {

@@ -35,5 +35,12 @@ void op_pages(OpCall call);
 void op_interrupt(OpCall call);
 void op_complete(OpCall call);
 void op_stdin(OpCall call);
+// A REPL answer (made on the worker thread) carried to the door's executor
+// as the final reply, its codes the gateway's.
+std::function<void(boost::json::object)> final_from_repl(std::shared_ptr<Replies> out);
+
+// ops_inspect.cpp: what a page can tell about a symbol, without running it.
+void op_info(OpCall call);
+void op_docs(OpCall call);
 
 }  // namespace gateway

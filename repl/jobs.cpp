@@ -21,6 +21,7 @@ void Repl::eval(EvalRequest request, Listener listener) {
   if (!found) return answer_error(found.error().code, found.error().message);
   Page* p = *found;
   auto job = std::make_shared<Job>();
+  job->id = request.job;
   job->agent = request.agent.empty() ? "agent" : request.agent;
   job->codes = {std::move(request.code)};
   job->silent = request.silent;

@@ -75,6 +75,14 @@ struct EvalRequest {
   std::string code;
   std::chrono::milliseconds timeout{0};  // 0: the default
   bool silent = false;                   // tooling: not written to the log
+  std::uint64_t job = 0;                 // its number, taken from next_sequence(); 0: numbered here
+};
+
+// What stdin hands a page's waiting prompt: a line of text, or the end of
+// input (the prompt resolves to null).
+struct Input {
+  std::string text;
+  bool eof = false;
 };
 
 struct Options {
@@ -127,7 +135,15 @@ class Repl {
   boost::json::array pages() const;
   void interrupt(const std::string& page, std::function<void(boost::json::object)> done);
   void complete(const std::string& page, std::string code, std::function<void(boost::json::object)> done);
-  Result<void> input(const std::string& page, std::string text);
+  // info and docs: what the page can tell about `symbol` (a dotted path of
+  // identifiers, checked by the caller), as {"info": {...}}; no job, so
+  // nothing is logged or committed.
+  void inspect(const std::string& page, std::string_view what, std::string symbol,
+               std::function<void(boost::json::object)> done);
+  // stdin: to the prompt that `page`'s running job waits on, or that job
+  // `job` waits on wherever it runs. not_found when none waits.
+  Result<void> input(const std::string& page, Input in);
+  Result<void> input(std::uint64_t job, Input in);
 
   // The edit path: an agent's edit wrote `path`. When it is a chat log, the
   // requests it appended below the footer are dispatched. Here and below, a
@@ -210,6 +226,7 @@ class Repl {
   void flush_background(Page& p);
   void await_answer(Page& p, std::uint64_t req, std::function<void(boost::json::object)> done,
                     boost::json::object otherwise);
+  Result<void> send_input(Page& p, Input in);
 
   // The intake's glue (log_requests.cpp): requests found in a changed log.
   // `door`: the change is an agent's edit; else a save, or text found at start.

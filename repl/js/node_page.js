@@ -217,7 +217,7 @@ function interrupt(job) {
 
 function answer(msg) {
   const i = prompts.findIndex((p) => p.job === msg.job);
-  if (i >= 0) prompts.splice(i, 1)[0].resolve(typeof msg.text === 'string' ? msg.text : '');
+  if (i >= 0) prompts.splice(i, 1)[0].resolve(msg.eof === true ? null : typeof msg.text === 'string' ? msg.text : '');
 }
 
 function lookupGlobal(name) {
@@ -235,9 +235,13 @@ function receive(line) {
       case 'eval': run(msg); break;
       case 'interrupt': interrupt(msg.job); break;
       case 'complete':
-        send({ type: 'completions', job: msg.job, items: editgateCompletions(typeof msg.code === 'string' ? msg.code : '', lookupGlobal) });
+        var code = typeof msg.code === 'string' ? msg.code : '';
+        send({ type: 'completions', job: msg.job, items: editgateCompletions(code, lookupGlobal), start: editgateCompletionStart(code) });
         break;
       case 'stdin': answer(msg); break;
+      case 'inspect':
+        send({ type: 'inspected', job: msg.job, info: editgateInspect(msg.what, msg.symbol, lookupGlobal) });
+        break;
     }
   } catch (e) {
     fatal('editgate node page: failed to handle a gateway message: ' + e + '\n');
