@@ -29,10 +29,14 @@ int run_eval(const EvalArgs& args, std::ostream& out, std::ostream& err) {
   if (args.format == "json") {
     out << json::serialize(o) << "\n";
   } else {
+    // Each write as the page wrote it, with its line end; the value starts a line of its own.
+    std::string printed;
     if (const json::value* lines = o.if_contains("out"); lines && lines->is_array())
       for (const auto& m : lines->get_array())
-        if (m.is_object() && m.get_object().contains("out"))
-          out << m.get_object().at("out").as_string().c_str() << "\n";
+        if (m.is_object() && m.get_object().contains("out") && m.get_object().at("out").is_string())
+          printed += m.get_object().at("out").get_string();
+    if (!printed.empty() && printed.back() != '\n') printed += '\n';
+    out << printed;
     if (const json::value* value = o.if_contains("value")) out << repl::pretty_json(*value) << "\n";
   }
   if (const json::value* e = o.if_contains("error"); e && e->is_string()) {

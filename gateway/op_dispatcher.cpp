@@ -248,10 +248,7 @@ void OpDispatcher::handle(std::string_view text) {
   out = naming_unknown(std::move(out), checked.unknown);
   const json::value* s = checked.msg.if_contains("session");
   std::string session = s ? std::string(s->get_string()) : conn_->id;
-  const json::value* id = checked.echo.if_contains("id");
-  std::string request = id ? request_tag(*conn_, *id) : std::string();
-  op->handler(OpCall{gw_, *op, std::move(checked.params), std::move(session), door, conn_, std::move(out),
-                     std::move(request)});
+  op->handler(OpCall{gw_, *op, std::move(checked.params), std::move(session), door, conn_, std::move(out), key});
 }
 
 void OpDispatcher::end(Error why, bool report, std::function<void()> then) {

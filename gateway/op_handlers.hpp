@@ -44,7 +44,10 @@ void op_stdin(OpCall call);
 Error from_repl(repl::Error e);
 // Runs `req` (on the worker) and answers as eval does: out messages, then
 // the final reply. What every op that runs code in a page goes through.
-void run_eval(Gateway& gw, std::shared_ptr<Replies> out, repl::EvalRequest req);
+// `key`: the request's id on `conn`, by which stdin and interrupt-id find
+// the eval while it runs ("" without one).
+void run_eval(Gateway& gw, std::shared_ptr<Replies> out, repl::EvalRequest req, std::string key = {},
+              std::weak_ptr<ConnectionState> conn = {});
 // The page an op names, or the default page (the built-in Node page).
 std::string page_of(const OpCall& call);
 
@@ -59,5 +62,13 @@ void op_unload(OpCall call);
 void op_actors(OpCall call);
 void op_inspect(OpCall call);
 void op_kill(OpCall call);
+
+// A REPL answer (made on the worker thread) carried to the door's executor
+// as the final reply, its codes the gateway's.
+std::function<void(boost::json::object)> final_from_repl(std::shared_ptr<Replies> out);
+
+// ops_symbols.cpp: what a page can tell about a symbol, without running it.
+void op_info(OpCall call);
+void op_docs(OpCall call);
 
 }  // namespace gateway

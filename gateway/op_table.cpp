@@ -28,6 +28,25 @@ std::vector<Param> edit_params_with(Param first) {
   return {first, {"dry_run", T::flag}, {"agent", T::name}, {"context", T::paths}, {"fuzz", T::fuzz}};
 }
 
+// A dotted path of ASCII identifiers: what info and docs look up, checked
+// here so that nothing else ever reaches a page as a symbol.
+bool valid_symbol(std::string_view s) {
+  if (s.empty() || s.size() > 256) return false;
+  bool start = true;  // at the start of an identifier
+  for (char c : s) {
+    const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$';
+    if (c == '.') {
+      if (start) return false;
+      start = true;
+    } else if (letter || (!start && c >= '0' && c <= '9')) {
+      start = false;
+    } else {
+      return false;
+    }
+  }
+  return !start;
+}
+
 std::optional<std::string> check_type(std::string_view param, ParamType type, const json::value& v) {
   const std::string p(param);
   switch (type) {
@@ -52,6 +71,14 @@ std::optional<std::string> check_type(std::string_view param, ParamType type, co
       if (!v.is_int64() || v.get_int64() < 1 || v.get_int64() > 3'600'000)
         return p + " must be a whole number of milliseconds, 1 to 3600000";
       break;
+    case T::symbol:
+      if (!v.is_string() || !valid_symbol(v.get_string()))
+        return p + " must be a dotted path of identifiers (Math.max), 1-256 of letters, digits, '_', '$' and '.'";
+      break;
+    case T::offset:
+      if (!v.is_int64() || v.get_int64() < 0 || v.get_int64() > 16'777'216)
+        return p + " must be a whole number, 0 to 16777216";
+      break;
     case T::fuzz:
       if (!v.is_string() || v.get_string() != "whitespace") return p + " accepts only \"whitespace\"";
       break;
@@ -70,7 +97,7 @@ const Param* param_of(const OpSpec& op, std::string_view name) {
 json::value query_value(ParamType type, const std::string& v) {
   if (type == T::flag) {
     if (auto f = parse_flag(v)) return *f;
-  } else if (type == T::count || type == T::millis) {
+  } else if (type == T::count || type == T::millis || type == T::offset) {
     std::int64_t n = 0;
     auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
     if (ec == std::errc() && end == v.data() + v.size()) return n;
@@ -113,10 +140,21 @@ const std::vector<OpSpec>& op_table() {
        "interrupt-id: result interrupted, idle (session-idle) or not-interruptible; interrupt-id-mismatch when "
        "that eval is not running",
        false, std::nullopt, &op_interrupt},
-      {"complete", {{"page", T::string, true}, {"code", T::string, true}},
-       "property names that complete code, from the page", false, std::nullopt, &op_complete},
-      {"stdin", {{"page", T::string, true}, {"text", T::string, true}}, "answer a page's need-input (prompt)", false,
-       std::nullopt, &op_stdin},
+      {"complete", {{"code", T::string, true}, {"page", T::string}, {"cursor_pos", T::offset}},
+       "property names that complete code at cursor_pos (UTF-16 units, default its end), from the page (the "
+       "built-in Node page when none is named), with the range they replace",
+       false, std::nullopt, &op_complete},
+      {"stdin", {{"value", T::string, true}, {"page", T::string}},
+       "input for the eval waiting on it (need-input), sent under that eval's id (or to the eval a page runs); "
+       "\"eof\" ends the input",
+       false, std::nullopt, &op_stdin},
+      {"info", {{"symbol", T::symbol, true}, {"page", T::string}},
+       "what the page can tell about a global symbol (a dotted path): found, kind, signature or constructor, a "
+       "description; nothing of it runs, nothing is logged",
+       false, std::nullopt, &op_info},
+      {"docs", {{"symbol", T::symbol, true}, {"page", T::string}},
+       "a function's or class's source head and length, from the page; nothing is logged", false, std::nullopt,
+       &op_docs},
       {"load-file", {{"path", T::string, true}, {"page", T::string}, {"agent", T::name}, {"timeout", T::millis}},
        "run a workspace JavaScript file in the page, logged as an eval of its text; the page lists it in modules",
        true, std::nullopt, &op_load_file},
@@ -243,10 +281,6 @@ Result<json::object> params_from_query(const OpSpec& op, const std::vector<std::
     }
   }
   return params;
-}
-
-std::string request_tag(const ConnectionState& conn, const json::value& id) {
-  return conn.id + ' ' + json::serialize(id);
 }
 
 ConnectionState::ConnectionState(Worker& worker, std::string id) : worker(worker), id(std::move(id)) {}

@@ -36,6 +36,8 @@ enum class ParamType {
   paths,   // an array of file paths (repeatable in a query)
   count,   // a whole number, 1 to 10000
   millis,  // a whole number of milliseconds, 1 to 3600000
+  offset,  // a whole number, 0 to 16777216 (a position in a message's text)
+  symbol,  // a dotted path of identifiers (Math.max): never code
   fuzz,    // only "whitespace"
 };
 
@@ -93,6 +95,10 @@ struct ConnectionState {
   // not_in_context); nullopt until it declares any. The door's executor only.
   std::optional<std::set<std::string>> context;
   std::map<std::string, OpenEdit> edits;  // by the streamed edit's id; worker thread only
+  // The running evals' job numbers, by their request's id (serialized), so
+  // stdin finds an eval by its id alone. Worker thread only; bounded by the
+  // requests in flight (the dispatcher's running set).
+  std::map<std::string, std::uint64_t> evals;
 };
 
 struct OpSpec;
@@ -106,12 +112,9 @@ struct OpCall {
   std::string_view door;  // for the log line: "WebSocket", "HTTP"
   std::shared_ptr<ConnectionState> conn;
   std::shared_ptr<Replies> out;
-  std::string request;  // request_tag of the request's id; "" without one (HTTP)
+  std::string request_id = {};  // the envelope's id, serialized; "" without one (and over HTTP)
 };
 
-// The name a request goes by beyond its door, made of its connection's id
-// and its own: an eval's, which an interrupt's `interrupt-id` names.
-std::string request_tag(const ConnectionState& conn, const boost::json::value& id);
 
 using OpHandler = void (*)(OpCall call);
 

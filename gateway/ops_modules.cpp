@@ -77,20 +77,32 @@ repl::EvalRequest load_request(const OpCall& call) {
   req.page = page_of(call);
   if (const json::value* v = call.params.if_contains("timeout")) req.timeout = std::chrono::milliseconds(v->get_int64());
   if (const json::value* v = call.params.if_contains("agent")) req.agent = v->get_string();
-  req.request = call.request;  // interrupt-id stops a load as any eval
   return req;
 }
 
+// Where a load answers: the op's door, and the request's id there (stdin
+// and interrupt-id find the load by it, as any eval).
+struct Door {
+  Gateway& gw;
+  std::shared_ptr<Replies> out;
+  std::string key;
+  std::weak_ptr<ConnectionState> conn;
+};
+
+Door door_of(const OpCall& call) { return {call.gw, call.out, call.request_id, call.conn}; }
+
 // Reads `path` on the worker and runs it in the page as a module.
-void load(Gateway& gw, std::shared_ptr<Replies> out, repl::EvalRequest req, std::string path) {
-  gw.worker().post([&gw, out = std::move(out), req = std::move(req), path = std::move(path)]() mutable {
+void load(Door door, repl::EvalRequest req, std::string path) {
+  door.gw.worker().post([door = std::move(door), req = std::move(req), path = std::move(path)]() mutable {
+    Gateway& gw = door.gw;
+    const std::shared_ptr<Replies>& out = door.out;
     auto file = read_module(gw.worker().workspace(), path);
     if (!file) return boost::asio::post(out->executor(), [out, f = file.error()] { out->fail(f); });
     req.module = repl::LoadedModule{file->rel, editgit::blob_id(file->text), {}, 0};
     req.code = std::move(file->text);
     if (!req.code.empty() && req.code.back() != '\n') req.code += '\n';
     req.code += source_url(file->rel);
-    run_eval(gw, out, std::move(req));
+    run_eval(gw, out, std::move(req), std::move(door.key), std::move(door.conn));
   });
 }
 
@@ -98,7 +110,7 @@ void load(Gateway& gw, std::shared_ptr<Replies> out, repl::EvalRequest req, std:
 
 void op_load_file(OpCall call) {
   if (!call.gw.repl()) return call.out->fail(no_pages);
-  load(call.gw, call.out, load_request(call), std::string(call.params.at("path").get_string()));
+  load(door_of(call), load_request(call), std::string(call.params.at("path").get_string()));
 }
 
 void op_load_source(OpCall call) {
@@ -112,7 +124,7 @@ void op_reload(OpCall call) {
   if (!repl) return call.out->fail(no_pages);
   const json::value* path = call.params.if_contains("path");
   const json::value* module = call.params.if_contains("module");
-  if (path) return load(call.gw, call.out, load_request(call), std::string(path->get_string()));
+  if (path) return load(door_of(call), load_request(call), std::string(path->get_string()));
   if (!module) return call.out->fail({Error::missing_param, "reload needs \"module\" or \"path\""});
   // The module's own file, as the page loaded it.
   const std::string name(module->get_string());
@@ -120,10 +132,10 @@ void op_reload(OpCall call) {
   std::string page = req.page;  // the arguments below are evaluated in any order
   call.gw.worker().run(
       call.out->executor(), [repl, page = std::move(page), name] { return repl->module_path(page, name); },
-      [&gw = call.gw, out = call.out, req = std::move(req), name](repl::Result<std::optional<std::string>> found) mutable {
-        if (!found) return out->fail({from_repl(found.error().code), found.error().message});
-        if (!*found) return out->fail({Error::module_not_loaded, name + " (load-file loads it by its path)"});
-        load(gw, out, std::move(req), **found);
+      [door = door_of(call), req = std::move(req), name](repl::Result<std::optional<std::string>> found) mutable {
+        if (!found) return door.out->fail({from_repl(found.error().code), found.error().message});
+        if (!*found) return door.out->fail({Error::module_not_loaded, name + " (load-file loads it by its path)"});
+        load(std::move(door), std::move(req), **found);
       });
 }
 

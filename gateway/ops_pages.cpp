@@ -8,7 +8,10 @@
 #include <boost/asio/post.hpp>
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <array>
+#include <limits>
+#include <optional>
 
 namespace gateway {
 
@@ -86,7 +89,31 @@ std::function<void(json::object)> posted(std::shared_ptr<Replies> out, bool fina
 
 const Failure no_pages{Error::not_found, "this gateway runs no pages"};
 
+// A place in UTF-8 text, in bytes and in UTF-16 units.
+struct Position {
+  std::size_t bytes = 0;
+  std::uint64_t units = 0;
+};
+
+// The place `units` UTF-16 units into `text` (valid UTF-8, as JSON gives
+// it), or its end when it is shorter; a place inside a surrogate pair is
+// the one before its character.
+Position utf16_position(std::string_view text, std::uint64_t units) {
+  Position p;
+  while (p.bytes < text.size()) {
+    const auto lead = static_cast<unsigned char>(text[p.bytes]);
+    const std::size_t length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+    const std::uint64_t width = length == 4 ? 2 : 1;
+    if (units - p.units < width) break;
+    p.bytes = std::min(text.size(), p.bytes + length);
+    p.units += width;
+  }
+  return p;
+}
+
 }  // namespace
+
+std::function<void(json::object)> final_from_repl(std::shared_ptr<Replies> out) { return posted(std::move(out), true); }
 
 void op_eval(OpCall call) {
   repl::EvalRequest req;
@@ -95,8 +122,7 @@ void op_eval(OpCall call) {
   if (const json::value* v = call.params.if_contains("timeout")) req.timeout = std::chrono::milliseconds(v->get_int64());
   if (const json::value* v = call.params.if_contains("agent")) req.agent = v->get_string();
   if (const json::value* v = call.params.if_contains("silent")) req.silent = v->get_bool();
-  req.request = call.request;
-  run_eval(call.gw, call.out, std::move(req));
+  run_eval(call.gw, call.out, std::move(req), call.request_id, call.conn);
 }
 
 std::string page_of(const OpCall& call) {
@@ -106,11 +132,24 @@ std::string page_of(const OpCall& call) {
   return page ? std::string(page->get_string()) : std::string("node");
 }
 
-void run_eval(Gateway& gw, std::shared_ptr<Replies> out, repl::EvalRequest req) {
+void run_eval(Gateway& gw, std::shared_ptr<Replies> out, repl::EvalRequest req, std::string key,
+              std::weak_ptr<ConnectionState> conn) {
   repl::Repl* repl = gw.repl();
   if (!repl) return out->fail(no_pages);
   repl::Listener listener{posted(out, false), posted(out, true)};
-  gw.worker().post([repl, req = std::move(req), listener = std::move(listener)]() mutable {
+  gw.worker().post([repl, req = std::move(req), listener = std::move(listener), key = std::move(key),
+                    conn = std::move(conn)]() mutable {
+    // An eval under an id is found by that id while it runs (stdin,
+    // interrupt-id): its job is numbered here and forgotten when it ends.
+    if (auto c = conn.lock(); c && !key.empty()) {
+      req.job = repl->next_sequence();
+      c->evals[key] = req.job;
+      listener.done = [done = std::move(listener.done), conn, key, job = req.job](json::object body) {
+        if (auto c = conn.lock())
+          if (auto it = c->evals.find(key); it != c->evals.end() && it->second == job) c->evals.erase(it);
+        done(std::move(body));
+      };
+    }
     repl->eval(std::move(req), std::move(listener));
   });
 }
@@ -142,32 +181,75 @@ void op_interrupt(OpCall call) {
       out->done(std::move(body));
     });
   };
-  // The default page, as eval's; an interrupt-id names the eval wherever it runs.
-  const json::value* page = call.params.if_contains("page");
+  // The default page, as eval's; an interrupt-id names the eval wherever it
+  // runs, by the job number this connection's evals are known by (run_eval).
   const json::value* id = call.params.if_contains("interrupt-id");
-  std::string request = id ? request_tag(*call.conn, *id) : std::string();
-  call.gw.worker().post([repl, page = page ? std::string(page->get_string()) : std::string("node"),
-                         request = std::move(request), done = std::move(done)]() mutable {
-    if (request.empty()) return repl->interrupt(page, std::move(done));
-    repl->interrupt_request(page, request, std::move(done));
+  std::optional<std::string> key;
+  if (id) key = json::serialize(*id);
+  call.gw.worker().post([repl, page = page_of(call), key = std::move(key), conn = std::weak_ptr(call.conn),
+                         done = std::move(done)]() mutable {
+    if (!key) return repl->interrupt(page, std::move(done));
+    std::uint64_t job = 0;
+    if (auto c = conn.lock())
+      if (auto it = c->evals.find(*key); it != c->evals.end()) job = it->second;
+    repl->interrupt_job(page, job, std::move(done));
   });
 }
 
 void op_complete(OpCall call) {
   repl::Repl* repl = call.gw.repl();
   if (!repl) return call.out->fail(no_pages);
-  call.gw.worker().post([repl, page = std::string(call.params.at("page").get_string()),
-                         code = std::string(call.params.at("code").get_string()),
-                         done = posted(call.out, true)]() mutable { repl->complete(page, std::move(code), std::move(done)); });
+  const json::value* page = call.params.if_contains("page");
+  std::string code(call.params.at("code").get_string());
+  // The page completes the text before the cursor; positions are UTF-16
+  // units, as the page's strings count them.
+  const Position end = utf16_position(code, std::numeric_limits<std::uint64_t>::max());
+  Position cursor = end;
+  if (const json::value* c = call.params.if_contains("cursor_pos")) {
+    const auto units = static_cast<std::uint64_t>(c->get_int64());
+    if (units > end.units)
+      return call.out->fail({Error::bad_request, "cursor_pos " + std::to_string(units) + " is past the end of code (" +
+                                                     std::to_string(end.units) + " UTF-16 units)"});
+    cursor = utf16_position(code, units);
+    code.resize(cursor.bytes);
+  }
+  // The range the completions replace: from where the page says the word
+  // starts to the cursor.
+  auto done = [out = call.out, at = cursor.units](json::object body) {
+    boost::asio::post(out->executor(), [out, at, body = std::move(body)]() mutable {
+      if (!body.contains("error")) {
+        const json::value* start = body.if_contains("start");
+        body["cursor_start"] = start && start->is_uint64() && start->get_uint64() <= at ? start->get_uint64() : at;
+        body["cursor_end"] = at;
+      }
+      body.erase("start");
+      answer(*out, std::move(body));
+    });
+  };
+  call.gw.worker().post([repl, page = page ? std::string(page->get_string()) : std::string("node"),
+                         code = std::move(code), done = std::move(done)]() mutable {
+    repl->complete(page, std::move(code), std::move(done));
+  });
 }
 
 void op_stdin(OpCall call) {
   repl::Repl* repl = call.gw.repl();
   if (!repl) return call.out->fail(no_pages);
+  repl::Input in;
+  const std::string value(call.params.at("value").get_string());
+  in.eof = value == "eof";  // the protocol's end of input
+  if (!in.eof) in.text = value;
+  const json::value* page = call.params.if_contains("page");
   call.gw.worker().run(
       call.out->executor(),
-      [repl, page = std::string(call.params.at("page").get_string()),
-       text = std::string(call.params.at("text").get_string())] { return repl->input(page, text); },
+      [repl, in = std::move(in), conn = call.conn, key = call.request_id,
+       page = page ? std::optional<std::string>(page->get_string()) : std::nullopt]() -> repl::Result<void> {
+        // The eval this id names on this connection, else the page's.
+        if (auto it = conn->evals.find(key); !key.empty() && it != conn->evals.end()) return repl->input(it->second, in);
+        if (page) return repl->input(*page, in);
+        return repl::Failure{repl::Error::not_found,
+                             "no eval runs under this id; send stdin with the id of the eval that asked for input"};
+      },
       [out = call.out](repl::Result<void> sent) {
         if (!sent) return out->fail({from_repl(sent.error().code), sent.error().message});
         out->done({});

@@ -7,7 +7,7 @@
 
 namespace repl {
 
-// GET /adapter.js: the serializer and the browser adapter in one closure.
+// GET /adapter.js: the serializer, the inspector and the browser adapter in one closure.
 std::string adapter_js();
 // The program of the built-in Node page.
 std::string node_page_js();

@@ -21,10 +21,10 @@ void Repl::eval(EvalRequest request, Listener listener) {
   if (!found) return answer_error(found.error().code, found.error().message);
   Page* p = *found;
   auto job = std::make_shared<Job>();
+  job->id = request.job;
   job->agent = request.agent.empty() ? "agent" : request.agent;
   job->codes = {std::move(request.code)};
   job->silent = request.silent;
-  job->request = std::move(request.request);
   job->timeout = request.timeout.count() > 0 ? request.timeout : opt_.timeout;
   job->listener = std::move(listener);
   if (request.module) job->listener.done = loading(p->id, std::move(*request.module), std::move(job->listener.done));
@@ -262,6 +262,10 @@ void Repl::finish(Page& p, Job& job, std::int64_t ms, Lines reply, json::object 
                 (error ? " failed after " + std::to_string(ms) + "ms (" + status + ")"
                        : " completed in " + std::to_string(ms) + "ms");
   Answered answered{job.id, job.agent, job.index + 1, done, !more};
+  // Everything the job wrote, for a client that reads no out message; the
+  // chat history keeps the reply without it (the log has the events).
+  if (!job.output.empty()) done["output"] = job.output;
+  if (job.output_truncated) done["output_truncated"] = true;
   // The agent hears as soon as the reply is in the file; git comes after.
   if (job.listener.done) job.listener.done(std::move(done));
   job.listener = {};
@@ -293,6 +297,8 @@ void Repl::next_block(Page& p, Job& job) {
   job.events.clear();
   job.events_bytes = 0;
   job.events_dropped = 0;
+  job.output.clear();
+  job.output_truncated = false;
   job.prompts = 0;
   send_block(p, job);
   schedule_tick(p);

@@ -107,15 +107,14 @@ Result<json::object> Repl::kill(const std::string& page) {
                                        : "the tab's adapter connects again, to the same log"}};
 }
 
-void Repl::interrupt_request(const std::string& page, const std::string& request,
-                             std::function<void(json::object)> done) {
+void Repl::interrupt_job(const std::string& page, std::uint64_t job, std::function<void(json::object)> done) {
   for (const auto& [id, p] : pages_) {
-    if (request.empty()) break;
-    if (p->running && p->running->request == request) return interrupt(id, std::move(done));
+    if (job == 0) break;
+    if (p->running && p->running->id == job) return interrupt(id, std::move(done));
     for (const std::shared_ptr<Job>& j : p->queue) {
-      if (j->request != request) continue;
-      std::shared_ptr<Job> job = j;  // the queue lets go of it
-      fail_queued(*p, *job, Error::interrupted, "interrupted while it waited in the queue; it never started");
+      if (j->id != job) continue;
+      std::shared_ptr<Job> queued = j;  // the queue lets go of it
+      fail_queued(*p, *queued, Error::interrupted, "interrupted while it waited in the queue; it never started");
       return done({{"result", "interrupted"},
                    {"message", "the request waited in " + p->stem + "'s queue; it never started"}});
     }

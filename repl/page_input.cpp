@@ -52,6 +52,24 @@ std::string string_field(const json::object& o, std::string_view key) {
   return v && v->is_string() ? std::string(v->get_string()) : std::string();
 }
 
+// An answer to info or docs: the fields the protocol names, each of its
+// type and bounded; nothing else.
+json::object clean_info(const json::object& raw) {
+  json::object out;
+  for (std::string_view key : {"found", "native"})
+    if (const json::value* v = raw.if_contains(key); v && v->is_bool()) out[key] = v->get_bool();
+  if (const json::value* v = raw.if_contains("kind"); v && v->is_string()) out["kind"] = page_line(v->get_string(), page_bounds::word);
+  for (std::string_view key : {"signature", "constructor", "description"})
+    if (const json::value* v = raw.if_contains(key); v && v->is_string()) out[key] = page_line(v->get_string(), page_bounds::line);
+  if (const json::value* v = raw.if_contains("source_head"); v && v->is_string())
+    out["source_head"] = page_text(v->get_string(), page_bounds::line);
+  if (const json::value* v = raw.if_contains("source_length")) {
+    if (v->is_uint64()) out["source_length"] = v->get_uint64();
+    if (v->is_int64() && v->get_int64() >= 0) out["source_length"] = static_cast<std::uint64_t>(v->get_int64());
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string page_line(std::string_view raw, std::size_t max_bytes) {
@@ -98,9 +116,11 @@ json::object clean_page_message(json::object raw) {
   line("status", page_bounds::word);
   line("message", page_bounds::line);
   line("prompt", page_bounds::line);
-  if (const json::value* v = raw.if_contains("job")) {
-    if (v->is_uint64()) out["job"] = v->get_uint64();
-    if (v->is_int64() && v->get_int64() >= 0) out["job"] = static_cast<std::uint64_t>(v->get_int64());
+  for (std::string_view key : {"job", "start"}) {
+    const json::value* v = raw.if_contains(key);
+    if (!v) continue;
+    if (v->is_uint64()) out[key] = v->get_uint64();
+    if (v->is_int64() && v->get_int64() >= 0) out[key] = static_cast<std::uint64_t>(v->get_int64());
   }
   if (const json::value* v = raw.if_contains("ts"))
     if (auto t = page_time(*v)) out["ts"] = *t;
@@ -109,6 +129,9 @@ json::object clean_page_message(json::object raw) {
     if (std::isfinite(ms) && ms >= 0) out["duration_ms"] = ms;
   }
   if (const json::value* v = raw.if_contains("ok"); v && v->is_bool()) out["ok"] = v->get_bool();
+  // An event's line end: only a newline or none.
+  if (const json::value* v = raw.if_contains("end"); v && v->is_string() && (v->get_string() == "\n" || v->get_string().empty()))
+    out["end"] = v->get_string();
   if (const json::value* v = raw.if_contains("text"); v && v->is_string())
     out["text"] = page_text(v->get_string(), page_bounds::text);
   if (json::value* v = raw.if_contains("value")) out["value"] = std::move(*v);
@@ -120,6 +143,7 @@ json::object clean_page_message(json::object raw) {
     if (e.contains("stack")) error["stack"] = page_text(string_field(e, "stack"), page_bounds::text);
     out["error"] = std::move(error);
   }
+  if (const json::value* v = raw.if_contains("info"); v && v->is_object()) out["info"] = clean_info(v->get_object());
   if (const json::value* v = raw.if_contains("items"); v && v->is_array()) {
     json::array items;
     for (const json::value& item : v->get_array()) {

@@ -47,12 +47,16 @@ std::string page_text(std::string_view raw, std::size_t max_bytes);
 std::optional<std::int64_t> page_time(const boost::json::value& v);
 
 // A page's message with the fields the REPL reads checked and bounded:
-// `type`, `source`, `lang`, `status` one short line; `job` a non-negative
-// integer; `ts` page_time(); `duration_ms` finite and not negative; `ok` a
-// bool; `text` and `error`'s `message` and `stack` page_text(); `error`'s
+// `type`, `source`, `lang`, `status` one short line; `job` and `start` (where
+// completions start) non-negative integers; `ts` page_time(); `duration_ms` finite and not negative; `ok` a
+// bool; `end` (an event's line end) "\n" or ""; `text` and `error`'s `message` and `stack` page_text(); `error`'s
 // `name`, `message` (interrupted), `prompt` and `items` one line each. A
 // field that fails its check is left out, as if the page had not sent it.
 // `value` (tagged JSON, written inside a JSON fence) is kept as it is.
+// `info` (an answer to info or docs) keeps `found` and `native` (bools),
+// `kind` (a word), `signature`, `constructor`, `description` (a line each),
+// `source_head` (text, a line's bound) and `source_length` (a non-negative
+// integer).
 boost::json::object clean_page_message(boost::json::object raw);
 
 }  // namespace repl

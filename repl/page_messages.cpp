@@ -1,5 +1,5 @@
 // Messages from a page (results, console output, answers), and the agents'
-// requests that talk to a running page: interrupt, complete, stdin.
+// requests that talk to a running page: interrupt, complete, inspect, stdin.
 #include "record/trailers.hpp"
 #include "repl/page_input.hpp"
 #include "repl/page_state.hpp"
@@ -51,7 +51,7 @@ void Repl::from_page(const std::string& id, std::string_view text) {
                 str(msg, "status") == "idle"
                     ? "the page was told to stop and said it ran no such job; no reply will follow"
                     : "the page was told to stop and stopped it; no reply will follow");
-  if (type == "interrupted" || type == "completions") {
+  if (type == "interrupted" || type == "completions" || type == "inspected") {
     auto job = job_of(msg);
     if (!job) return;
     auto w = p.waiting.find(*job);
@@ -59,7 +59,10 @@ void Repl::from_page(const std::string& id, std::string_view text) {
     auto answer = std::move(w->second);
     p.waiting.erase(w);
     json::object out;
-    if (type == "interrupted") {
+    if (type == "inspected") {
+      const json::value* info = msg.if_contains("info");
+      out["info"] = info ? *info : json::object{{"found", false}};
+    } else if (type == "interrupted") {
       out["result"] = str(msg, "status").empty() ? "interrupted" : str(msg, "status");
       out["message"] = str(msg, "message");
     } else {
@@ -70,6 +73,8 @@ void Repl::from_page(const std::string& id, std::string_view text) {
       // The page's message says "items"; the reply says "completions", as
       // the agents' protocol (after nREPL's complete) names them.
       out["completions"] = std::move(items);
+      // Where the word they replace starts (UTF-16 units into the code sent).
+      if (const json::value* start = msg.if_contains("start")) out["start"] = *start;
     }
     return answer(std::move(out));
   }
@@ -108,9 +113,15 @@ void Repl::on_event(Page& p, const json::object& msg) {
     Job& job = *p.running;
     if (!fits(job.events, job.events_bytes)) {
       ++job.events_dropped;
+      job.output_truncated = true;
       return;
     }
-    if (job.listener.out) job.listener.out({{"out", e.text}, {"source", e.source}, {"page", p.stem}});
+    // The agent hears each write as written, with its line end (a page
+    // that sends none ends its lines); the log keeps the text alone.
+    const auto end = msg.find("end");
+    const std::string written = e.text + (end != msg.end() ? std::string(end->value().get_string()) : "\n");
+    job.output += written;
+    if (job.listener.out) job.listener.out({{"out", written}, {"source", e.source}, {"page", p.stem}});
     job.events_bytes += e.text.size();
     job.events.push_back(std::move(e));
     return;
@@ -208,7 +219,7 @@ void Repl::on_result(Page& p, const json::object& msg) {
 }
 
 
-// ---- interrupt, complete, stdin ------------------------------------------------
+// ---- interrupt, complete, inspect, stdin ------------------------------------------------
 
 // The page's answer to `req` goes to `done`; `otherwise` does, if none comes in time.
 void Repl::await_answer(Page& p, std::uint64_t req, std::function<void(json::object)> done, json::object otherwise) {
@@ -270,14 +281,40 @@ void Repl::complete(const std::string& page, std::string code, std::function<voi
                 {"reason", "timeout"}});
 }
 
-Result<void> Repl::input(const std::string& page, std::string text) {
+void Repl::lookup(const std::string& page, std::string_view what, std::string symbol,
+                   std::function<void(json::object)> done) {
+  auto found = find(page);
+  if (!found) return done(refusal(found.error()));
+  Page* p = *found;
+  if (!p->link) return done(refusal({Error::not_found, p->stem + " is not connected"}));
+  const std::uint64_t req = next_job_++;
+  p->link->send(json::serialize(
+      json::object{{"type", "inspect"}, {"job", req}, {"what", what}, {"symbol", std::move(symbol)}}));
+  await_answer(*p, req, std::move(done),
+               {{"error", "timeout: the page did not answer within 2 s (busy with synchronous code?)"},
+                {"reason", "timeout"}});
+}
+
+Result<void> Repl::input(const std::string& page, Input in) {
   auto found = find(page);
   if (!found) return found.error();
-  Page* p = *found;
-  if (!p->link) return Failure{Error::not_found, p->stem + " is not connected"};
-  if (!p->input_job) return Failure{Error::not_found, p->stem + " is not waiting for input"};
-  p->link->send(json::serialize(json::object{{"type", "stdin"}, {"job", *p->input_job}, {"text", std::move(text)}}));
-  p->input_job.reset();
+  return send_input(**found, std::move(in));
+}
+
+Result<void> Repl::input(std::uint64_t job, Input in) {
+  for (auto& [id, p] : pages_)
+    if (p->running && p->running->id == job) return send_input(*p, std::move(in));
+  return Failure{Error::not_found, "job " + std::to_string(job) + " is not running"};
+}
+
+Result<void> Repl::send_input(Page& p, Input in) {
+  if (!p.link) return Failure{Error::not_found, p.stem + " is not connected"};
+  if (!p.input_job) return Failure{Error::not_found, p.stem + " is not waiting for input"};
+  json::object msg{{"type", "stdin"}, {"job", *p.input_job}};
+  if (in.eof) msg["eof"] = true;
+  else msg["text"] = std::move(in.text);
+  p.link->send(json::serialize(msg));
+  p.input_job.reset();
   return {};
 }
 

@@ -46,6 +46,10 @@ struct Repl::Job {
   std::vector<Event> events;
   std::size_t events_bytes = 0;  // of the kept events' text
   std::size_t events_dropped = 0;
+  // What the kept events wrote, each with its line end: the final reply's
+  // "output" (bounded with the events; truncated once one is dropped).
+  std::string output;
+  bool output_truncated = false;
   std::size_t prompts = 0;  // need-input messages passed on, bounded like the events
   // from_log: segments[0] is the request from its header through its first
   // block; segments[k] the lines after block k-1 through block k.
@@ -55,7 +59,6 @@ struct Repl::Job {
   // answer to the interrupt tells what became of it (Repl::end_timeout).
   std::optional<std::int64_t> gave_up;
   bool interrupted = false;  // an agent's interrupt was sent to it: its error says so
-  std::string request;       // EvalRequest::request
 };
 
 struct Repl::Page {

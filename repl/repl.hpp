@@ -80,7 +80,14 @@ struct EvalRequest {
   // load-file: the code is this workspace file; once it ran without an
   // error the page lists it among its modules.
   std::optional<LoadedModule> module;
-  std::string request;  // the door's name for the request (an interrupt names it); "" none
+  std::uint64_t job = 0;                 // its number, taken from next_sequence(); 0: numbered here
+};
+
+// What stdin hands a page's waiting prompt: a line of text, or the end of
+// input (the prompt resolves to null).
+struct Input {
+  std::string text;
+  bool eof = false;
 };
 
 struct Options {
@@ -133,7 +140,6 @@ class Repl {
   boost::json::array pages() const;
   void interrupt(const std::string& page, std::function<void(boost::json::object)> done);
   void complete(const std::string& page, std::string code, std::function<void(boost::json::object)> done);
-  Result<void> input(const std::string& page, std::string text);
   // The files load-file ran in a page ({"modules": [...]}, and how many the
   // bound made it forget), and forgetting one: false when the page has
   // none by that name.
@@ -152,12 +158,20 @@ class Repl {
   // killed and started again by its transport, a tab's socket is dropped
   // (its adapter connects again). Its running job fails context_destroyed.
   Result<boost::json::object> kill(const std::string& page);
-  // Interrupts the job of the request the door named `request`
-  // (EvalRequest::request), in whichever page it runs; a queued one is
-  // taken out of its queue. When no job has that name: "idle" when `page`
-  // runs nothing, else "interrupt-id-mismatch" naming the job it runs.
-  void interrupt_request(const std::string& page, const std::string& request,
-                         std::function<void(boost::json::object)> done);
+  // Interrupts job `job` (numbered by the door, EvalRequest::job) in
+  // whichever page it runs; a queued one is taken out of its queue. When no
+  // job has that number (0: the door knows none): "idle" when `page` runs
+  // nothing, else "interrupt-id-mismatch" naming the job it runs.
+  void interrupt_job(const std::string& page, std::uint64_t job, std::function<void(boost::json::object)> done);
+  // info and docs: what the page can tell about `symbol` (a dotted path of
+  // identifiers, checked by the caller), as {"info": {...}}; no job, so
+  // nothing is logged or committed.
+  void lookup(const std::string& page, std::string_view what, std::string symbol,
+               std::function<void(boost::json::object)> done);
+  // stdin: to the prompt that `page`'s running job waits on, or that job
+  // `job` waits on wherever it runs. not_found when none waits.
+  Result<void> input(const std::string& page, Input in);
+  Result<void> input(std::uint64_t job, Input in);
 
   // The edit path: an agent's edit wrote `path`. When it is a chat log, the
   // requests it appended below the footer are dispatched. Here and below, a
@@ -243,6 +257,7 @@ class Repl {
   void flush_background(Page& p);
   void await_answer(Page& p, std::uint64_t req, std::function<void(boost::json::object)> done,
                     boost::json::object otherwise);
+  Result<void> send_input(Page& p, Input in);
 
   // The intake's glue (log_requests.cpp): requests found in a changed log.
   // `door`: the change is an agent's edit; else a save, or text found at start.

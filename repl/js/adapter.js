@@ -207,9 +207,13 @@ function receive(data) {
       case 'eval': run(msg); break;
       case 'interrupt': interrupt(msg.job); break;
       case 'complete':
-        send({ type: 'completions', job: msg.job, items: editgateCompletions(typeof msg.code === 'string' ? msg.code : '', lookupGlobal) });
+        var code = typeof msg.code === 'string' ? msg.code : '';
+        send({ type: 'completions', job: msg.job, items: editgateCompletions(code, lookupGlobal), start: editgateCompletionStart(code) });
         break;
       case 'stdin': answer(msg); break;
+      case 'inspect':
+        send({ type: 'inspected', job: msg.job, info: editgateInspect(msg.what, msg.symbol, lookupGlobal) });
+        break;
     }
   } catch (e) {
     warn('failed to handle a gateway message: ' + e);
@@ -324,7 +328,7 @@ function answer(msg) {
   for (var i = 0; i < prompts.length; i++) {
     if (prompts[i].job === msg.job) {
       var p = prompts.splice(i, 1)[0];
-      p.resolve(typeof msg.text === 'string' ? msg.text : '');
+      p.resolve(msg.eof === true ? null : typeof msg.text === 'string' ? msg.text : '');  // eof: end of input
       return;
     }
   }
@@ -337,8 +341,9 @@ function lookupGlobal(name) {
 
 // --- events ---------------------------------------------------------------------------------------------
 
+// Every event of a tab is a whole line (a console call, an error): its `end` is '\n'.
 function emit(source, lang, text) {
-  send({ type: 'event', job: current, source: source, lang: lang, text: text, ts: Date.now() });
+  send({ type: 'event', job: current, source: source, lang: lang, text: text, end: '\n', ts: Date.now() });
 }
 
 function captureConsole() {

@@ -37,8 +37,10 @@ globalThis.require = createRequire(process.cwd() + '/');
 globalThis.prompt = prompt;
 globalThis.editgate = { prompt, version: '1' };
 
-function emit(source, lang, text) {
-  send({ type: 'event', job: current, source, lang, text, ts: Date.now() });
+// `end`: the line end the write had, which `text` goes without ('\n' or ''): a console call ends
+// its line, a stream write may not.
+function emit(source, lang, text, end = '\n') {
+  send({ type: 'event', job: current, source, lang, text, end, ts: Date.now() });
 }
 
 for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
@@ -59,7 +61,7 @@ console.dir = (value) => console.log(value);
 
 // The page's own last words (refused, a broken channel) go to the real stderr; everything the code
 // writes to process.stdout / process.stderr is output like the console's, one event per write
-// (a trailing newline dropped), and never reaches the gateway's own streams.
+// (a trailing newline dropped from the text and sent as its `end`), and never reaches the gateway's own streams.
 const fatal = process.stderr.write.bind(process.stderr);
 for (const stream of [process.stdout, process.stderr]) {
   const source = stream === process.stdout ? 'process.stdout' : 'process.stderr';
@@ -72,7 +74,8 @@ for (const stream of [process.stdout, process.stderr]) {
     } catch {
       text = String(chunk);
     }
-    emit(source, 'Text', text.endsWith('\n') ? text.slice(0, -1) : text);
+    const ended = text.endsWith('\n');
+    emit(source, 'Text', ended ? text.slice(0, -1) : text, ended ? '\n' : '');
     if (typeof callback === 'function') process.nextTick(callback);
     return true;
   };
@@ -214,7 +217,7 @@ function interrupt(job) {
 
 function answer(msg) {
   const i = prompts.findIndex((p) => p.job === msg.job);
-  if (i >= 0) prompts.splice(i, 1)[0].resolve(typeof msg.text === 'string' ? msg.text : '');
+  if (i >= 0) prompts.splice(i, 1)[0].resolve(msg.eof === true ? null : typeof msg.text === 'string' ? msg.text : '');
 }
 
 function lookupGlobal(name) {
@@ -232,9 +235,13 @@ function receive(line) {
       case 'eval': run(msg); break;
       case 'interrupt': interrupt(msg.job); break;
       case 'complete':
-        send({ type: 'completions', job: msg.job, items: editgateCompletions(typeof msg.code === 'string' ? msg.code : '', lookupGlobal) });
+        var code = typeof msg.code === 'string' ? msg.code : '';
+        send({ type: 'completions', job: msg.job, items: editgateCompletions(code, lookupGlobal), start: editgateCompletionStart(code) });
         break;
       case 'stdin': answer(msg); break;
+      case 'inspect':
+        send({ type: 'inspected', job: msg.job, info: editgateInspect(msg.what, msg.symbol, lookupGlobal) });
+        break;
     }
   } catch (e) {
     fatal('editgate node page: failed to handle a gateway message: ' + e + '\n');

@@ -3,7 +3,7 @@
 // code is run (expression, statements, top-level await) and property-name completion.
 // A plain script: the gateway concatenates it in front of each page's program.
 
-var editgateSerialize, editgateFormatConsole, editgateErrorOf, editgatePlan, editgateCompletions;
+var editgateSerialize, editgateFormatConsole, editgateErrorOf, editgatePlan, editgateCompletions, editgateCompletionStart;
 
 (function () {
   'use strict';
@@ -476,6 +476,12 @@ var editgateSerialize, editgateFormatConsole, editgateErrorOf, editgatePlan, edi
   // Property names that complete `code`, the text before the cursor: for `document.bo`, the names
   // of `document` starting with "bo"; without a dot, global names. Only a plain dotted path is
   // looked at, so nothing is called but getters; lookup(name) reads a global binding.
+  // Where the word completions replace starts in `code`, in UTF-16 units: after the last `.`
+  // of its trailing dotted path (the word is ASCII, as IDENTIFIER is).
+  editgateCompletionStart = function (code) {
+    return code.length - /[\w$]*$/.exec(code)[0].length;
+  };
+
   editgateCompletions = function (code, lookup) {
     try {
       var tail = /[\w$.]*$/.exec(code)[0];

@@ -179,7 +179,8 @@ TEST_CASE("a console flood gives a bounded eval reply that says what it dropped,
       g.gw.port(), "POST", "/v1/eval",
       json::serialize(json::object{{"page", g.name}, {"code", code}, {"timeout", 60000}}), auth);
   REQUIRE(r.status == 200);
-  CHECK(r.body.size() < (2u << 20));
+  // The kept 1 MiB is there twice: the out messages and their text joined as output.
+  CHECK(r.body.size() < (5u << 19));
   const json::object o = obj(r.body);
   CHECK(o.at("value") == "done");
   const std::size_t kept = o.at("out").as_array().size();
@@ -195,6 +196,12 @@ TEST_CASE("a console flood gives a bounded eval reply that says what it dropped,
   CHECK(msgs.size() == kept + 1);
   REQUIRE(msgs.back().contains("events_dropped"));
   CHECK(msgs.back().at("events_dropped").to_number<std::size_t>() == 20000 - kept);
+  // The final output holds what the out messages carried, no more, and says it was cut.
+  std::string streamed;
+  for (std::size_t i = 0; i + 1 < msgs.size(); ++i) streamed += msgs[i].at("out").as_string();
+  CHECK(msgs.back().at("output") == json::string(streamed));
+  CHECK(streamed.size() <= (1u << 20) + 1000);
+  CHECK(msgs.back().at("output_truncated") == true);
 
   // The log says so too.
   const std::string log = wait_file(g.log, [](const std::string& t) { return count(t, "more events were not kept") == 2; });
@@ -205,10 +212,12 @@ TEST_CASE("the Node page's process.stdout.write lands in its events, not on the 
   NodeGateway g;
   auto msgs = eval(g.ws, g.name, "process.stdout.write('out-7f3a\\n'); process.stderr.write('err-7f3a'); 1");
   REQUIRE(msgs.size() == 3);
-  CHECK(msgs[0].at("out") == "out-7f3a");
+  // Each write keeps its own line end: the one without a newline gets none.
+  CHECK(msgs[0].at("out") == "out-7f3a\n");
   CHECK(msgs[0].at("source") == "process.stdout");
   CHECK(msgs[1].at("out") == "err-7f3a");
   CHECK(msgs[1].at("source") == "process.stderr");
+  CHECK(msgs[2].at("output") == "out-7f3a\nerr-7f3a");
   const std::string events = wait_file(g.dir / "debug" / (g.name + ".events.log"),
                                        [](const std::string& t) { return t.find("err-7f3a") != std::string::npos; });
   CHECK(events.find("process.stdout: out-7f3a") != std::string::npos);

@@ -153,8 +153,39 @@ TEST_CASE("a headless Chromium page with /adapter.js runs code for an agent, and
 
   ws.send(json::serialize(json::object{{"op", "eval"}, {"id", "c"}, {"page", page}, {"code", "console.warn('careful'); 1"}}));
   auto msgs = ws.until_done(30s);
-  CHECK(obj(msgs.front()).at("out") == "careful");
+  CHECK(obj(msgs.front()).at("out") == "careful\n");
   CHECK(obj(msgs.front()).at("source") == "console.warn");
+  CHECK(obj(msgs.back()).at("output") == "careful\n");
+
+  // stdin by the eval's id alone, then eof: the tab's prompt resolves to null.
+  ws.send(json::serialize(json::object{{"op", "eval"}, {"id", "ask"}, {"page", page},
+                                       {"code", "[await editgate.prompt('Name?'), await editgate.prompt('More?')]"}}));
+  for (const std::string value : {"Ann", "eof"}) {
+    auto need = ws.read(30s);
+    REQUIRE(need);
+    CHECK(obj(*need).at("status") == json::array{"need-input"});
+    ws.send(json::serialize(json::object{{"op", "stdin"}, {"id", "ask"}, {"value", value}}));
+  }
+  CHECK(obj(ws.until_done(30s).back()).at("value") == json::parse(R"(["Ann",null])"));
+
+  // complete at a cursor, info and docs in a tab: the DOM's getters are
+  // read (document.title), a function of the page's is described.
+  ws.send(json::serialize(json::object{{"op", "complete"}, {"id", "c"}, {"page", page}, {"code", "document.tit + 1"}, {"cursor_pos", 12}}));
+  const json::object c = obj(ws.until_done(30s).back());
+  CHECK(c.at("completions") == json::array{"title"});
+  CHECK(c.at("cursor_start") == 9);
+  CHECK(c.at("cursor_end") == 12);
+  eval(ws, page, "function greet(name) {\n  return 'hi ' + name;\n}");
+  auto ask = [&](const std::string& op, const std::string& symbol) {
+    ws.send(json::serialize(json::object{{"op", op}, {"id", "q"}, {"page", page}, {"symbol", symbol}}));
+    return obj(ws.until_done(30s).back());
+  };
+  CHECK(ask("info", "document.title").at("info").at("kind") == "string");
+  CHECK(ask("info", "greet").at("info").at("signature") == "greet(name)");
+  CHECK(ask("docs", "greet").at("docs").at("source_head") == "function greet(name) {");
+  const json::object native = ask("docs", "document.createElement");
+  CHECK(native.at("docs").at("kind") == "function");
+  CHECK(native.at("docs").at("native") == true);
 
   const test::fs::path log = dir / ("debug/" + page + ".md");
   std::string text = test::read_file(log);

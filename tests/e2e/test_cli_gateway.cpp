@@ -161,7 +161,7 @@ TEST_CASE("an ambiguous page name is ambiguous, listing the pages, at the gatewa
   check_names(std::string(e.at("error").as_string()));
   for (const std::string& op : {R"({"op":"interrupt","page":")" + bare + R"("})",
                                R"({"op":"complete","page":")" + bare + R"(","code":"a."})",
-                               R"({"op":"stdin","page":")" + bare + R"(","text":"x"})"}) {
+                               R"({"op":"stdin","page":")" + bare + R"(","value":"x"})"}) {
     agent.send(op);
     const json::object r = obj(agent.until_done().back());
     INFO(op);

@@ -28,6 +28,8 @@ json::value valid_value(ParamType t) {
     case ParamType::paths: return json::array{"a.txt"};
     case ParamType::count: return 1;
     case ParamType::millis: return 1000;
+    case ParamType::offset: return 0;
+    case ParamType::symbol: return "Math.max";
     case ParamType::fuzz: return "whitespace";
   }
   return nullptr;
@@ -43,6 +45,8 @@ std::pair<json::value, std::string> wrong_value(ParamType t) {
     case ParamType::paths: return {"a.txt", ""};
     case ParamType::count: return {0, "0"};
     case ParamType::millis: return {"soon", "soon"};
+    case ParamType::offset: return {-1, "-1"};
+    case ParamType::symbol: return {"Math.max(1)", "Math.max(1)"};
     case ParamType::fuzz: return {"tabs", "tabs"};
   }
   return {nullptr, ""};

@@ -68,9 +68,16 @@ TEST_CASE_METHOD(NodeGateway, "errors with their stack, console output, top-leve
 
   auto out = eval(ws, "node", "console.log('hi'); await new Promise(r => setTimeout(r, 5)); 7");
   REQUIRE(out.size() >= 2);
-  CHECK(out.front().at("out") == "hi");
+  // Each console write streams with its line end, and the final reply
+  // carries all of it as output; the log keeps the text as it was.
+  CHECK(out.front().at("out") == "hi\n");
   CHECK(out.front().at("source") == "console.log");
+  CHECK(!out.front().contains("status"));
   CHECK(out.back().at("value") == 7);
+  CHECK(out.back().at("output") == "hi\n");
+  CHECK(!out.back().contains("output_truncated"));
+  // Nothing written: no output at all.
+  CHECK(!eval(ws, "node", "8").back().contains("output"));
   text = test::read_file(log);
   CHECK(text.find("```JSON\n7\n```\n```Text console.log\nhi\n```\n") != std::string::npos);
 
@@ -150,6 +157,18 @@ TEST_CASE_METHOD(NodeGateway, "interrupt stops synchronous Node code, and comple
   for (const auto& i : c.at("completions").as_array()) items.emplace_back(i.as_string());
   CHECK(std::find(items.begin(), items.end(), "version") != items.end());
   CHECK(std::find(items.begin(), items.end(), "versions") != items.end());
+  // The range they replace: the word after the last dot, up to the cursor.
+  CHECK(c.at("cursor_start") == 8);
+  CHECK(c.at("cursor_end") == 11);
+  // A cursor inside the code, on the default page; positions in UTF-16
+  // units (the emoji is two).
+  ws.send(R"({"op":"complete","id":"c2","code":"x = '\ud83d\ude00'; process.ver + 1","cursor_pos":21})");
+  const json::object at = obj(ws.until_done().back());
+  CHECK(at.at("cursor_start") == 18);
+  CHECK(at.at("cursor_end") == 21);
+  CHECK(at.at("completions").as_array().size() >= 2);
+  ws.send(R"({"op":"complete","id":"c3","code":"proc","cursor_pos":5})");
+  CHECK(obj(ws.until_done().back()).at("reason") == "bad_request");
 
   // need-input is an intermediate status, never a final reply; stdin sent
   // under the eval's id is answered by the eval alone, and another request
@@ -164,11 +183,13 @@ TEST_CASE_METHOD(NodeGateway, "interrupt stops synchronous Node code, and comple
   auto taken = obj(*ws.read(10s));
   CHECK(taken.at("reason") == "conflict");
   CHECK(taken.at("status") == json::array{"error"});
-  ws.send(R"({"op":"stdin","id":"ask","page":"node","text":"bob"})");
+  // stdin by the eval's id alone: the gateway knows which page runs it.
+  ws.send(R"({"op":"stdin","id":"ask","value":"bob"})");
   auto again = obj(*ws.read(10s));
   CHECK(again.at("status") == json::array{"need-input"});
   CHECK(again.at("prompt") == "again?");
-  ws.send(R"({"op":"stdin","id":"s","page":"node","text":"by"})");
+  // Or to the eval a page runs, under an id of its own.
+  ws.send(R"({"op":"stdin","id":"s","page":"node","value":"by"})");
   int finals = 0;
   for (int i = 0; i < 2; ++i) {
     json::object o = obj(*ws.read(10s));
@@ -179,8 +200,81 @@ TEST_CASE_METHOD(NodeGateway, "interrupt stops synchronous Node code, and comple
     }
   }
   CHECK(finals == 1);
-  ws.send(R"({"op":"stdin","id":"s2","page":"node","text":"nobody asked"})");
+  ws.send(R"({"op":"stdin","id":"s2","page":"node","value":"nobody asked"})");
   CHECK(obj(ws.until_done().back()).at("reason") == "not_found");
+  // An id no eval runs under, and no page: an error, final.
+  ws.send(R"({"op":"stdin","id":"ask","value":"late"})");
+  const json::object none = obj(ws.until_done().back());
+  CHECK(none.at("reason") == "not_found");
+  CHECK(none.at("status") == json::array{"done", "error"});
+}
+
+TEST_CASE_METHOD(NodeGateway, "info and docs tell about a symbol without running it, and without a word in the log",
+                 "[pages]") {
+  eval(ws, "node",
+       "globalThis.calls = 0; Object.defineProperty(globalThis, 'counter', { get() { return ++calls; } });\n"
+       "class Point extends Object { constructor(x, y) { super(); this.x = x; } }\n"
+       "async function area(w, h = 1) {\n  return w * h;\n}\n1");
+  const std::string before = test::read_file(log);
+  auto ask = [&](const std::string& op, const std::string& symbol) {
+    ws.send(json::serialize(json::object{{"op", op}, {"id", "q"}, {"symbol", symbol}}));
+    auto msgs = ws.until_done();
+    CHECK(msgs.size() == 1);
+    return obj(msgs.back());
+  };
+  json::object area = ask("info", "area");
+  CHECK(area.at("status") == json::array{"done"});
+  CHECK(area.at("info").at("found") == true);
+  CHECK(area.at("info").at("symbol") == "area");
+  CHECK(area.at("info").at("kind") == "function");
+  CHECK(area.at("info").at("signature") == "async area(w, h = 1)");
+  CHECK(std::string(area.at("info").at("description").as_string()).find("async function area(w, h = 1)") == 0);
+  json::object point = ask("info", "Point");
+  CHECK(point.at("info").at("kind") == "class");
+  CHECK(point.at("info").at("constructor") == "new Point(x, y)");
+  CHECK(ask("info", "Math.PI").at("info").at("kind") == "number");
+  CHECK(ask("info", "counter").at("info").at("kind") == "accessor");
+  CHECK(ask("info", "no.such.thing").at("info").at("found") == false);
+  // A symbol is a dotted path of identifiers, never code.
+  CHECK(ask("info", "process.exit()").at("reason") == "bad_request");
+  CHECK(ask("docs", "globalThis.calls++").at("reason") == "bad_request");
+  json::object docs = ask("docs", "area");
+  CHECK(docs.at("docs").at("source_head") == "async function area(w, h = 1) {");
+  CHECK(docs.at("docs").at("source_length") == 49);
+  CHECK(docs.at("docs").at("native") == false);
+  CHECK(ask("docs", "Math.max").at("docs").at("native") == true);
+  // Nothing ran: the page's getter was not called; and nothing was logged.
+  CHECK(test::read_file(log) == before);
+  CHECK(eval(ws, "node", "calls").back().at("value") == 0);
+}
+
+TEST_CASE_METHOD(NodeGateway, "stdin by the eval's id: several prompts, eof ends the input, and an eval that waits for none refuses it",
+                 "[pages]") {
+  ws.send(R"x({"op":"eval","id":"form","code":"const a = await prompt('Name: '); const b = await prompt('Age: '); [a, b, await prompt('More: ')]"})x");
+  for (const auto& [prompt, value] : std::vector<std::pair<std::string, std::string>>{
+           {"Name: ", "Alice\n"}, {"Age: ", "42\n"}, {"More: ", "eof"}}) {
+    const json::object need = obj(*ws.read(10s));
+    CHECK(need.at("id") == "form");
+    CHECK(need.at("status") == json::array{"need-input"});
+    CHECK(need.at("prompt") == json::string(prompt));
+    ws.send(json::serialize(json::object{{"op", "stdin"}, {"id", "form"}, {"value", value}}));
+  }
+  const json::object done = obj(*ws.read(10s));
+  CHECK(done.at("id") == "form");
+  CHECK(done.at("status") == json::array{"done"});
+  CHECK(done.at("value") == json::parse(R"(["Alice\n","42\n",null])"));
+
+  // Under a running eval's id that waits for no input: an error that does not end the eval.
+  ws.send(R"({"op":"eval","id":"busy","code":"await new Promise(r => setTimeout(r, 500)); 'slept'"})");
+  std::this_thread::sleep_for(100ms);
+  ws.send(R"({"op":"stdin","id":"busy","value":"x"})");
+  const json::object refused = obj(*ws.read(10s));
+  CHECK(refused.at("id") == "busy");
+  CHECK(refused.at("reason") == "not_found");
+  CHECK(refused.at("status") == json::array{"error"});
+  const json::object slept = obj(*ws.read(10s));
+  CHECK(slept.at("value") == "slept");
+  CHECK(slept.at("status") == json::array{"done"});
 }
 
 TEST_CASE_METHOD(NodeGateway, "Node code stuck after an await is ended by interrupt or by its timeout, which restart the page on its log", "[pages]") {
