@@ -7,6 +7,8 @@
 #include "gateway/op_table.hpp"
 
 #include <functional>
+#include <string>
+#include <vector>
 
 namespace gateway {
 
@@ -35,5 +37,19 @@ void op_pages(OpCall call);
 void op_interrupt(OpCall call);
 void op_complete(OpCall call);
 void op_stdin(OpCall call);
+
+// ops_sessions.cpp: the agents' sessions and the Node page's realms.
+void op_sessions(OpCall call);
+void op_use(OpCall call);
+void op_clone(OpCall call);
+void op_close(OpCall call);
+void op_bindings(OpCall call);
+void op_clear(OpCall call);
+
+// The page a request that names none goes to: its session's (use, clone);
+// "" for the default page (the built-in Node page, or the only page).
+std::string session_page(const OpCall& call);
+// Closes these realms (expired or closed sessions') on the worker thread.
+void close_realms(Gateway& gw, std::vector<std::string> realms);
 
 }  // namespace gateway

@@ -92,10 +92,9 @@ void op_eval(OpCall call) {
   repl::Repl* repl = call.gw.repl();
   if (!repl) return call.out->fail(no_pages);
   repl::EvalRequest req;
-  // A client that names no page means the default one: the built-in Node
-  // page, by its bare name (the one live page called node).
+  // A client that names no page means its session's page (session_page).
   const json::value* page = call.params.if_contains("page");
-  req.page = page ? std::string(page->get_string()) : std::string("node");
+  req.page = page ? std::string(page->get_string()) : session_page(call);
   req.code = call.params.at("code").get_string();
   if (const json::value* v = call.params.if_contains("timeout")) req.timeout = std::chrono::milliseconds(v->get_int64());
   if (const json::value* v = call.params.if_contains("agent")) req.agent = v->get_string();
