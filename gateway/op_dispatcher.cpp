@@ -129,8 +129,6 @@ OpDispatcher::OpDispatcher(Gateway& gateway, boost::asio::any_io_executor ex, st
     : gw_(gateway), ex_(std::move(ex)), send_(std::move(send)),
       conn_(std::make_shared<ConnectionState>(gateway.worker(), std::move(id))) {}
 
-OpDispatcher::~OpDispatcher() { gw_.sessions().release(conn_.get(), conn_->id, conn_->context); }
-
 Result<json::object> OpDispatcher::start_session(const std::string& resume) {
   close_realms(gw_, gw_.sessions().expire());
   json::object started{{"op", "session-started"}};

@@ -47,8 +47,6 @@ class OpDispatcher : public std::enable_shared_from_this<OpDispatcher> {
   using Send = std::function<void(std::string)>;
   OpDispatcher(Gateway& gateway, boost::asio::any_io_executor ex, std::string id, Send send);
 
-  ~OpDispatcher();
-
   const std::string& id() const { return conn_->id; }
 
   // Right after the auth message: the connection starts in session
