@@ -46,6 +46,7 @@ std::string_view to_string(Error e) {
     case Error::log_conflict: return "log_conflict";
     case Error::request_edited: return "request_edited";
     case Error::queue_full: return "queue_full";
+    case Error::too_many_sessions: return "too_many_sessions";
     case Error::rate_limited: return "rate_limited";
   }
   return "internal";
@@ -75,7 +76,8 @@ unsigned http_status(Error e) {
     case Error::header_too_large: return 431;
     case Error::too_many_streams:
     case Error::too_many_requests:
-    case Error::too_many_pages: return 429;
+    case Error::too_many_pages:
+    case Error::too_many_sessions: return 429;
     case Error::slow_client: return 429;
     case Error::too_many_connections:
     case Error::shutting_down: return 503;

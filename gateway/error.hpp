@@ -53,6 +53,7 @@ enum class Error {
   log_conflict,          // the chat log was edited so that the reply could not be placed
   request_edited,
   queue_full,            // too many jobs wait for the page
+  too_many_sessions,     // the gateway keeps as many agents' sessions as it may
   rate_limited,          // too many new page instances from one origin lately; stays last (error_named)
 };
 

@@ -4,6 +4,8 @@
 // Stoppable.
 #pragma once
 
+#include "gateway/realms.hpp"
+#include "gateway/session_table.hpp"
 #include "gateway/worker.hpp"
 #include "gateway/security.hpp"
 
@@ -66,6 +68,11 @@ class Gateway {
   // The live pages; null when the gateway runs none. Used on the worker thread.
   repl::Repl* repl() { return repl_; }
   void set_repl(repl::Repl* r) { repl_ = r; }
+  // The built-in Node page's realms; null without it. Worker thread only.
+  RealmHost* realms() { return realms_; }
+  void set_realms(RealmHost* r) { realms_ = r; }
+  // The agents' sessions, from any connection's executor.
+  SessionTable& sessions() { return sessions_; }
   const ServeLimits& limits() const { return limits_; }
   const std::string& workspace_id() const { return workspace_id_; }
   // New at every start, so a client can tell a restarted gateway.
@@ -97,6 +104,8 @@ class Gateway {
   std::string cookie_;
   Worker& worker_;
   repl::Repl* repl_ = nullptr;
+  RealmHost* realms_ = nullptr;
+  SessionTable sessions_;
   ServeLimits limits_;
   std::string workspace_id_;
   std::string nonce_;

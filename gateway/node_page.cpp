@@ -11,10 +11,12 @@
 #include <boost/asio/write.hpp>
 #include <boost/json.hpp>
 
+#include <charconv>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <fcntl.h>
 #include <fstream>
 #include <future>
@@ -50,7 +52,7 @@ std::string find_node() {
 // Lives on the worker thread, with the REPL: a page message is handled
 // where it is read and an eval is written where it is made, with no thread
 // hop in between (each hop costs a wake-up, 0.1 ms or more on a busy machine).
-class NodePage : public std::enable_shared_from_this<NodePage> {
+class NodePage : public RealmHost, public std::enable_shared_from_this<NodePage> {
  public:
   NodePage(Worker& worker, repl::Repl& repl, std::string root, std::string program, std::string node)
       : ex_(worker.executor()), repl_(repl), root_(std::move(root)), program_(std::move(program)),
@@ -104,6 +106,32 @@ class NodePage : public std::enable_shared_from_this<NodePage> {
     link->generation = generation_;
     link_ = link;
     do_read();
+    reopen_realms();
+  }
+
+  // RealmHost: a realm is opened by a message on the channel; it is a page
+  // once its hello is in. On the worker thread.
+  void open(std::function<void(Result<std::string>)> done) override {
+    if (stopping_ || !hello_ || !socket_ || !socket_->is_open())
+      return done(Failure{Error::not_found, "the built-in Node page is not running now (a dead one restarts within seconds)"});
+    if (realms_.size() >= max_realms)
+      return done(Failure{Error::too_many_pages, "the Node page hosts " + std::to_string(realms_.size()) +
+                                                     " realms, the most it may; close some (op close)"});
+    const std::uint64_t n = ++realms_made_;
+    Realm& r = realms_[n];
+    r.opening = std::move(done);
+    open_realm(n, r);
+  }
+
+  void close(const std::string& page) override {
+    for (auto it = realms_.begin(); it != realms_.end(); ++it) {
+      Realm& r = it->second;
+      if (r.name != page) continue;
+      send(generation_, boost::json::serialize(boost::json::object{{"type", "realm-close"}, {"realm", it->first}}));
+      if (r.welcomed) repl_.disconnect(r.id, r.link.get());
+      realms_.erase(it);
+      return;
+    }
   }
 
   // From another thread: done on the worker's, waited for.
@@ -121,6 +149,105 @@ class NodePage : public std::enable_shared_from_this<NodePage> {
   }
 
  private:
+  static constexpr std::string_view realm_prefix = R"({"realm":)";
+
+  // A realm's page as the REPL holds it: its messages go out with its
+  // number first, over the Node page's channel; stale with its child.
+  struct RealmLink : repl::PageLink {
+    std::weak_ptr<NodePage> page;
+    std::uint64_t realm = 0;
+    unsigned generation = 0;
+    void send(std::string message) override {
+      auto p = page.lock();
+      if (!p || message.empty() || message.front() != '{') return;
+      message.replace(0, 1, std::string(realm_prefix) + std::to_string(realm) + (message.size() > 2 ? "," : ""));
+      p->send(generation, std::move(message));
+    }
+    void close() override {
+      if (auto p = page.lock())
+        p->send(generation, boost::json::serialize(boost::json::object{{"type", "realm-close"}, {"realm", realm}}));
+    }
+    // Synchronous code holds the one thread every realm shares: SIGINT
+    // stops it, as in the Node page itself. The process is not restarted
+    // for one realm: the others and the Node page would go with it.
+    bool interrupt_hard() override {
+      auto p = page.lock();
+      return p && p->pid_ > 0 && ::kill(p->pid_, SIGINT) == 0;
+    }
+  };
+
+  struct Realm {
+    std::string id, secret, name;  // its page's, once the REPL took it in
+    std::shared_ptr<RealmLink> link;
+    bool welcomed = false;  // connected to the REPL, through this child
+    std::function<void(Result<std::string>)> opening;  // the clone waiting for it
+  };
+
+  void open_realm(std::uint64_t n, Realm& r) {
+    auto link = std::make_shared<RealmLink>();
+    link->page = weak_from_this();
+    link->realm = n;
+    link->generation = generation_;
+    r.link = std::move(link);
+    send(generation_, boost::json::serialize(boost::json::object{{"type", "realm-open"}, {"realm", n}}));
+  }
+
+  // A new child: each realm comes back as a fresh context, to its own log.
+  void reopen_realms() {
+    for (auto& [n, r] : realms_) open_realm(n, r);
+  }
+
+  // The child is gone, and every realm's context with it.
+  void realms_lost() {
+    for (auto it = realms_.begin(); it != realms_.end();) {
+      Realm& r = it->second;
+      if (r.welcomed) repl_.disconnect(r.id, r.link.get());
+      r.welcomed = false;
+      if (r.opening) {
+        auto opening = std::move(r.opening);
+        it = realms_.erase(it);
+        opening(Failure{Error::context_destroyed, "the Node page died while the realm was being made"});
+      } else {
+        ++it;
+      }
+    }
+  }
+
+  // A line of a realm: {"realm":<n>,...}. Its first is its hello, which
+  // the gateway answers with the id and secret it keeps for the realm:
+  // nothing the child says picks the page it speaks for.
+  void from_realm(const std::string& line) {
+    std::uint64_t n = 0;
+    const char* first = line.data() + realm_prefix.size();
+    auto [end, ec] = std::from_chars(first, line.data() + line.size(), n);
+    auto it = realms_.find(n);
+    if (ec != std::errc() || it == realms_.end()) return;
+    Realm& r = it->second;
+    if (r.welcomed) return repl_.from_page(r.id, line);
+    boost::system::error_code jec;
+    boost::json::value v = boost::json::parse(line, jec);
+    if (jec || !v.is_object() || v.get_object().if_contains("type") == nullptr || v.get_object().at("type") != "hello")
+      return;
+    auto field = [&](std::string_view k) {
+      const boost::json::value* f = v.get_object().if_contains(k);
+      return f && f->is_string() ? std::string(f->get_string()) : std::string();
+    };
+    repl::Hello h{r.id, r.secret, "node-" + std::to_string(n), field("url"), field("title"), "realm", "editgate"};
+    auto got = repl_.connect(h, r.link);
+    auto opening = std::move(r.opening);
+    if (!got) {
+      realms_.erase(it);
+      if (opening) opening(Failure{Error::internal, "the realm's page was refused: " + got.error().message});
+      return;
+    }
+    r.id = got->id;
+    if (!got->secret.empty()) r.secret = got->secret;
+    auto name = repl_.page_name(r.id);
+    r.name = name ? *name : r.id;
+    r.welcomed = true;
+    if (opening) opening(r.name);
+  }
+
   // What the REPL holds (and calls on this same thread); stale once the
   // child it spoke for is gone.
   struct Link : repl::PageLink {
@@ -179,7 +306,9 @@ class NodePage : public std::enable_shared_from_this<NodePage> {
     std::string line(net::buffers_begin(buffer_->data()), net::buffers_begin(buffer_->data()) + static_cast<std::ptrdiff_t>(n));
     buffer_->consume(n);
     if (!line.empty() && line.back() == '\n') line.pop_back();
-    if (!hello_) {
+    if (line.starts_with(realm_prefix)) {
+      from_realm(line);
+    } else if (!hello_) {
       hello_ = true;
       boost::system::error_code jec;
       boost::json::value v = boost::json::parse(line, jec);
@@ -223,6 +352,7 @@ class NodePage : public std::enable_shared_from_this<NodePage> {
     boost::system::error_code ignored;
     if (socket_) socket_->close(ignored);
     if (!id_.empty()) repl_.disconnect(id_, link_.get());
+    realms_lost();
     reap(false);
     hello_ = false;
     if (stopping_) return;
@@ -274,6 +404,8 @@ class NodePage : public std::enable_shared_from_this<NodePage> {
   bool hello_ = false;
   bool stopping_ = false;
   net::steady_timer restart_;
+  std::map<std::uint64_t, Realm> realms_;  // by number; at most max_realms
+  std::uint64_t realms_made_ = 0;
   std::chrono::steady_clock::time_point window_start_ = std::chrono::steady_clock::now();
   int restarts_ = 0;
 };
@@ -296,5 +428,7 @@ std::shared_ptr<NodePage> start_node_page(Worker& worker, repl::Repl& repl, cons
 }
 
 void stop_node_page(NodePage& page) { page.stop(); }
+
+RealmHost* realm_host(NodePage* page) { return page; }
 
 }  // namespace gateway

@@ -4,6 +4,7 @@
 // once. The child is restarted when it dies, and comes back to its log.
 #pragma once
 
+#include "gateway/realms.hpp"
 #include "gateway/worker.hpp"
 
 #include <memory>
@@ -25,5 +26,7 @@ std::string find_node();
 std::shared_ptr<NodePage> start_node_page(Worker& worker, repl::Repl& repl, const std::string& root,
                                           const std::string& state_dir, const std::string& node);
 void stop_node_page(NodePage& page);
+// The page's realms (clone's), as the gateway reaches them; null for none.
+RealmHost* realm_host(NodePage* page);
 
 }  // namespace gateway

@@ -91,7 +91,7 @@ class WsReplies final : public Replies {
 
 }  // namespace
 
-Result<void> check_auth(std::string_view text, std::string_view cookie) {
+Result<std::string> check_auth(std::string_view text, std::string_view cookie) {
   boost::system::error_code ec;
   json::value v = json::parse(text, ec);
   if (ec || !v.is_object())
@@ -111,7 +111,11 @@ Result<void> check_auth(std::string_view text, std::string_view cookie) {
   sent.remove_suffix(sent.size() - std::min(sent.size(), sent.find_last_not_of(space) + 1));
   if (!constant_time_equal(sent, cookie))
     return Failure{Error::unauthorized, "wrong cookie; the right one is in .editgate/cookie"};
-  return {};
+  const json::value* resume = o.if_contains("resume");
+  if (!resume || resume->is_null()) return std::string();
+  if (!resume->is_string() || !valid_name(resume->get_string()))
+    return Failure{Error::bad_request, "resume must be a session id: 1-64 letters, digits, '.', '_' or '-'"};
+  return std::string(resume->get_string());
 }
 
 Result<json::object> parse_message(std::string_view text) {
@@ -163,6 +167,29 @@ CheckedRequest check_message(json::object msg) {
 OpDispatcher::OpDispatcher(Gateway& gateway, boost::asio::any_io_executor ex, std::string id, Send send)
     : gw_(gateway), ex_(std::move(ex)), send_(std::move(send)),
       conn_(std::make_shared<ConnectionState>(gateway.worker(), std::move(id))) {}
+
+Result<json::object> OpDispatcher::start_session(const std::string& resume) {
+  close_realms(gw_, gw_.sessions().expire());
+  json::object started{{"op", "session-started"}};
+  if (!resume.empty()) {
+    auto back = gw_.sessions().resume(resume, conn_.get(), conn_->context);
+    if (back) {
+      conn_->id = resume;
+      started["session"] = resume;
+      started["resumed"] = true;
+      started["page"] = back->page.empty() ? json::value(nullptr) : json::value(back->page);
+      return started;
+    }
+    // A new session, and why not the one asked for: a client that lost
+    // its session (the gateway restarted, it expired) keeps working.
+    started["resumed"] = false;
+    started["reason"] = to_string(back.error().code);
+    started["message"] = "cannot resume: " + back.error().message + "; this is a new session";
+  }
+  if (auto made = gw_.sessions().start(conn_->id, conn_.get()); !made) return made.error();
+  started["session"] = conn_->id;
+  return started;
+}
 
 void OpDispatcher::send(const json::object& echo, json::object body) {
   if (ended_) return;
@@ -248,6 +275,12 @@ void OpDispatcher::handle(std::string_view text) {
   out = naming_unknown(std::move(out), checked.unknown);
   const json::value* s = checked.msg.if_contains("session");
   std::string session = s ? std::string(s->get_string()) : conn_->id;
+  // A session the table keeps is this connection's to use, unless another
+  // live connection holds it; an id it does not know names the commits only.
+  const json::value* agent = checked.params.if_contains("agent");
+  if (auto held = gw_.sessions().touch(session, conn_.get(), agent ? std::string_view(agent->get_string()) : "");
+      !held)
+    return out->fail(held.error());
   op->handler(OpCall{gw_, *op, std::move(checked.params), std::move(session), door, conn_, std::move(out), key});
 }
 
@@ -257,6 +290,7 @@ void OpDispatcher::end(Error why, bool report, std::function<void()> then) {
     return;
   }
   ending_ = true;
+  gw_.sessions().release(conn_.get(), conn_->id, conn_->context);
   end_open_edits(gw_, conn_, ex_, door, why, report, [self = shared_from_this(), then = std::move(then)] {
     self->ended_ = true;
     if (then) then();

@@ -22,8 +22,9 @@
 
 namespace gateway {
 
-// The first message of a connection: {"type":"auth","cookie":"..."}.
-Result<void> check_auth(std::string_view text, std::string_view cookie);
+// The first message of a connection: {"type":"auth","cookie":"..."}, and
+// "resume":"<session id>" to take a session back: that id ("" for none).
+Result<std::string> check_auth(std::string_view text, std::string_view cookie);
 
 // A request message parsed and checked against the op table: its op exists,
 // its parameters are there and each known one has its type; the unknown
@@ -51,6 +52,12 @@ class OpDispatcher : public std::enable_shared_from_this<OpDispatcher> {
   OpDispatcher(Gateway& gateway, boost::asio::any_io_executor ex, std::string id, Send send);
 
   const std::string& id() const { return conn_->id; }
+
+  // Right after the auth message: the connection starts in session
+  // `resume` when it can take it back, else in a new one (the message
+  // says why not). The session-started message; too_many_sessions when no
+  // session can be made.
+  Result<boost::json::object> start_session(const std::string& resume);
 
   // One message from the client. Every problem gets an error reply; none
   // ends the connection. A legacy message ({"type":...}, gateway/legacy.hpp)

@@ -7,6 +7,8 @@
 #include "gateway/op_table.hpp"
 
 #include <functional>
+#include <string>
+#include <vector>
 
 namespace repl {
 enum class Error;
@@ -48,7 +50,7 @@ Error from_repl(repl::Error e);
 // the eval while it runs ("" without one).
 void run_eval(Gateway& gw, std::shared_ptr<Replies> out, repl::EvalRequest req, std::string key = {},
               std::weak_ptr<ConnectionState> conn = {});
-// The page an op names, or the default page (the built-in Node page).
+// The page an op names, or its session's page (session_page below).
 std::string page_of(const OpCall& call);
 
 // ops_modules.cpp: workspace files run in a page.
@@ -70,5 +72,19 @@ std::function<void(boost::json::object)> final_from_repl(std::shared_ptr<Replies
 // ops_symbols.cpp: what a page can tell about a symbol, without running it.
 void op_info(OpCall call);
 void op_docs(OpCall call);
+
+// ops_sessions.cpp: the agents' sessions and the Node page's realms.
+void op_sessions(OpCall call);
+void op_use(OpCall call);
+void op_clone(OpCall call);
+void op_close(OpCall call);
+void op_bindings(OpCall call);
+void op_clear(OpCall call);
+
+// The page a request that names none goes to: its session's (use, clone);
+// "" for the default page (the built-in Node page, or the only page).
+std::string session_page(const OpCall& call);
+// Closes these realms (expired or closed sessions') on the worker thread.
+void close_realms(Gateway& gw, std::vector<std::string> realms);
 
 }  // namespace gateway

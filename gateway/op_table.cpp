@@ -176,6 +176,21 @@ const std::vector<OpSpec>& op_table() {
       {"kill", {{"actor", T::string, true}},
        "stop a page: the Node page's process is restarted, a tab's connection dropped (it reconnects)", false,
        std::nullopt, &op_kill},
+      {"sessions", {}, "the sessions: id, page, agent, created, last active, whether a connection holds it", false,
+       std::nullopt, &op_sessions},
+      {"use", {{"page", T::string, true}},
+       "bind the session to a page (a browser tab, a realm, the Node page): its requests that name no page go there",
+       false, std::nullopt, &op_use},
+      {"clone", {}, "a new realm (a fresh context in the Node page, a page of its own) and a session bound to it: "
+       "value is the new session's id", false, std::nullopt, &op_clone},
+      {"close", {}, "end the session (the request's session, else the connection's) and the realm its clone made",
+       false, std::nullopt, &op_close},
+      {"bindings", {{"page", T::string}},
+       "the globals evaluations made in the session's page (or the one named): name to tagged value, at most 200",
+       false, std::nullopt, &op_bindings},
+      {"clear", {{"page", T::string}},
+       "remove them: a realm gets a fresh context; a tab or the Node page deletes what it can, kept names the rest",
+       false, std::nullopt, &op_clear},
       {"shutdown", {{"cookie", T::string, true}}, "stop the gateway cleanly", false, std::nullopt, &op_shutdown},
   };
   return table;

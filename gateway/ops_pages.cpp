@@ -126,10 +126,10 @@ void op_eval(OpCall call) {
 }
 
 std::string page_of(const OpCall& call) {
-  // A client that names no page means the default one: the built-in Node
-  // page, by its bare name (the one live page called node).
+  // A client that names no page means its session's page (session_page):
+  // the one `use` or `clone` bound it to, else the default page.
   const json::value* page = call.params.if_contains("page");
-  return page ? std::string(page->get_string()) : std::string("node");
+  return page ? std::string(page->get_string()) : session_page(call);
 }
 
 void run_eval(Gateway& gw, std::shared_ptr<Replies> out, repl::EvalRequest req, std::string key,
@@ -199,7 +199,6 @@ void op_interrupt(OpCall call) {
 void op_complete(OpCall call) {
   repl::Repl* repl = call.gw.repl();
   if (!repl) return call.out->fail(no_pages);
-  const json::value* page = call.params.if_contains("page");
   std::string code(call.params.at("code").get_string());
   // The page completes the text before the cursor; positions are UTF-16
   // units, as the page's strings count them.
@@ -226,8 +225,7 @@ void op_complete(OpCall call) {
       answer(*out, std::move(body));
     });
   };
-  call.gw.worker().post([repl, page = page ? std::string(page->get_string()) : std::string("node"),
-                         code = std::move(code), done = std::move(done)]() mutable {
+  call.gw.worker().post([repl, page = page_of(call), code = std::move(code), done = std::move(done)]() mutable {
     repl->complete(page, std::move(code), std::move(done));
   });
 }

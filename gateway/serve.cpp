@@ -363,6 +363,7 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   std::make_shared<listener>(ioc, acceptor, gw)->do_accept();
   print_banner(out, args, root, url, state.path(), ip);
   node_page = start_node(args, eng, pages, root, state.path(), err);
+  gw.set_realms(realm_host(node_page.get()));  // before ioc.run(): no op has run yet
   out << "  pages: include <script src=\"" << url << "adapter.js\" crossorigin></script>; logs in debug/\n";
   out.flush();
   // The port file last: a client that finds it finds a gateway that listens.

@@ -115,14 +115,17 @@ class agent_socket : public Stoppable, public std::enable_shared_from_this<agent
     auto ok = check_auth(text, gw_.cookie());
     if (!ok) return refuse_auth(ok.error());
     auth_timer_.cancel();
-    send(R"({"type":"auth_ok"})");
     // A weak reference: the OpDispatcher lives inside this socket, and must
     // not keep it alive once its connection is gone.
-    ops_ = std::make_shared<OpDispatcher>(gw_, ws_.get_executor(), record::new_session_id(),
-                                       [weak = weak_from_this()](std::string msg) {
-                                         if (auto self = weak.lock()) self->send(std::move(msg));
-                                       });
-    send(boost::json::serialize(boost::json::object{{"op", "session-started"}, {"session", ops_->id()}}));
+    auto ops = std::make_shared<OpDispatcher>(gw_, ws_.get_executor(), record::new_session_id(),
+                                              [weak = weak_from_this()](std::string msg) {
+                                                if (auto self = weak.lock()) self->send(std::move(msg));
+                                              });
+    auto started = ops->start_session(*ok);
+    if (!started) return refuse_auth(started.error());
+    ops_ = std::move(ops);
+    send(R"({"type":"auth_ok"})");
+    send(boost::json::serialize(*started));
     do_read();
   }
 

@@ -3,6 +3,7 @@
 #include "editproto/unicode.hpp"
 
 #include <boost/json/array.hpp>
+#include <boost/json/serialize.hpp>
 #include <boost/json/string.hpp>
 #include <boost/json/value.hpp>
 
@@ -105,6 +106,30 @@ std::optional<std::int64_t> page_time(const json::value& v) {
   return static_cast<std::int64_t>(ms);
 }
 
+// A bindings answer's names with their tagged values (a value over
+// page_bounds::binding_bytes is named, not carried), and a clear's names it
+// could not delete.
+static void clean_bindings(const json::object& raw, json::object& out) {
+  if (const json::value* v = raw.if_contains("bindings"); v && v->is_object()) {
+    json::object bindings;
+    for (const auto& kv : v->get_object()) {
+      if (bindings.size() >= page_bounds::bindings) break;
+      const std::size_t bytes = json::serialize(kv.value()).size();
+      bindings[page_line(kv.key(), page_bounds::name)] =
+          bytes <= page_bounds::binding_bytes ? kv.value() : json::value(json::object{{"$cut", bytes}});
+    }
+    out["bindings"] = std::move(bindings);
+  }
+  if (const json::value* v = raw.if_contains("more"); v && v->is_number()) out["more"] = v->to_number<double>();
+  if (const json::value* v = raw.if_contains("kept"); v && v->is_array()) {
+    json::array kept;
+    for (const json::value& name : v->get_array())
+      if (name.is_string() && kept.size() < page_bounds::bindings)
+        kept.push_back(json::string(page_line(name.get_string(), page_bounds::name)));
+    out["kept"] = std::move(kept);
+  }
+}
+
 json::object clean_page_message(json::object raw) {
   json::object out;
   auto line = [&](std::string_view key, std::size_t max) {
@@ -152,6 +177,7 @@ json::object clean_page_message(json::object raw) {
     }
     out["items"] = std::move(items);
   }
+  clean_bindings(raw, out);
   return out;
 }
 

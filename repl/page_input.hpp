@@ -27,6 +27,8 @@ inline constexpr std::size_t word = 100;      // a type, a source, a status, an 
 inline constexpr std::size_t line = 2000;     // an interrupt's message, a prompt, a completion
 inline constexpr std::size_t text = 64 * 1024;  // an event's text, an error's message or stack
 inline constexpr std::size_t items = 1000;    // completions
+inline constexpr std::size_t bindings = 200;  // globals a bindings answer lists
+inline constexpr std::size_t binding_bytes = 64 * 1024;  // one binding's tagged value
 // Event times: from the epoch to 2100-01-01. Beyond that the page's clock
 // is wrong (or hostile), and the gateway's receive time is used.
 inline constexpr double latest_ms = 4102444800000.0;

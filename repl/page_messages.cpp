@@ -51,6 +51,7 @@ void Repl::from_page(const std::string& id, std::string_view text) {
                 str(msg, "status") == "idle"
                     ? "the page was told to stop and said it ran no such job; no reply will follow"
                     : "the page was told to stop and stopped it; no reply will follow");
+  if (type == "bindings" || type == "cleared") return on_bindings(p, msg);
   if (type == "interrupted" || type == "completions" || type == "inspected") {
     auto job = job_of(msg);
     if (!job) return;

@@ -40,6 +40,11 @@ Hello clean_hello(const Hello& raw) {
   return h;
 }
 
+// The kinds of page only the gateway starts: the Node page and its realms.
+// Their secrets stay with their transport, and no page door can claim them
+// (it says browser, whatever the page says).
+bool gateway_kind(std::string_view kind) { return kind == "node" || kind == "realm"; }
+
 }  // namespace
 
 std::string registry_text(std::vector<RegistryLine> pages, std::size_t max_live, std::size_t max_disconnected) {
@@ -71,6 +76,7 @@ std::string registry_text(std::vector<RegistryLine> pages, std::size_t max_live,
 // ---- finding pages ------------------------------------------------------------------
 
 Result<Repl::Page*> Repl::find(const std::string& name) {
+  if (name.empty()) return default_page();
   if (auto it = pages_.find(name); it != pages_.end()) return it->second.get();
   for (auto& [id, p] : pages_)
     if (p->stem == name) return p.get();
@@ -97,6 +103,29 @@ Result<Repl::Page*> Repl::find(const std::string& name) {
   for (const auto& [id, p] : pages_) all.push_back(p->stem);
   return Failure{Error::not_found, "no page '" + name + "'" +
                                        (all.empty() ? "; no page is connected" : "; the pages are " + listed(all))};
+}
+
+// The built-in Node page; without one, the only live page.
+Result<Repl::Page*> Repl::default_page() {
+  auto node = find("node");
+  if (node || node.error().code != Error::not_found) return node;
+  Page* only = nullptr;
+  std::size_t live = 0;
+  for (auto& [id, p] : pages_)
+    if (p->link) {
+      only = p.get();
+      ++live;
+    }
+  if (live == 1) return only;
+  return Failure{Error::not_found, live ? "no Node page runs and " + std::to_string(live) +
+                                              " pages are live: name one (page, or the op use)"
+                                        : "no page is connected"};
+}
+
+Result<std::string> Repl::page_name(const std::string& name) {
+  auto p = find(name);
+  if (!p) return p.error();
+  return (*p)->stem;
 }
 
 Repl::Page* Repl::by_log(const std::string& path) {
@@ -224,7 +253,7 @@ Result<Repl::Page*> Repl::new_page(const Hello& hello, std::string& secret) {
     auto st = ws_.stat("debug/" + name + "-" + id + ".md");
     if (!pages_.count(id) && st && !st->exists) break;
   }
-  secret = keys_.issue(id, hello.kind == "node" ? "node" : "browser");
+  secret = keys_.issue(id, gateway_kind(hello.kind) ? hello.kind : "browser");
   auto page = std::make_unique<Page>();
   page->id = id;
   page->stem = name + "-" + id;
@@ -288,14 +317,14 @@ Result<Repl::Welcome> Repl::connect(const Hello& raw_hello, std::shared_ptr<Page
   p->modules.clear();  // a new context: nothing loaded into the old one is there
   p->url = hello.url;
   p->title = hello.title;
-  p->kind = hello.kind == "node" ? "node" : "browser";
+  p->kind = gateway_kind(hello.kind) ? hello.kind : "browser";
   p->origin = hello.origin;
   p->user_agent = hello.user_agent;
   p->last_seen = p->connected_at = wall::now();
   open_log(*p, returning);
   json::object welcome{{"type", "welcome"}, {"id", p->id}, {"name", p->stem}, {"log", p->log->path()}};
   // The Node page's secret stays with its transport, out of reach of the code it runs.
-  if (!secret.empty() && p->kind != "node") welcome["secret"] = secret;
+  if (!secret.empty() && !gateway_kind(p->kind)) welcome["secret"] = secret;
   p->link->send(json::serialize(welcome));
   log_line("page " + p->stem + " connected (" + p->kind + ", " + p->url + ")");
   write_registry();

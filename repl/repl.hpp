@@ -135,8 +135,12 @@ class Repl {
   void disconnect(const std::string& id, const PageLink* link);
   void from_page(const std::string& id, std::string_view message);
 
-  // The agents' side.
+  // The agents' side. A page is named by its full name, its instance id, a
+  // bare name one live page has ("node"), or "" for the default page: the
+  // built-in Node page, else the only live page.
   void eval(EvalRequest request, Listener listener);
+  // The full name of the page `name_or_id` names now.
+  Result<std::string> page_name(const std::string& name_or_id);
   boost::json::array pages() const;
   void interrupt(const std::string& page, std::function<void(boost::json::object)> done);
   void complete(const std::string& page, std::string code, std::function<void(boost::json::object)> done);
@@ -172,6 +176,10 @@ class Repl {
   // `job` waits on wherever it runs. not_found when none waits.
   Result<void> input(const std::string& page, Input in);
   Result<void> input(std::uint64_t job, Input in);
+  // The globals evaluations made in the page (names and tagged values),
+  // and removing them: {"value":"ok","kept":[names it could not delete]}.
+  void bindings(const std::string& page, std::function<void(boost::json::object)> done);
+  void clear(const std::string& page, std::function<void(boost::json::object)> done);
 
   // The edit path: an agent's edit wrote `path`. When it is a chat log, the
   // requests it appended below the footer are dispatched. Here and below, a
@@ -215,6 +223,7 @@ class Repl {
   // one live page has: Error::not_found naming the pages there are,
   // Error::ambiguous naming the live pages that have the bare name.
   Result<Page*> find(const std::string& name_or_id);
+  Result<Page*> default_page();
   Page* by_log(const std::string& path);
   Result<Page*> returning_page(const Hello& hello);
   Result<Page*> new_page(const Hello& hello, std::string& secret);
@@ -255,6 +264,8 @@ class Repl {
   void on_result(Page& p, const boost::json::object& msg);
   void on_event(Page& p, const boost::json::object& msg);
   void flush_background(Page& p);
+  void on_bindings(Page& p, const boost::json::object& msg);  // page_bindings.cpp
+  void ask(const std::string& page, std::string_view type, std::function<void(boost::json::object)> done);
   void await_answer(Page& p, std::uint64_t req, std::function<void(boost::json::object)> done,
                     boost::json::object otherwise);
   Result<void> send_input(Page& p, Input in);

@@ -204,7 +204,9 @@ function receive(data) {
     switch (msg.type) {
       case 'welcome': welcome(msg); break;
       case 'refused': refused(msg); break;
-      case 'eval': run(msg); break;
+      case 'eval': noteGlobals(function () { run(msg); }); break;
+      case 'bindings': send(listBindings(msg.job)); break;
+      case 'clear': send(clearBindings(msg.job)); break;
       case 'interrupt': interrupt(msg.job); break;
       case 'complete':
         var code = typeof msg.code === 'string' ? msg.code : '';
@@ -337,6 +339,44 @@ function answer(msg) {
 // The first name of a completion path: a global binding, which may be a top-level let of a page script.
 function lookupGlobal(name) {
   try { return (0, eval)('(' + name + ')'); } catch (e) { return window[name]; }  // eval can be forbidden by CSP
+}
+
+// --- bindings -------------------------------------------------------------------------------------------
+// The globals evaluations made: names that appeared on window while an eval's synchronous part ran
+// (the page's own scripts add globals too, and those are not the agent's to list or clear).
+
+var created = new Set();
+var BINDINGS_MAX = 200;  // names a bindings answer lists; the rest are counted
+
+function noteGlobals(runIt) {
+  var before = new Set(Object.getOwnPropertyNames(window));
+  try {
+    runIt();
+  } finally {
+    Object.getOwnPropertyNames(window).forEach(function (n) { if (!before.has(n)) created.add(n); });
+  }
+}
+
+function listBindings(job) {
+  var names = Array.from(created).filter(function (n) { return Object.prototype.hasOwnProperty.call(window, n); });
+  var bindings = {};
+  names.slice(0, BINDINGS_MAX).forEach(function (n) {
+    try { bindings[n] = editgateSerialize(window[n]); } catch (e) { bindings[n] = { $error: errorText(e) }; }
+  });
+  return { type: 'bindings', job: job, bindings: bindings, more: Math.max(0, names.length - BINDINGS_MAX) };
+}
+
+// A tab cannot be given a fresh global object: what can be deleted is, the rest is named (a var
+// declared at the top level of a script is not deletable).
+function clearBindings(job) {
+  var kept = [];
+  created.forEach(function (n) {
+    var gone = false;
+    try { gone = delete window[n] && !Object.prototype.hasOwnProperty.call(window, n); } catch (e) { gone = false; }
+    if (gone) created.delete(n);
+    else kept.push(n);
+  });
+  return { type: 'cleared', job: job, kept: kept };
 }
 
 // --- events ---------------------------------------------------------------------------------------------

@@ -54,8 +54,8 @@ var editgateInspect;
   // property of the global object, or else a global binding (a top-level let), read by `lookup`
   // with the name alone, which PATH has made an identifier. A built-in getter is read; one the
   // page's code defined is reported and never run.
-  function resolve(parts, lookup) {
-    var value = globalThis;
+  function resolve(parts, lookup, root) {
+    var value = root;
     for (var i = 0; i < parts.length; i++) {
       if (value === null || value === undefined) return null;
       var d = descriptor(Object(value), parts[i]);
@@ -128,11 +128,12 @@ var editgateInspect;
 
   // what: 'info' (found, symbol, kind, signature or constructor, description) or 'docs' (found,
   // symbol, kind, source_head and source_length for a function or class, native, description).
-  editgateInspect = function (what, symbol, lookup) {
+  // `root`: the global object the path starts from (a Node realm's own; this one's by default).
+  editgateInspect = function (what, symbol, lookup, root) {
     var info = { found: false, symbol: symbol };
     try {
       if (typeof symbol !== 'string' || symbol.length > 256 || !PATH.test(symbol)) return info;
-      var found = resolve(symbol.split('.'), lookup);
+      var found = resolve(symbol.split('.'), lookup, root === undefined ? globalThis : root);
       if (!found) return info;
       info.found = true;
       if (found.accessor) {

@@ -15,11 +15,15 @@ const jobs = new Map();  // job id -> {abandon} while it runs; abandon is set wh
 let current = null;  // the job whose code runs now, for console attribution
 let brokenBySigint = null;  // the job SIGINT stopped, until the gateway's interrupt for it arrives
 const prompts = [];  // {job, resolve} waiting for stdin
+const jobRealm = new Map();  // job id -> the realm it runs in, while the gateway may still hear of it
+let speakingRealm = null;  // the realm whose console writes now, outside any job of its own
 const rejections = new WeakMap();  // promise -> reason, for 'rejectionHandled', which gets no reason
 let capturing = false;  // a console call made while formatting one is not captured again
 
 function send(msg) {
-  channel.write(JSON.stringify(msg) + '\n');
+  const realm = speakingRealm !== null ? speakingRealm : jobRealm.get(msg.job);
+  // A realm's messages name it first, so the gateway routes them without parsing.
+  channel.write(JSON.stringify(realm === undefined ? msg : { realm, ...msg }) + '\n');
 }
 
 // --- globals for evaluated code -------------------------------------------------------------------
@@ -117,10 +121,11 @@ function runOptions(timeoutMs) {
 }
 
 // runInThisContext, so a top-level let/const persists into later evals as in the Node REPL.
-function evaluate(code, timeoutMs) {
+function evaluate(code, timeoutMs, context) {
   const plan = editgatePlan(code, parses, (body) => parses(asyncWrapper(body)));
   const source = plan.async ? asyncWrapper(plan.body) : plan.source;
-  return new vm.Script(source, { filename: FILENAME }).runInThisContext(runOptions(timeoutMs));
+  const script = new vm.Script(source, { filename: FILENAME });
+  return context ? script.runInContext(context, runOptions(timeoutMs)) : script.runInThisContext(runOptions(timeoutMs));
 }
 
 // The stack up to the evaluated code: this file's frames and node:vm's below it are noise.
@@ -174,6 +179,7 @@ function run(msg) {
     if (current === job) current = null;
     for (let i = prompts.length - 1; i >= 0; i--) if (prompts[i].job === job) prompts.splice(i, 1);
     send({ type: 'result', job, ...fields, duration_ms: performance.now() - started });
+    jobRealm.delete(job);
   };
   const succeed = (v) => finish({ ok: true, value: editgateSerialize(v) });
   const fail = (e) => finish({ ok: false, error: failure(e, job, msg.timeout_ms) });
@@ -181,7 +187,7 @@ function run(msg) {
   let value;
   let then;
   try {
-    value = evaluate(typeof msg.code === 'string' ? msg.code : '', msg.timeout_ms);
+    value = evaluate(typeof msg.code === 'string' ? msg.code : '', msg.timeout_ms, realmContext(msg.realm));
     then = thenOf(value);
   } catch (e) {
     fail(e);
@@ -220,15 +226,28 @@ function answer(msg) {
   if (i >= 0) prompts.splice(i, 1)[0].resolve(msg.eof === true ? null : typeof msg.text === 'string' ? msg.text : '');
 }
 
-function lookupGlobal(name) {
-  return vm.runInThisContext('(' + name + ')');  // sees top-level let/const, unlike globalThis
+function lookupGlobal(name, context) {
+  const source = '(' + name + ')';  // sees top-level let/const, unlike globalThis
+  return context ? vm.runInContext(source, context) : vm.runInThisContext(source);
+}
+
+// info and docs in the realm the message is for: its own global object and bindings.
+function realmInspect(msg) {
+  const context = realmContext(msg.realm);
+  const root = context ? vm.runInContext('globalThis', context) : globalThis;
+  return editgateInspect(msg.what, msg.symbol, (name) => lookupGlobal(name, context), root);
 }
 
 function receive(line) {
   try {
     const msg = JSON.parse(line);
     if (!msg || typeof msg !== 'object') return;
+    if (msg.realm !== undefined && !routeRealm(msg)) return;
     switch (msg.type) {
+      case 'realm-open': openRealm(msg.realm); break;
+      case 'realm-close': closeRealm(msg.realm); break;
+      case 'bindings': send({ type: 'bindings', job: msg.job, ...listBindings(msg.realm) }); break;
+      case 'clear': send({ type: 'cleared', job: msg.job, ...clearBindings(msg.realm) }); break;
       case 'refused':
         fatal('editgate node page: refused (' + msg.error + '): ' + msg.message + '\n');
         break;
@@ -236,16 +255,126 @@ function receive(line) {
       case 'interrupt': interrupt(msg.job); break;
       case 'complete':
         var code = typeof msg.code === 'string' ? msg.code : '';
-        send({ type: 'completions', job: msg.job, items: editgateCompletions(code, lookupGlobal), start: editgateCompletionStart(code) });
+        send({ type: 'completions', job: msg.job, items: editgateCompletions(code, (name) => lookupGlobal(name, realmContext(msg.realm))),
+          start: editgateCompletionStart(code) });
         break;
       case 'stdin': answer(msg); break;
       case 'inspect':
-        send({ type: 'inspected', job: msg.job, info: editgateInspect(msg.what, msg.symbol, lookupGlobal) });
+        send({ type: 'inspected', job: msg.job, info: realmInspect(msg) });
         break;
     }
+    if (msg.type !== 'eval' && !jobs.has(msg.job)) jobRealm.delete(msg.job);
   } catch (e) {
     fatal('editgate node page: failed to handle a gateway message: ' + e + '\n');
   }
+}
+
+// --- realms ----------------------------------------------------------------------------------------
+// A realm is a fresh vm context with globals of its own, a page of its own to the gateway: its
+// messages carry "realm" both ways. The gateway opens and closes them (and bounds their number).
+
+const realms = new Map();  // realm number -> {context, baseline: names its globals had when made}
+const BINDINGS_MAX = 200;  // names a bindings answer lists; the rest are counted
+
+// What code in a realm finds besides JavaScript's own globals.
+function realmGlobals(realm) {
+  const realmConsole = {};
+  for (const level of ['log', 'info', 'warn', 'error', 'debug', 'dir', 'table', 'trace', 'assert', 'count', 'time',
+    'timeEnd', 'group', 'groupEnd']) {
+    realmConsole[level] = (...args) => {
+      const before = speakingRealm;
+      speakingRealm = realm;
+      try {
+        console[level](...args);
+      } finally {
+        speakingRealm = before;
+      }
+    };
+  }
+  const g = { console: realmConsole, prompt, editgate: { prompt, version: '1', realm } };
+  g.require = createRequire(process.cwd() + '/');
+  for (const name of ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate', 'clearImmediate',
+    'queueMicrotask', 'structuredClone', 'URL', 'URLSearchParams', 'TextEncoder', 'TextDecoder', 'Buffer', 'process',
+    'performance', 'fetch', 'AbortController', 'AbortSignal', 'atob', 'btoa', 'Blob', 'Event', 'EventTarget'])
+    if (globalThis[name] !== undefined) g[name] = globalThis[name];
+  return g;
+}
+
+function makeRealm(realm) {
+  const context = vm.createContext(realmGlobals(realm), { name: 'realm ' + realm });
+  const baseline = new Set(vm.runInContext('Object.getOwnPropertyNames(globalThis)', context));
+  return { context, baseline };
+}
+
+function openRealm(realm) {
+  if (!Number.isSafeInteger(realm) || realm < 1) return;
+  realms.set(realm, makeRealm(realm));
+  send({ realm, type: 'hello', name: 'node-' + realm, url: 'node:' + process.cwd() + '#realm-' + realm,
+    title: 'Node ' + process.version + ' realm ' + realm, kind: 'node', user_agent: 'node/' + process.version });
+}
+
+// Its running code is abandoned: the gateway fails its jobs as the realm's page goes away.
+function closeRealm(realm) {
+  realms.delete(realm);
+  for (const [job, r] of jobRealm) if (r === realm) jobRealm.delete(job);
+}
+
+function realmContext(realm) {
+  const r = realm === undefined ? undefined : realms.get(realm);
+  return r ? r.context : undefined;
+}
+
+// A message for a realm: its job is that realm's until answered. A realm that is gone (closed,
+// or lost with a process the gateway restarted) answers nothing: the gateway's own bounds act.
+function routeRealm(msg) {
+  if (msg.type === 'realm-open' || msg.type === 'realm-close') return true;
+  if (!realms.has(msg.realm)) return false;
+  if (msg.job !== undefined) jobRealm.set(msg.job, msg.realm);
+  return true;
+}
+
+// The globals code created: names the context did not start with. Top-level let/const live in
+// the script scope, which V8 does not list; they go with the context on clear.
+const mainBaseline = new Set();
+function globalNames(realm) {
+  const r = realm === undefined ? undefined : realms.get(realm);
+  const names = r ? vm.runInContext('Object.getOwnPropertyNames(globalThis)', r.context) : Object.getOwnPropertyNames(globalThis);
+  const baseline = r ? r.baseline : mainBaseline;
+  return names.filter((n) => !baseline.has(n));
+}
+
+function listBindings(realm) {
+  const names = globalNames(realm);
+  const global = realm === undefined ? globalThis : vm.runInContext('globalThis', realmContext(realm));
+  const bindings = {};
+  for (const name of names.slice(0, BINDINGS_MAX)) {
+    let value;
+    try {
+      value = editgateSerialize(global[name]);
+    } catch (e) {
+      value = { $error: errorText(e) };
+    }
+    bindings[name] = value;
+  }
+  return { bindings, more: Math.max(0, names.length - BINDINGS_MAX) };
+}
+
+// A realm is replaced outright by a fresh context; the main page deletes what it can and names
+// the rest (a non-configurable global, as a var declared at the top level).
+function clearBindings(realm) {
+  if (realm !== undefined && realms.has(realm)) {
+    realms.set(realm, makeRealm(realm));
+    return { kept: [] };
+  }
+  const kept = [];
+  for (const name of globalNames(undefined)) {
+    try {
+      if (!delete globalThis[name]) kept.push(name);
+    } catch {
+      kept.push(name);
+    }
+  }
+  return { kept };
 }
 
 // --- the channel -----------------------------------------------------------------------------------
@@ -276,6 +405,8 @@ channel.on('error', (e) => {
   fatal('editgate node page: fd 3: ' + e.message + '\n');
   process.exit(1);
 });
+
+for (const name of Object.getOwnPropertyNames(globalThis)) mainBaseline.add(name);
 
 send({
   type: 'hello', id: process.env.EDITGATE_PAGE_ID || null, name: process.env.EDITGATE_PAGE_NAME || 'node', url: 'node:' + process.cwd(),

@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""Sessions and realms as an independent client sees them: Python's
+`websockets` (Debian's python3-websockets), not the project's own client.
+
+Starts `editgate serve` on a fresh workspace and plays the protocol's
+session ops with JavaScript in the built-in Node page: clone (a realm, a
+session bound to it), eval in the new realm (a global set there is not
+seen by the default page), bindings, clear, bindings empty, close; use;
+resume after a reconnect (and a resume that cannot be); and the attacks:
+another connection's session id, closing the default page's session,
+clones up to the realm bound (a named error) and past it.
+
+Usage: ws_seed_sessions.py EDITGATE_BINARY. Exit 0 on success.
+"""
+import asyncio
+import itertools
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import websockets
+
+ids = itertools.count(1)
+
+
+def git(root, *args):
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+                   cwd=root, check=True, capture_output=True)
+
+
+def wait_for(path, seconds=20):
+    deadline = time.monotonic() + seconds
+    while not os.path.exists(path):
+        if time.monotonic() > deadline:
+            raise AssertionError(path + " did not appear")
+        time.sleep(0.05)
+
+
+class Conn:
+    """One connection; sends one request at a time and reads until its final message."""
+
+    def __init__(self, ws, started):
+        self.ws = ws
+        self.started = started
+        self.session = started["session"]
+
+    @classmethod
+    async def open(cls, server, cookie, resume=None):
+        ws = await websockets.connect(server["ws"], max_size=None)
+        assert json.loads(await ws.recv()) == {"op": "auth-required"}
+        auth = {"type": "auth", "cookie": cookie}
+        if resume:
+            auth["resume"] = resume
+        await ws.send(json.dumps(auth))
+        assert json.loads(await ws.recv()) == {"type": "auth_ok"}
+        started = json.loads(await ws.recv())
+        assert started["op"] == "session-started" and started["session"], started
+        return cls(ws, started)
+
+    async def call(self, op, **fields):
+        msg = {"op": op, "id": "m-%d" % next(ids), **fields}
+        await self.ws.send(json.dumps(msg))
+        while True:
+            m = json.loads(await asyncio.wait_for(self.ws.recv(), 30))
+            assert m.get("id") == msg["id"], ("a message of another request", msg, m)
+            if "done" in m.get("status", []):
+                return m
+
+    async def ok(self, op, **fields):
+        m = await self.call(op, **fields)
+        assert m["status"] == ["done"], m
+        return m
+
+    async def close(self):
+        await self.ws.close()
+
+
+async def wait_node(c):
+    for _ in range(200):
+        pages = await c.ok("pages")
+        if any(p["page"].startswith("node-") and p["state"] != "disconnected" for p in pages["pages"]):
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("the Node page did not start")
+
+
+async def realm_round(c):
+    """clone -> eval in the new realm -> bindings -> clear -> bindings empty -> close."""
+    clone = await c.ok("clone")
+    sid = clone["value"]
+    assert isinstance(sid, str) and sid != c.session, clone
+    e = await c.ok("eval", session=sid, code="globalThis.answer = 42; var greeting = 'hi'; answer")
+    assert e["value"] == 42 and e["session"] == sid, e
+    assert e["page"].startswith("node-1-"), e
+    # The default page has globals of its own.
+    d = await c.ok("eval", code="typeof answer")
+    assert d["value"] == "undefined" and not d["page"].startswith("node-1-"), d
+    b = await c.ok("bindings", session=sid)
+    assert b["bindings"] == {"answer": 42, "greeting": "hi"}, b
+    cl = await c.ok("clear", session=sid)
+    assert cl["value"] == "ok", cl
+    b = await c.ok("bindings", session=sid)
+    assert b["bindings"] == {}, b
+    gone = await c.ok("eval", session=sid, code="typeof answer")
+    assert gone["value"] == "undefined", gone
+    listed = (await c.ok("sessions"))["sessions"]
+    mine = [s for s in listed if s["id"] == sid]
+    assert len(mine) == 1 and mine[0]["page"] == e["page"], listed
+    for field in ("id", "page", "agent", "created", "last_active"):
+        assert field in mine[0], mine
+    closed = await c.ok("close", session=sid)
+    assert closed["value"] == "ok", closed
+    assert sid not in [s["id"] for s in (await c.ok("sessions"))["sessions"]]
+    pages = (await c.ok("pages"))["pages"]
+    assert [p["state"] for p in pages if p["page"] == e["page"]] == ["disconnected"], pages
+    again = await c.call("close", session=sid)
+    assert again["reason"] == "not_found", again
+
+
+async def use_and_resume(server, cookie, a):
+    clone = await a.ok("clone")
+    realm = (await a.ok("eval", session=clone["value"], code="globalThis.where = 'realm'; where"))["page"]
+    used = await a.ok("use", page=realm)
+    assert used["value"] == "ok" and used["page"] == realm, used
+    e = await a.ok("eval", code="where")
+    assert e["value"] == "realm" and e["page"] == realm, e
+    sid = a.session
+    await a.close()
+    # The connection is gone; its session is taken back with its page.
+    for _ in range(100):
+        b = await Conn.open(server, cookie, resume=sid)
+        if b.started.get("resumed"):
+            break
+        await b.close()  # the gateway had not seen the old connection end yet
+        await asyncio.sleep(0.05)
+    assert b.started["resumed"] is True and b.session == sid and b.started["page"] == realm, b.started
+    e = await b.ok("eval", code="where")
+    assert e["value"] == "realm", e
+    # A session that is not there: a new one, and the reason.
+    n = await Conn.open(server, cookie, resume="no-such-session")
+    assert n.started["resumed"] is False and n.started["reason"] == "not_found" and n.session != "no-such-session", n.started
+    await n.close()
+    await b.ok("close", session=clone["value"])
+    return b
+
+
+async def attacks(server, cookie, a):
+    # Another connection's session: refused, and nothing runs there.
+    other = await Conn.open(server, cookie)
+    stolen = await other.call("eval", session=a.session, code="1")
+    assert stolen["reason"] == "in_use", stolen
+    stolen = await other.call("close", session=a.session)
+    assert stolen["reason"] == "in_use", stolen
+    # Resuming a session a live connection holds starts a new one instead.
+    taken = await Conn.open(server, cookie, resume=a.session)
+    assert taken.started["resumed"] is False and taken.started["reason"] == "in_use", taken.started
+    await taken.close()
+
+    # Closing the session bound to the default page ends the session, not the page.
+    await other.ok("close")
+    assert other.session not in [s["id"] for s in (await a.ok("sessions"))["sessions"]]
+    e = await other.ok("eval", code="6 * 7")
+    assert e["value"] == 42 and e["page"].startswith("node-"), e
+    await other.close()
+
+    # Hundreds of clones: up to the bound, then a named error; closing makes room.
+    made = []
+    while True:
+        r = await a.call("clone")
+        if r["status"] != ["done"]:
+            assert r["reason"] == "too_many_pages", r
+            break
+        made.append(r["value"])
+        assert len(made) <= 256, "no realm bound"
+    assert len(made) >= 200, len(made)
+    last = made[-1]
+    e = await a.ok("eval", session=last, code="globalThis.n = 1; n")
+    assert e["value"] == 1, e
+    for sid in made:
+        await a.ok("close", session=sid)
+    r = await a.ok("clone")
+    await a.ok("close", session=r["value"])
+
+
+async def play(server, cookie):
+    a = await Conn.open(server, cookie)
+    await wait_node(a)
+    await realm_round(a)
+    a = await use_and_resume(server, cookie, a)
+    await attacks(server, cookie, a)
+    await a.close()
+
+
+def main():
+    binary = sys.argv[1]
+    with tempfile.TemporaryDirectory() as root:
+        git(root, "init", "-q", "-b", "main")
+        with open(os.path.join(root, "a.txt"), "w") as f:
+            f.write("alpha\n")
+        git(root, "add", "a.txt")
+        git(root, "commit", "-q", "-m", "start")
+        gw = subprocess.Popen([binary, "serve", "--port", "0", "--root", root],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            state = os.path.join(root, ".editgate")
+            wait_for(os.path.join(state, "port"))
+            with open(os.path.join(state, "server.json")) as f:
+                server = json.load(f)
+            with open(os.path.join(state, "cookie")) as f:
+                cookie = f.read()
+            asyncio.run(play(server, cookie))
+        finally:
+            gw.send_signal(signal.SIGTERM)
+            try:
+                gw.wait(15)
+            except subprocess.TimeoutExpired:
+                gw.kill()
+                gw.wait()
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
