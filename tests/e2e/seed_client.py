@@ -40,7 +40,7 @@ def gateway(binary, files):
             with open(os.path.join(root, path), "w") as f:
                 f.write(text)
         git(root, "add", "-A")
-        git(root, "commit", "-q", "-m", "start")
+        git(root, "commit", "-q", "--allow-empty", "-m", "start")
         gw = subprocess.Popen([binary, "serve", "--port", "0", "--root", root],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
@@ -80,16 +80,23 @@ class Session:
         assert started["op"] == "session-started" and started["session"], started
         self.session = started["session"]
 
-    async def call(self, msg):
-        """(the messages before the final one, the final one)"""
+    async def send(self, msg):
         await self.ws.send(json.dumps(msg))
+
+    async def until_done(self, rid):
+        """The messages of request `rid` up to its final one (done in status):
+        (the messages before the final one, the final one)."""
         parts = []
         while True:
             m = await self.recv()
-            assert m.get("id") == msg.get("id"), ("a message of another request", msg, m)
+            assert m.get("id") == rid, ("a message of another request", rid, m)
             if "done" in m.get("status", []):
                 return parts, m
             parts.append(m)
+
+    async def call(self, msg):
+        await self.send(msg)
+        return await self.until_done(msg.get("id"))
 
     async def nothing_more(self, seconds=0.5):
         try:
@@ -99,19 +106,19 @@ class Session:
         raise AssertionError("a message after the final one: " + stray)
 
     async def node_page(self):
-        """Waits for the built-in Node page to connect; its name."""
-        for i in range(200):
+        """Waits for the built-in Node page to connect; its entry in pages."""
+        for i in range(400):
             _, pages = await self.call({"op": "pages", "id": "wait-%d" % i})
             for p in pages["pages"]:
-                if p["page"].startswith("node-") and p["state"] != "disconnected":
-                    return p["page"]
+                if p["kind"] == "node" and p["state"] != "disconnected":
+                    return p
             await asyncio.sleep(0.05)
         raise AssertionError("the Node page did not start")
 
 
 @contextlib.asynccontextmanager
-async def connected(server, cookie_text):
+async def connected(server, cookie_text, kind=Session):
     async with websockets.connect(server["ws"], max_size=None) as ws:
-        s = Session(ws)
+        s = kind(ws)
         await s.handshake(cookie_text)
         yield s

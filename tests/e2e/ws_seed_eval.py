@@ -17,70 +17,9 @@ describe listing the ops' parameters.
 Usage: ws_seed_eval.py EDITGATE_BINARY. Exit 0 on success.
 """
 import asyncio
-import json
-import os
-import signal
-import subprocess
 import sys
-import tempfile
-import time
 
-import websockets
-
-
-def wait_for(path, seconds=20):
-    deadline = time.monotonic() + seconds
-    while not os.path.exists(path):
-        if time.monotonic() > deadline:
-            raise AssertionError(path + " did not appear")
-        time.sleep(0.05)
-
-
-class Session:
-    def __init__(self, ws):
-        self.ws = ws
-
-    async def recv(self, timeout=20):
-        return json.loads(await asyncio.wait_for(self.ws.recv(), timeout))
-
-    async def send(self, msg):
-        await self.ws.send(json.dumps(msg))
-
-    async def until_done(self, rid):
-        """The messages of request `rid` up to its final one (done in status)."""
-        parts = []
-        while True:
-            m = await self.recv()
-            assert m.get("id") == rid, ("a message of another request", rid, m)
-            if "done" in m.get("status", []):
-                return parts, m
-            parts.append(m)
-
-    async def call(self, msg):
-        await self.send(msg)
-        return await self.until_done(msg.get("id"))
-
-    async def nothing_more(self, seconds=0.5):
-        try:
-            stray = await asyncio.wait_for(self.ws.recv(), seconds)
-        except asyncio.TimeoutError:
-            return
-        raise AssertionError("a message after the final one: " + stray)
-
-
-async def handshake(ws, cookie_text):
-    s = Session(ws)
-    assert await s.recv() == {"op": "auth-required"}
-    await s.send({"type": "auth", "cookie": cookie_text})
-    assert await s.recv() == {"type": "auth_ok"}
-    started = await s.recv()
-    assert started["op"] == "session-started", started
-    for i in range(200):
-        _, pages = await s.call({"op": "pages", "id": "wait-%d" % i})
-        if any(p["page"].startswith("node-") and p["state"] != "disconnected" for p in pages["pages"]):
-            return s
-        await asyncio.sleep(0.05)
-    raise AssertionError("the Node page did not start")
+from seed_client import connected, gateway
 
 
 async def play_eval(s):
@@ -157,8 +96,8 @@ async def play_info_docs(s):
 
 
 async def play(server, cookie_text):
-    async with websockets.connect(server["ws"], max_size=None) as ws:
-        s = await handshake(ws, cookie_text)
+    async with connected(server, cookie_text) as s:
+        await s.node_page()
         await play_eval(s)
         await play_stdin(s)
         await play_complete(s)
@@ -167,26 +106,8 @@ async def play(server, cookie_text):
 
 
 def main():
-    binary = sys.argv[1]
-    with tempfile.TemporaryDirectory() as root:
-        subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, check=True)
-        gw = subprocess.Popen([binary, "serve", "--port", "0", "--root", root],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            state = os.path.join(root, ".editgate")
-            wait_for(os.path.join(state, "port"))
-            with open(os.path.join(state, "server.json")) as f:
-                server = json.load(f)
-            with open(os.path.join(state, "cookie")) as f:
-                cookie_text = f.read()
-            asyncio.run(play(server, cookie_text))
-        finally:
-            gw.send_signal(signal.SIGTERM)
-            try:
-                gw.wait(15)
-            except subprocess.TimeoutExpired:
-                gw.kill()
-                gw.wait()
+    with gateway(sys.argv[1], {}) as (_, server, cookie_text):
+        asyncio.run(play(server, cookie_text))
     print("ok")
 
 

@@ -15,82 +15,20 @@ Usage: ws_seed_legacy.py EDITGATE_BINARY. Exit 0 on success.
 """
 import asyncio
 import json
-import os
-import signal
-import subprocess
 import sys
-import tempfile
 import time
 
-import websockets
+import seed_client
+from seed_client import connected, gateway
 
 
-def git(root, *args):
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-                   cwd=root, check=True, capture_output=True)
-
-
-def wait_for(path, seconds=20):
-    deadline = time.monotonic() + seconds
-    while not os.path.exists(path):
-        if time.monotonic() > deadline:
-            raise AssertionError(path + " did not appear")
-        time.sleep(0.05)
-
-
-class Session:
-    def __init__(self, ws):
-        self.ws = ws
-
-    async def recv(self, timeout=20):
-        return json.loads(await asyncio.wait_for(self.ws.recv(), timeout))
-
-    async def call(self, msg):
-        """A request of the op format: its messages up to the final one."""
-        await self.ws.send(json.dumps(msg))
-        parts = []
-        while True:
-            m = await self.recv()
-            assert m.get("id") == msg.get("id"), ("a message of another request", msg, m)
-            if "done" in m.get("status", []):
-                return parts, m
-            parts.append(m)
-
+class Session(seed_client.Session):
     async def legacy(self, msg):
         """A legacy request: one message answers it, with no status."""
         await self.ws.send(json.dumps(msg))
         m = await self.recv()
         assert "status" not in m, m
         return m
-
-    async def nothing_more(self, seconds=0.5):
-        try:
-            stray = await asyncio.wait_for(self.ws.recv(), seconds)
-        except asyncio.TimeoutError:
-            return
-        raise AssertionError("a message after the final one: " + stray)
-
-
-async def connect(server, cookie_text):
-    ws = await websockets.connect(server["ws"], max_size=None)
-    s = Session(ws)
-    assert await s.recv() == {"op": "auth-required"}
-    await ws.send(json.dumps({"type": "auth", "cookie": cookie_text}))
-    assert await s.recv() == {"type": "auth_ok"}
-    started = await s.recv()
-    assert started["op"] == "session-started", started
-    return s
-
-
-async def node_page(s):
-    """The built-in Node page once it is connected: its entry in pages."""
-    for i in range(400):
-        _, pages = await s.call({"op": "pages", "id": "wait-%d" % i})
-        for p in pages["pages"]:
-            if p["kind"] == "node" and p["state"] != "disconnected":
-                return p
-        await asyncio.sleep(0.05)
-    raise AssertionError("the Node page did not start")
 
 
 async def legacy_format(s):
@@ -234,42 +172,17 @@ async def actors(s):
 
 
 async def play(server, cookie_text):
-    s = await connect(server, cookie_text)
-    try:
-        await node_page(s)
+    async with connected(server, cookie_text, Session) as s:
+        await s.node_page()
         await legacy_format(s)
         await describe(s)
         await interrupt_by_id(s)
         await actors(s)
-    finally:
-        await s.ws.close()
 
 
 def main():
-    binary = sys.argv[1]
-    with tempfile.TemporaryDirectory() as root:
-        git(root, "init", "-q", "-b", "main")
-        with open(os.path.join(root, "a.txt"), "w") as f:
-            f.write("alpha\n")
-        git(root, "add", "a.txt")
-        git(root, "commit", "-q", "-m", "start")
-        gw = subprocess.Popen([binary, "serve", "--port", "0", "--root", root],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            state = os.path.join(root, ".editgate")
-            wait_for(os.path.join(state, "port"))
-            with open(os.path.join(state, "server.json")) as f:
-                server = json.load(f)
-            with open(os.path.join(state, "cookie")) as f:
-                cookie_text = f.read()
-            asyncio.run(play(server, cookie_text))
-        finally:
-            gw.send_signal(signal.SIGTERM)
-            try:
-                gw.wait(15)
-            except subprocess.TimeoutExpired:
-                gw.kill()
-                gw.wait()
+    with gateway(sys.argv[1], {"a.txt": "alpha\n"}) as (_, server, cookie_text):
+        asyncio.run(play(server, cookie_text))
     print("ok")
 
 

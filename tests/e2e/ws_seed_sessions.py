@@ -15,29 +15,13 @@ Usage: ws_seed_sessions.py EDITGATE_BINARY. Exit 0 on success.
 import asyncio
 import itertools
 import json
-import os
-import signal
-import subprocess
 import sys
-import tempfile
-import time
 
 import websockets
 
+from seed_client import gateway
+
 ids = itertools.count(1)
-
-
-def git(root, *args):
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-                   cwd=root, check=True, capture_output=True)
-
-
-def wait_for(path, seconds=20):
-    deadline = time.monotonic() + seconds
-    while not os.path.exists(path):
-        if time.monotonic() > deadline:
-            raise AssertionError(path + " did not appear")
-        time.sleep(0.05)
 
 
 class Conn:
@@ -196,30 +180,8 @@ async def play(server, cookie):
 
 
 def main():
-    binary = sys.argv[1]
-    with tempfile.TemporaryDirectory() as root:
-        git(root, "init", "-q", "-b", "main")
-        with open(os.path.join(root, "a.txt"), "w") as f:
-            f.write("alpha\n")
-        git(root, "add", "a.txt")
-        git(root, "commit", "-q", "-m", "start")
-        gw = subprocess.Popen([binary, "serve", "--port", "0", "--root", root],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            state = os.path.join(root, ".editgate")
-            wait_for(os.path.join(state, "port"))
-            with open(os.path.join(state, "server.json")) as f:
-                server = json.load(f)
-            with open(os.path.join(state, "cookie")) as f:
-                cookie = f.read()
-            asyncio.run(play(server, cookie))
-        finally:
-            gw.send_signal(signal.SIGTERM)
-            try:
-                gw.wait(15)
-            except subprocess.TimeoutExpired:
-                gw.kill()
-                gw.wait()
+    with gateway(sys.argv[1], {"a.txt": "alpha\n"}) as (_, server, cookie):
+        asyncio.run(play(server, cookie))
     print("ok")
 
 
