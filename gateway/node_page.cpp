@@ -232,7 +232,8 @@ class NodePage : public RealmHost, public std::enable_shared_from_this<NodePage>
       const boost::json::value* f = v.get_object().if_contains(k);
       return f && f->is_string() ? std::string(f->get_string()) : std::string();
     };
-    repl::Hello h{r.id, r.secret, "node-" + std::to_string(n), field("url"), field("title"), "realm", "editgate"};
+    repl::Hello h{r.id, r.secret, "node-" + std::to_string(n), field("url"), field("title"), "realm", "editgate",
+                  field("user_agent")};
     auto got = repl_.connect(h, r.link);
     auto opening = std::move(r.opening);
     if (!got) {

@@ -1,7 +1,7 @@
 // The agents' bindings and clear: what evaluations left in a page's
 // globals, listed and removed by the page itself (a realm gets a fresh
 // context; a browser tab and the Node page delete what they can). The
-// answer is awaited as complete's is.
+// answer is awaited as complete's is (Repl::ask).
 #include "repl/page_state.hpp"
 
 #include <boost/json.hpp>
@@ -10,23 +10,13 @@ namespace repl {
 
 namespace json = boost::json;
 
-void Repl::ask(const std::string& page, std::string_view type, std::function<void(json::object)> done) {
-  auto found = find(page);
-  if (!found) return done(refusal(found.error()));
-  Page* p = *found;
-  if (!p->link) return done(refusal({Error::not_found, p->stem + " is not connected"}));
-  const std::uint64_t req = next_job_++;
-  p->link->send(json::serialize(json::object{{"type", type}, {"job", req}}));
-  await_answer(*p, req, std::move(done),
-               {{"error", "timeout: the page did not answer within 2 s (busy with synchronous code?)"},
-                {"reason", "timeout"}});
-}
-
 void Repl::bindings(const std::string& page, std::function<void(json::object)> done) {
-  ask(page, "bindings", std::move(done));
+  ask(page, {{"type", "bindings"}}, std::move(done));
 }
 
-void Repl::clear(const std::string& page, std::function<void(json::object)> done) { ask(page, "clear", std::move(done)); }
+void Repl::clear(const std::string& page, std::function<void(json::object)> done) {
+  ask(page, {{"type", "clear"}}, std::move(done));
+}
 
 void Repl::on_bindings(Page& p, const json::object& msg) {
   auto job = job_of(msg);

@@ -271,12 +271,17 @@ void Repl::interrupt(const std::string& page, std::function<void(json::object)> 
 }
 
 void Repl::complete(const std::string& page, std::string code, std::function<void(json::object)> done) {
+  ask(page, {{"type", "complete"}, {"code", std::move(code)}}, std::move(done));
+}
+
+void Repl::ask(const std::string& page, json::object message, std::function<void(json::object)> done) {
   auto found = find(page);
   if (!found) return done(refusal(found.error()));
   Page* p = *found;
   if (!p->link) return done(refusal({Error::not_found, p->stem + " is not connected"}));
   const std::uint64_t req = next_job_++;
-  p->link->send(json::serialize(json::object{{"type", "complete"}, {"job", req}, {"code", std::move(code)}}));
+  message["job"] = req;
+  p->link->send(json::serialize(message));
   await_answer(*p, req, std::move(done),
                {{"error", "timeout: the page did not answer within 2 s (busy with synchronous code?)"},
                 {"reason", "timeout"}});
@@ -284,16 +289,7 @@ void Repl::complete(const std::string& page, std::string code, std::function<voi
 
 void Repl::lookup(const std::string& page, std::string_view what, std::string symbol,
                    std::function<void(json::object)> done) {
-  auto found = find(page);
-  if (!found) return done(refusal(found.error()));
-  Page* p = *found;
-  if (!p->link) return done(refusal({Error::not_found, p->stem + " is not connected"}));
-  const std::uint64_t req = next_job_++;
-  p->link->send(json::serialize(
-      json::object{{"type", "inspect"}, {"job", req}, {"what", what}, {"symbol", std::move(symbol)}}));
-  await_answer(*p, req, std::move(done),
-               {{"error", "timeout: the page did not answer within 2 s (busy with synchronous code?)"},
-                {"reason", "timeout"}});
+  ask(page, {{"type", "inspect"}, {"what", what}, {"symbol", std::move(symbol)}}, std::move(done));
 }
 
 Result<void> Repl::input(const std::string& page, Input in) {

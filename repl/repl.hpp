@@ -265,7 +265,10 @@ class Repl {
   void on_event(Page& p, const boost::json::object& msg);
   void flush_background(Page& p);
   void on_bindings(Page& p, const boost::json::object& msg);  // page_bindings.cpp
-  void ask(const std::string& page, std::string_view type, std::function<void(boost::json::object)> done);
+  // Sends `message` (with a number of its own, "job") to a live page and
+  // hands its answer, or a timeout after 2 s, to `done`: complete, info,
+  // docs, bindings and clear.
+  void ask(const std::string& page, boost::json::object message, std::function<void(boost::json::object)> done);
   void await_answer(Page& p, std::uint64_t req, std::function<void(boost::json::object)> done,
                     boost::json::object otherwise);
   Result<void> send_input(Page& p, Input in);
