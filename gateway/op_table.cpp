@@ -107,6 +107,8 @@ json::value query_value(ParamType type, const std::string& v) {
 
 }  // namespace
 
+// Longer than a function should be: it is the table itself, one entry per
+// op, kept in one place so that every door and describe read the same list.
 const std::vector<OpSpec>& op_table() {
   static const std::vector<OpSpec> table = {
       {"describe", {}, "the ops, their parameters and the protocol version", false, std::nullopt, &op_describe},
