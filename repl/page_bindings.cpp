@@ -19,12 +19,8 @@ void Repl::clear(const std::string& page, std::function<void(json::object)> done
 }
 
 void Repl::on_bindings(Page& p, const json::object& msg) {
-  auto job = job_of(msg);
-  if (!job) return;
-  auto w = p.waiting.find(*job);
-  if (w == p.waiting.end()) return;
-  auto answer = std::move(w->second);
-  p.waiting.erase(w);
+  auto answer = take_waiting(p, msg);
+  if (!answer) return;
   json::object out{{"page", p.stem}};
   if (str(msg, "type") == "bindings") {
     const json::value* b = msg.if_contains("bindings");

@@ -53,12 +53,8 @@ void Repl::from_page(const std::string& id, std::string_view text) {
                     : "the page was told to stop and stopped it; no reply will follow");
   if (type == "bindings" || type == "cleared") return on_bindings(p, msg);
   if (type == "interrupted" || type == "completions" || type == "inspected") {
-    auto job = job_of(msg);
-    if (!job) return;
-    auto w = p.waiting.find(*job);
-    if (w == p.waiting.end()) return;
-    auto answer = std::move(w->second);
-    p.waiting.erase(w);
+    auto answer = take_waiting(p, msg);
+    if (!answer) return;
     json::object out;
     if (type == "inspected") {
       const json::value* info = msg.if_contains("info");

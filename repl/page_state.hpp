@@ -136,6 +136,19 @@ inline std::optional<std::uint64_t> job_of(const boost::json::object& o) {
   return std::nullopt;
 }
 
+// The callback waiting for the answer `msg` is (its "job": an interrupt's,
+// complete's, ask's), taken out of the page's waiting ones; empty when
+// nothing waits for it (answered already, or timed out).
+inline std::function<void(boost::json::object)> take_waiting(Repl::Page& p, const boost::json::object& msg) {
+  const auto job = job_of(msg);
+  if (!job) return {};
+  auto w = p.waiting.find(*job);
+  if (w == p.waiting.end()) return {};
+  auto answer = std::move(w->second);
+  p.waiting.erase(w);
+  return answer;
+}
+
 inline bool ends_with_footer(std::string_view text) { return ends_with_lines(text, {std::string(footer)}); }
 
 inline bool ok_result(const boost::json::object& msg) {
