@@ -52,8 +52,7 @@ void Repl::submit(Page& p, std::shared_ptr<Job> job) {
   job->submitted = steady::now();
   if (p.queue.size() >= opt_.max_queued) {
     if (job->listener.done)
-      job->listener.done({{"error", "queue_full: " + std::to_string(p.queue.size()) + " jobs wait for " + p.stem},
-                          {"reason", "queue_full"}});
+      job->listener.done(refusal({Error::queue_full, std::to_string(p.queue.size()) + " jobs wait for " + p.stem}));
     return;
   }
   job->deadline = std::make_unique<boost::asio::steady_timer>(ex_);
@@ -108,6 +107,7 @@ void Repl::start(Page& p, Job& job) {
 
 void Repl::send_block(Page& p, Job& job) {
   job.started = steady::now();  // the block's duration starts here
+  job.phase = Job::Phase::sent;
   p.link->send(eval_message(job));
 }
 
@@ -351,7 +351,7 @@ void Repl::fail_running(Page& p, Job& job, Error code, const std::string& messag
   const bool cancelled = code == Error::request_edited || code == Error::log_conflict;
   if (cancelled && p.link) {
     // Async work the page may still await is abandoned; the next job waits for the page.
-    p.link->interrupt_hard();
+    signal_if_running(p, job);
     p.link->send(json::serialize(json::object{{"type", "interrupt"}, {"job", job.id}}));
     wait_for_answer(p, job);
   }

@@ -44,6 +44,8 @@ void Repl::from_page(const std::string& id, std::string_view text) {
       if (auto it = pages_.find(id); it != pages_.end()) pump(*it->second);
     });
   }
+  if ((type == "started" || type == "awaiting") && p.running && job_of(msg) == p.running->id)
+    p.running->phase = type == "started" ? Job::Phase::running : Job::Phase::awaiting;
   if (type == "result") return on_result(p, msg);
   if (type == "event") return on_event(p, msg);
   if (type == "interrupted" && p.running && p.running->gave_up && job_of(msg) == p.running->id)
@@ -233,6 +235,12 @@ void Repl::await_answer(Page& p, std::uint64_t req, std::function<void(json::obj
   });
 }
 
+// A signal meant for a block that is queued in the page or only awaiting
+// would stop whatever code its process runs now: another realm's.
+void Repl::signal_if_running(Page& p, const Job& job) {
+  if (job.phase == Job::Phase::running && p.link) p.link->interrupt_hard();
+}
+
 void Repl::interrupt(const std::string& page, std::function<void(json::object)> done) {
   auto found = find(page);
   if (!found) return done(refusal(found.error()));
@@ -241,7 +249,7 @@ void Repl::interrupt(const std::string& page, std::function<void(json::object)> 
   const std::uint64_t job = p->running->id;
   p->running->interrupted = true;
   // SIGINT stops synchronous Node code; the message ends an await.
-  p->link->interrupt_hard();
+  signal_if_running(*p, *p->running);
   p->link->send(json::serialize(json::object{{"type", "interrupt"}, {"job", job}}));
   // No answer: the page is stuck in code nothing reaches (a tab's loop, or
   // Node code running after an await). A page that can be restarted is.
@@ -256,9 +264,13 @@ void Repl::interrupt(const std::string& page, std::function<void(json::object)> 
                   {"message", "the page did not answer within 2 s, so it was restarted: a new process, its "
                               "globals gone, the same log"}};
       } else {
+        const bool realm = q && q->kind == "realm";
         answer = {{"result", "not-interruptible"},
-                  {"message", "the page did not answer within 2 s: it is running synchronous code, which a "
-                              "browser tab cannot stop; the job ends at its timeout"}};
+                  {"message", realm ? "the realm did not answer within 2 s: synchronous code holds its process "
+                                      "(after an await or in a callback, where SIGINT does not reach), which is not "
+                                      "restarted for one realm; the job ends at its timeout"
+                                    : "the page did not answer within 2 s: it is running synchronous code, which a "
+                                      "browser tab cannot stop; the job ends at its timeout"}};
       }
     }
     done(std::move(answer));
@@ -279,8 +291,7 @@ void Repl::ask(const std::string& page, json::object message, std::function<void
   message["job"] = req;
   p->link->send(json::serialize(message));
   await_answer(*p, req, std::move(done),
-               {{"error", "timeout: the page did not answer within 2 s (busy with synchronous code?)"},
-                {"reason", "timeout"}});
+               refusal({Error::timeout, "the page did not answer within 2 s (busy with synchronous code?)"}));
 }
 
 void Repl::lookup(const std::string& page, std::string_view what, std::string symbol,

@@ -342,7 +342,7 @@ void Repl::disconnect(const std::string& id, const PageLink* link) {
   p.last_seen = wall::now();
   p.unanswered.reset();  // the queue waits for the page to come back anyway
   p.answer_timer->cancel();
-  for (auto& [req, answer] : p.waiting) answer({{"error", "context_destroyed: the page went away"}});
+  for (auto& [req, answer] : p.waiting) answer(refusal({Error::context_destroyed, "the page went away before it answered"}));
   p.waiting.clear();
   if (p.running)
     fail(p, *p.running, Error::context_destroyed,

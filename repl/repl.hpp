@@ -255,6 +255,7 @@ class Repl {
                    bool late_possible = false);
   void late_outcome(Page& p, std::uint64_t job, std::int64_t after);
   void fail(Page& p, Job& job, Error code, const std::string& message);
+  void signal_if_running(Page& p, const Job& job);
   void fail_running(Page& p, Job& job, Error code, const std::string& message);
   void fail_queued(Page& p, Job& job, Error code, const std::string& message);
   void time_out(Page& p, Job& job);

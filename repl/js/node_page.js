@@ -92,7 +92,18 @@ function errorText(e) {
 // Node prints warnings (deprecations, MaxListenersExceeded...) to stderr; they are the code's output.
 process.removeAllListeners('warning');
 process.on('warning', (w) => emit('console.warn', 'Text', String(w.name) + ': ' + String(w.message)));
-process.on('SIGINT', () => {});  // the gateway's interrupt; breakOnSigint acts on it during a run
+// SIGINT stops synchronous code (vm's breakOnSigint). Node's SIGINT watchdog, held started for the
+// life of the process, owns the signal: outside a run a SIGINT is dropped. A process listener would
+// not do: vm takes it off and puts it back around every run, and a SIGINT in between (or between
+// the watchdog's end and the listener's return) is Node's default exit, taking every global along.
+const sigintHeld = (() => {
+  try {
+    return process.binding('contextify').startSigintWatchdog() === true;
+  } catch {
+    return false;
+  }
+})();
+if (!sigintHeld) process.on('SIGINT', () => {});  // a Node without it: the racy way, better than none
 process.on('uncaughtException', (e) => emit('uncaughtException', 'Error', errorText(e)));
 process.on('unhandledRejection', (reason, promise) => {
   rejections.set(promise, reason);
@@ -186,6 +197,9 @@ function run(msg) {
 
   let value;
   let then;
+  // The gateway sends SIGINT only to a job between these two (or its result): one that is not
+  // running yet, or only awaiting, leaves the code another realm runs now alone.
+  send({ type: 'started', job });
   try {
     value = evaluate(typeof msg.code === 'string' ? msg.code : '', msg.timeout_ms, realmContext(msg.realm));
     then = thenOf(value);
@@ -198,6 +212,7 @@ function run(msg) {
     return;
   }
   // Only the synchronous part had the timeout; an await that never settles is the gateway's to end.
+  send({ type: 'awaiting', job });
   entry.abandon = () => finish({ ok: false, error: { name: 'Interrupted', message: ABANDONED, stack: '' } });
   try {
     then.call(value, succeed, fail);
@@ -206,8 +221,8 @@ function run(msg) {
   }
 }
 
-// The gateway sends SIGINT just before this message: breakOnSigint ends a synchronous run (its
-// result is sent already), and outside one the signal is ignored.
+// For a job between started and awaiting, the gateway sends SIGINT just before this message:
+// breakOnSigint ends the synchronous run (its result is sent already).
 function interrupt(job) {
   const entry = jobs.get(job);
   if (entry && entry.abandon) {

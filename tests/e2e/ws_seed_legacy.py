@@ -7,7 +7,8 @@ Starts `editgate serve` on a fresh workspace, connects to its /ws as the
 protocol's handshake says, and plays the legacy format ({"type":"eval",
 "expression":"1 + 2"} answered {"type":"result","value":3}, its errors, a
 legacy type whose op is unknown, the auth message sent again), describe's
-versions and language_info, and the pages as actors: actors, inspect, kill of the Node
+versions and language_info, interrupt by the eval's id (running, queued,
+not running), and the pages as actors: actors, inspect, kill of the Node
 page and its return; asserting the shapes and one final message each.
 
 Usage: ws_seed_legacy.py EDITGATE_BINARY. Exit 0 on success.
@@ -81,6 +82,52 @@ async def describe(s):
     assert d["ops"]["interrupt"]["params"] == [] and "interrupt-id" in d["ops"]["interrupt"]["optional"], d["ops"]
 
 
+async def until_final(s, ids):
+    """Reads until each request in `ids` has its final message: those, by id."""
+    finals, parts = {}, {i: [] for i in ids}
+    while len(finals) < len(ids):
+        m = await s.recv()
+        assert m.get("id") in ids, m
+        if "done" in m.get("status", []):
+            assert m["id"] not in finals, ("a second final message", m)
+            finals[m["id"]] = m
+        else:
+            parts[m["id"]].append(m)
+    return finals, parts
+
+
+async def interrupt_by_id(s):
+    # Nothing runs: the default page is idle, whatever the id names.
+    _, idle = await s.call({"op": "interrupt", "id": "int-0"})
+    assert idle["status"] == ["done", "session-idle"], idle
+    _, idle = await s.call({"op": "interrupt", "id": "int-1", "interrupt-id": "nothing"})
+    assert idle["status"] == ["done", "session-idle"], idle
+    # A long eval, named by its id from another request.
+    long_eval = "console.log('started'); await new Promise(r => setTimeout(r, 60000))"
+    await s.ws.send(json.dumps({"op": "eval", "id": "long-1", "code": long_eval}))
+    started = await s.recv()
+    assert started["id"] == "long-1" and started["out"].startswith("started"), started
+    # Another id is not the one running: nREPL's interrupt-id-mismatch.
+    _, other = await s.call({"op": "interrupt", "id": "int-2", "interrupt-id": "long-9"})
+    assert other["status"] == ["done", "error", "interrupt-id-mismatch"], other
+    await s.ws.send(json.dumps({"op": "interrupt", "id": "int-3", "interrupt-id": "long-1"}))
+    finals, _ = await until_final(s, {"int-3", "long-1"})
+    assert finals["int-3"]["status"] == ["done"] and finals["int-3"]["result"] == "interrupted", finals
+    assert "interrupted" in finals["long-1"]["status"] and "done" in finals["long-1"]["status"], finals
+    # A queued eval named by its id leaves the queue and never starts.
+    await s.ws.send(json.dumps({"op": "eval", "id": "long-2", "code": long_eval}))
+    assert (await s.recv())["id"] == "long-2"
+    await s.ws.send(json.dumps({"op": "eval", "id": "queued-1", "code": "'never'"}))
+    await s.ws.send(json.dumps({"op": "interrupt", "id": "int-4", "interrupt-id": "queued-1"}))
+    finals, _ = await until_final(s, {"int-4", "queued-1"})
+    assert finals["int-4"]["result"] == "interrupted", finals
+    assert "interrupted" in finals["queued-1"]["status"] and "value" not in finals["queued-1"], finals
+    await s.ws.send(json.dumps({"op": "interrupt", "id": "int-5", "interrupt-id": "long-2"}))
+    finals, _ = await until_final(s, {"int-5", "long-2"})
+    assert "interrupted" in finals["long-2"]["status"], finals
+    await s.nothing_more()
+
+
 async def back_again(s, before):
     """The Node page after a kill: connected again, with a new spawned_at."""
     for i in range(400):
@@ -93,16 +140,13 @@ async def back_again(s, before):
 
 
 async def actors(s):
-    # Something the page printed, for inspect's recent events.
-    _, printed = await s.call({"op": "eval", "id": "print", "code": "console.log('started'); 1"})
-    assert printed["value"] == 1, printed
     _, a = await s.call({"op": "actors", "id": "msg-020"})
     nodes = [x for x in a["actors"] if x["class"] == "node"]
     assert len(nodes) == 1, a
     node = nodes[0]
     assert node["pid"].startswith("node-") and node["module"] == "debug/" + node["pid"] + ".md", node
     assert abs(node["spawned_at"] - time.time()) < 600, node
-    # inspect: its state, with its recent events (what it printed).
+    # inspect: its state, with its recent events (the long eval's output).
     _, i = await s.call({"op": "inspect", "id": "msg-021", "actor": node["pid"]})
     state = i["state"]
     assert state["page"] == node["pid"] and state["kind"] == "node" and state["queued"] == 0, state
@@ -132,6 +176,7 @@ async def play(server, cookie_text):
         await s.node_page()
         await legacy_format(s)
         await describe(s)
+        await interrupt_by_id(s)
         await actors(s)
 
 

@@ -8,7 +8,9 @@ session bound to it), eval in the new realm (a global set there is not
 seen by the default page), bindings, clear, bindings empty, close; use;
 resume after a reconnect (and a resume that cannot be); and the attacks:
 another connection's session id, closing the default page's session,
-clones up to the realm bound (a named error) and past it.
+clones up to the realm bound (a named error) and past it; an interrupt
+of a job that awaits or waits behind another realm's code leaves that
+code running.
 
 Usage: ws_seed_sessions.py EDITGATE_BINARY. Exit 0 on success.
 """
@@ -170,10 +172,49 @@ async def attacks(server, cookie, a):
     await a.ok("close", session=r["value"])
 
 
+async def finals(c, want):
+    """Reads the connection's messages until each id in `want` has its final one."""
+    got = {}
+    while len(got) < len(want):
+        m = json.loads(await asyncio.wait_for(c.ws.recv(), 30))
+        assert m.get("id") in want, ("a message of another request", m)
+        if "done" in m.get("status", []):
+            got[m["id"]] = m
+    return got
+
+
+async def interrupts_stay_in_their_realm(c):
+    """The Node page and its realms share one thread: an interrupt of a job that
+    awaits, or that waits behind another realm's code, must not stop that code."""
+    realm = (await c.ok("clone"))["value"]
+    busy = "const t = Date.now(); while (Date.now() - t < 800); 'finished'"
+    # The realm's job awaits; the default page's runs synchronously.
+    await c.ws.send(json.dumps({"op": "eval", "id": "awaits", "session": realm,
+                                "code": "console.log('waiting'); await new Promise(() => {})"}))
+    first = json.loads(await asyncio.wait_for(c.ws.recv(), 30))
+    assert first["id"] == "awaits" and first["out"].startswith("waiting"), first
+    await c.ws.send(json.dumps({"op": "eval", "id": "busy-1", "code": busy}))
+    await asyncio.sleep(0.2)
+    await c.ws.send(json.dumps({"op": "interrupt", "id": "int-a", "session": realm}))
+    got = await finals(c, {"awaits", "busy-1", "int-a"})
+    assert got["busy-1"]["status"] == ["done"] and got["busy-1"]["value"] == "finished", got
+    assert "interrupted" in got["awaits"]["status"], got
+    # The default page's job waits behind the realm's synchronous code.
+    await c.ws.send(json.dumps({"op": "eval", "id": "busy-2", "session": realm, "code": busy}))
+    await asyncio.sleep(0.2)
+    await c.ws.send(json.dumps({"op": "eval", "id": "queued", "code": "await new Promise(() => {})"}))
+    await c.ws.send(json.dumps({"op": "interrupt", "id": "int-q"}))
+    got = await finals(c, {"busy-2", "queued", "int-q"})
+    assert got["busy-2"]["status"] == ["done"] and got["busy-2"]["value"] == "finished", got
+    assert "interrupted" in got["queued"]["status"], got
+    await c.ok("close", session=realm)
+
+
 async def play(server, cookie):
     a = await Conn.open(server, cookie)
     await wait_node(a)
     await realm_round(a)
+    await interrupts_stay_in_their_realm(a)
     a = await use_and_resume(server, cookie, a)
     await attacks(server, cookie, a)
     await a.close()

@@ -203,6 +203,33 @@ describe('the Node page', () => {
     assert.equal((await page.eval('e12b', '"still here"')).value, 'still here');
   });
 
+  // With a process SIGINT listener, vm takes it off and puts it back around each run: a signal
+  // in between was Node's default exit (exit 130 within a few hundred of these runs).
+  it('lives through SIGINT at any moment, runs starting and ending around it', async () => {
+    const spam = setInterval(() => page.child.kill('SIGINT'), 1);
+    try {
+      for (let i = 0; i < 300; i++) {
+        const r = await page.eval('s' + i, '(() => { let x = 0; for (let j = 0; j < 20000; j++) x += j; return x; })()');
+        assert.ok(r.ok || r.error.name === 'Interrupted', JSON.stringify(r));
+      }
+    } finally {
+      clearInterval(spam);
+    }
+    assert.equal(page.child.exitCode, null);
+    assert.equal(page.child.signalCode, null);
+  });
+
+  it('says when a job starts and when its synchronous part is over', async () => {
+    page.send({ type: 'eval', job: 'p1', code: 'await new Promise((r) => setTimeout(r, 50)); 7', timeout_ms: 5000 });
+    await page.reply('started', 'p1');
+    await page.reply('awaiting', 'p1');
+    assert.equal((await page.reply('result', 'p1')).value, 7);
+    page.send({ type: 'eval', job: 'p2', code: '8', timeout_ms: 5000 });
+    await page.reply('started', 'p2');
+    assert.equal((await page.reply('result', 'p2')).value, 8);
+    assert.equal(page.inbox.some((m) => m.type === 'awaiting' && m.job === 'p2'), false);
+  });
+
   it('abandons an awaiting job on interrupt', async () => {
     page.send({ type: 'eval', job: 'e13', code: 'await new Promise(() => {})', timeout_ms: 60000 });
     page.send({ type: 'interrupt', job: 'e13' });
