@@ -174,7 +174,27 @@ class NodePage : public RealmHost, public std::enable_shared_from_this<NodePage>
       auto p = page.lock();
       return p && p->pid_ > 0 && ::kill(p->pid_, SIGINT) == 0;
     }
+    // A fresh context under the same number: the same page and log. Posted,
+    // as the REPL that asks holds this link until it returns.
+    bool restart() override {
+      auto p = page.lock();
+      if (!p || generation != p->generation_) return false;
+      net::post(p->ex_, [p, n = realm, g = generation] { p->renew_realm(n, g); });
+      return true;
+    }
   };
+
+  // The realm's page goes away (its jobs fail context_destroyed) and comes
+  // back with the id and secret the gateway keeps for it, a new context.
+  void renew_realm(std::uint64_t n, unsigned generation) {
+    auto it = realms_.find(n);
+    if (generation != generation_ || it == realms_.end()) return;
+    Realm& r = it->second;
+    send(generation_, boost::json::serialize(boost::json::object{{"type", "realm-close"}, {"realm", n}}));
+    if (r.welcomed) repl_.disconnect(r.id, r.link.get());
+    r.welcomed = false;
+    open_realm(n, r);
+  }
 
   struct Realm {
     std::string id, secret, name;  // its page's, once the REPL took it in

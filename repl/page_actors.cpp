@@ -90,21 +90,24 @@ Result<json::object> Repl::kill(const std::string& page) {
   if (!found) return found.error();
   Page& p = **found;
   if (!p.link) return Failure{Error::not_found, p.stem + " is not connected; there is nothing to stop"};
-  const bool node = p.kind == "node";
-  // The Node page's transport starts a new process when the old one dies;
-  // a tab's adapter connects again when its socket closes.
-  const bool stopped = node ? p.link->restart() : (p.link->close(), true);
+  // The Node page's transport starts a new process when the old one dies,
+  // a realm gets a fresh context, a tab's adapter connects again when its
+  // socket closes.
+  const bool tab = p.kind == "browser";
+  const bool stopped = tab ? (p.link->close(), true) : p.link->restart();
   if (!stopped) return Failure{Error::in_use, p.stem + " could not be stopped: its process is gone already"};
-  note(p, {"> _" + p.stem + " was stopped by an agent's kill at " + clock_text(wall::now()) +
-           (node ? ": a new process takes its place, its globals gone_"
-                 : ": its connection was dropped, and the tab's adapter connects again_")});
+  const std::string next = tab                 ? "its connection was dropped, and the tab's adapter connects again"
+                           : p.kind == "realm" ? "a fresh context takes its place, its globals gone"
+                                               : "a new process takes its place, its globals gone";
+  note(p, {"> _" + p.stem + " was stopped by an agent's kill at " + clock_text(wall::now()) + ": " + next + "_"});
   log_line("page " + p.stem + " killed by an agent");
   // A running job's failure (context_destroyed) commits the note with its reply.
   if (!p.running) commit(p, {}, p.stem, "kill: " + p.stem + " stopped by an agent", {{record::trailer::kind, "page"}});
   return json::object{{"value", "ok"},
                       {"page", p.stem},
-                      {"restart", node ? "the gateway starts the Node page again, on the same log"
-                                       : "the tab's adapter connects again, to the same log"}};
+                      {"restart", tab                 ? "the tab's adapter connects again, to the same log"
+                                  : p.kind == "realm" ? "the realm starts again as a fresh context, on the same log"
+                                                      : "the gateway starts the Node page again, on the same log"}};
 }
 
 void Repl::interrupt_job(const std::string& page, std::uint64_t job, std::function<void(json::object)> done) {

@@ -141,7 +141,7 @@ json::object clean_page_message(json::object raw) {
   line("status", page_bounds::word);
   line("message", page_bounds::line);
   line("prompt", page_bounds::line);
-  for (std::string_view key : {"job", "start"}) {
+  for (std::string_view key : {"job", "start", "count"}) {
     const json::value* v = raw.if_contains(key);
     if (!v) continue;
     if (v->is_uint64()) out[key] = v->get_uint64();

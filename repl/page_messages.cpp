@@ -46,6 +46,15 @@ void Repl::from_page(const std::string& id, std::string_view text) {
   }
   if ((type == "started" || type == "awaiting") && p.running && job_of(msg) == p.running->id)
     p.running->phase = type == "started" ? Job::Phase::running : Job::Phase::awaiting;
+  if (type == "dropped" && p.running && job_of(msg) == p.running->id) {
+    // Writes the page counted instead of sending; the count is the page's word.
+    const json::value* count = msg.if_contains("count");
+    if (count && count->is_uint64() && count->get_uint64() > 0) {
+      p.running->events_dropped += static_cast<std::size_t>(std::min<std::uint64_t>(count->get_uint64(), 1'000'000'000));
+      p.running->output_truncated = true;
+    }
+    return;
+  }
   if (type == "result") return on_result(p, msg);
   if (type == "event") return on_event(p, msg);
   if (type == "interrupted" && p.running && p.running->gave_up && job_of(msg) == p.running->id)
@@ -257,7 +266,9 @@ void Repl::interrupt(const std::string& page, std::function<void(json::object)> 
     auto it = pages_.find(id);
     if (answer.contains("unanswered")) {
       Page* q = it == pages_.end() ? nullptr : it->second.get();
-      if (q && q->link && q->running && q->running->id == job && q->link->restart()) {
+      // Only a new process ends code that holds its thread: a realm's fresh
+      // context would not (the Node page and every realm share that thread).
+      if (q && q->link && q->running && q->running->id == job && q->kind != "realm" && q->link->restart()) {
         note(*q, {"> _" + q->stem + " did not answer an interrupt of job " + std::to_string(job) +
                   ", so it was restarted: a new process, its globals gone_"});
         answer = {{"result", "interrupted"},

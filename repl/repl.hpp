@@ -46,8 +46,9 @@ class PageLink {
   virtual void close() = 0;
   // Stops synchronous code the hard way, where the page can (Node: SIGINT).
   virtual bool interrupt_hard() { return false; }
-  // Ends a page stuck where nothing else reaches it, to be started again
-  // (Node: the process is killed and restarted); false where it cannot be.
+  // Starts the page again, its globals gone (Node: the process is killed
+  // and restarted, which also ends code stuck where nothing else reaches;
+  // a realm: a fresh context, which does not); false where it cannot be.
   virtual bool restart() { return false; }
 };
 

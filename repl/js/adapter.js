@@ -366,8 +366,8 @@ function listBindings(job) {
   return { type: 'bindings', job: job, bindings: bindings, more: Math.max(0, names.length - BINDINGS_MAX) };
 }
 
-// A tab cannot be given a fresh global object: what can be deleted is, the rest is named (a var
-// declared at the top level of a script is not deletable).
+// A tab cannot be given a fresh global object: what can be deleted is, the rest is named (a
+// non-configurable global, as Object.defineProperty makes by default; an eval's var is deletable).
 function clearBindings(job) {
   var kept = [];
   created.forEach(function (n) {

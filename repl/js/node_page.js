@@ -20,10 +20,36 @@ let speakingRealm = null;  // the realm whose console writes now, outside any jo
 const rejections = new WeakMap();  // promise -> reason, for 'rejectionHandled', which gets no reason
 let capturing = false;  // a console call made while formatting one is not captured again
 
+// What evaluated code writes while it runs synchronously waits for the run's end, as a browser
+// tab's socket sends it then too: SIGINT breaks a run in JavaScript only, and one that lands in
+// the socket's native write is lost (a loop that logs could not be interrupted). Bounded: past
+// HELD_MAX lines or HELD_MAX_BYTES the writes are counted, and the count sent at the end.
+const HELD_MAX = 1000;
+const HELD_MAX_BYTES = 4 << 20;
+let held = null;  // {lines, bytes, dropped} during a synchronous run, else null
+
 function send(msg) {
   const realm = speakingRealm !== null ? speakingRealm : jobRealm.get(msg.job);
   // A realm's messages name it first, so the gateway routes them without parsing.
-  channel.write(JSON.stringify(realm === undefined ? msg : { realm, ...msg }) + '\n');
+  const line = JSON.stringify(realm === undefined ? msg : { realm, ...msg }) + '\n';
+  if (held === null) return void channel.write(line);
+  if (held.lines.length < HELD_MAX && held.bytes + line.length <= HELD_MAX_BYTES) {
+    held.lines.push(line);
+    held.bytes += line.length;
+  } else {
+    held.dropped++;
+  }
+}
+
+function hold() {
+  held = { lines: [], bytes: 0, dropped: 0 };
+}
+
+function release() {
+  const { lines, dropped } = held;
+  held = null;
+  if (lines.length > 0) channel.write(lines.join(''));
+  if (dropped > 0) send({ type: 'dropped', job: current, count: dropped });
 }
 
 // --- globals for evaluated code -------------------------------------------------------------------
@@ -200,13 +226,16 @@ function run(msg) {
   // The gateway sends SIGINT only to a job between these two (or its result): one that is not
   // running yet, or only awaiting, leaves the code another realm runs now alone.
   send({ type: 'started', job });
+  hold();
   try {
     value = evaluate(typeof msg.code === 'string' ? msg.code : '', msg.timeout_ms, realmContext(msg.realm));
     then = thenOf(value);
   } catch (e) {
+    release();
     fail(e);
     return;
   }
+  release();
   if (!then) {
     succeed(value);
     return;

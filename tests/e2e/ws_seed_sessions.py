@@ -210,11 +210,32 @@ async def interrupts_stay_in_their_realm(c):
     await c.ok("close", session=realm)
 
 
+async def kill_a_realm(c):
+    """kill of a realm: a fresh context for the same session, page and log."""
+    realm = (await c.ok("clone"))["value"]
+    e = await c.ok("eval", session=realm, code="globalThis.before = 1; before")
+    page = e["page"]
+    await c.ws.send(json.dumps({"op": "eval", "id": "hangs", "session": realm, "code": "await new Promise(() => {})"}))
+    await asyncio.sleep(0.2)
+    await c.ws.send(json.dumps({"op": "kill", "id": "kill", "actor": page}))
+    got = await finals(c, {"hangs", "kill"})
+    assert got["kill"]["value"] == "ok" and got["kill"]["page"] == page, got
+    assert got["hangs"]["reason"] == "context_destroyed", got
+    for _ in range(200):
+        after = await c.call("eval", session=realm, code="typeof before")
+        if after["status"] == ["done"]:
+            break
+        await asyncio.sleep(0.05)
+    assert after["value"] == "undefined" and after["page"] == page, after
+    await c.ok("close", session=realm)
+
+
 async def play(server, cookie):
     a = await Conn.open(server, cookie)
     await wait_node(a)
     await realm_round(a)
     await interrupts_stay_in_their_realm(a)
+    await kill_a_realm(a)
     a = await use_and_resume(server, cookie, a)
     await attacks(server, cookie, a)
     await a.close()
