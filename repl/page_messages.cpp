@@ -1,5 +1,5 @@
 // Messages from a page (results, console output, answers), and the agents'
-// requests that talk to a running page: interrupt, complete, inspect, stdin.
+// requests that talk to a running page: interrupt, complete, lookup, stdin.
 #include "record/trailers.hpp"
 #include "repl/page_input.hpp"
 #include "repl/page_state.hpp"
@@ -63,11 +63,11 @@ void Repl::from_page(const std::string& id, std::string_view text) {
                     ? "the page was told to stop and said it ran no such job; no reply will follow"
                     : "the page was told to stop and stopped it; no reply will follow");
   if (type == "bindings" || type == "cleared") return on_bindings(p, msg);
-  if (type == "interrupted" || type == "completions" || type == "inspected") {
+  if (type == "interrupted" || type == "completions" || type == "looked-up") {
     auto answer = take_waiting(p, msg);
     if (!answer) return;
     json::object out;
-    if (type == "inspected") {
+    if (type == "looked-up") {
       const json::value* info = msg.if_contains("info");
       out["info"] = info ? *info : json::object{{"found", false}};
     } else if (type == "interrupted") {
@@ -227,7 +227,7 @@ void Repl::on_result(Page& p, const json::object& msg) {
 }
 
 
-// ---- interrupt, complete, inspect, stdin ------------------------------------------------
+// ---- interrupt, complete, lookup, stdin -------------------------------------------------
 
 // The page's answer to `req` goes to `done`; `otherwise` does, if none comes in time.
 void Repl::await_answer(Page& p, std::uint64_t req, std::function<void(json::object)> done, json::object otherwise) {
@@ -307,7 +307,7 @@ void Repl::ask(const std::string& page, json::object message, std::function<void
 
 void Repl::lookup(const std::string& page, std::string_view what, std::string symbol,
                    std::function<void(json::object)> done) {
-  ask(page, {{"type", "inspect"}, {"what", what}, {"symbol", std::move(symbol)}}, std::move(done));
+  ask(page, {{"type", "lookup"}, {"what", what}, {"symbol", std::move(symbol)}}, std::move(done));
 }
 
 Result<void> Repl::input(const std::string& page, Input in) {

@@ -213,8 +213,8 @@ function receive(data) {
         send({ type: 'completions', job: msg.job, items: editgateCompletions(code, lookupGlobal), start: editgateCompletionStart(code) });
         break;
       case 'stdin': answer(msg); break;
-      case 'inspect':
-        send({ type: 'inspected', job: msg.job, info: editgateInspect(msg.what, msg.symbol, lookupGlobal) });
+      case 'lookup':
+        send({ type: 'looked-up', job: msg.job, info: editgateLookup(msg.what, msg.symbol, lookupGlobal) });
         break;
     }
   } catch (e) {

@@ -276,10 +276,10 @@ function lookupGlobal(name, context) {
 }
 
 // info and docs in the realm the message is for: its own global object and bindings.
-function realmInspect(msg) {
+function realmLookup(msg) {
   const context = realmContext(msg.realm);
   const root = context ? vm.runInContext('globalThis', context) : globalThis;
-  return editgateInspect(msg.what, msg.symbol, (name) => lookupGlobal(name, context), root);
+  return editgateLookup(msg.what, msg.symbol, (name) => lookupGlobal(name, context), root);
 }
 
 function receive(line) {
@@ -303,8 +303,8 @@ function receive(line) {
           start: editgateCompletionStart(code) });
         break;
       case 'stdin': answer(msg); break;
-      case 'inspect':
-        send({ type: 'inspected', job: msg.job, info: realmInspect(msg) });
+      case 'lookup':
+        send({ type: 'looked-up', job: msg.job, info: realmLookup(msg) });
         break;
     }
     if (msg.type !== 'eval' && !jobs.has(msg.job)) jobRealm.delete(msg.job);

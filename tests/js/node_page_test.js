@@ -15,7 +15,7 @@ class Page {
   constructor(cwd) {
     this.dir = fs.mkdtempSync(path.join(os.tmpdir(), 'editgate-node-page-'));
     this.file = path.join(this.dir, 'node_page.js');
-    fs.writeFileSync(this.file, "'use strict';\n" + js('serialize.js') + '\n' + js('inspect.js') + '\n' + js('node_page.js'));
+    fs.writeFileSync(this.file, "'use strict';\n" + js('serialize.js') + '\n' + js('lookup.js') + '\n' + js('node_page.js'));
     this.child = spawn(process.execPath, [this.file], {
       cwd, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], env: { ...process.env, EDITGATE_PAGE_NAME: 'node' },
     });
@@ -304,21 +304,21 @@ describe('the Node page', () => {
   it('tells about a symbol without running it', async () => {
     await page.eval('e16b', 'globalThis.calls = 0; Object.defineProperty(globalThis, "counter", { get() { return ++calls; } });\n' +
       'class Shape { constructor(w, h) { this.w = w; } }\nasync function area(w, h = 1) {\n  return w * h;\n}');
-    page.send({ type: 'inspect', job: 'i1', what: 'info', symbol: 'area' });
-    const area = (await page.reply('inspected', 'i1')).info;
+    page.send({ type: 'lookup', job: 'i1', what: 'info', symbol: 'area' });
+    const area = (await page.reply('looked-up', 'i1')).info;
     assert.deepEqual([area.found, area.kind, area.signature], [true, 'function', 'async area(w, h = 1)']);
-    page.send({ type: 'inspect', job: 'i2', what: 'info', symbol: 'Shape' });
-    const shape = (await page.reply('inspected', 'i2')).info;
+    page.send({ type: 'lookup', job: 'i2', what: 'info', symbol: 'Shape' });
+    const shape = (await page.reply('looked-up', 'i2')).info;
     assert.deepEqual([shape.kind, shape.constructor], ['class', 'new Shape(w, h)']);
-    page.send({ type: 'inspect', job: 'i3', what: 'info', symbol: 'counter' });
-    assert.equal((await page.reply('inspected', 'i3')).info.kind, 'accessor');
-    page.send({ type: 'inspect', job: 'i4', what: 'docs', symbol: 'area' });
-    const docs = (await page.reply('inspected', 'i4')).info;
+    page.send({ type: 'lookup', job: 'i3', what: 'info', symbol: 'counter' });
+    assert.equal((await page.reply('looked-up', 'i3')).info.kind, 'accessor');
+    page.send({ type: 'lookup', job: 'i4', what: 'docs', symbol: 'area' });
+    const docs = (await page.reply('looked-up', 'i4')).info;
     assert.deepEqual([docs.source_head, docs.native], ['async function area(w, h = 1) {', false]);
-    page.send({ type: 'inspect', job: 'i5', what: 'info', symbol: 'process.exit()' });
-    assert.equal((await page.reply('inspected', 'i5')).info.found, false);  // never run
-    page.send({ type: 'inspect', job: 'i6', what: 'info', symbol: 'process.version' });
-    assert.equal((await page.reply('inspected', 'i6')).info.kind, 'string');
+    page.send({ type: 'lookup', job: 'i5', what: 'info', symbol: 'process.exit()' });
+    assert.equal((await page.reply('looked-up', 'i5')).info.found, false);  // never run
+    page.send({ type: 'lookup', job: 'i6', what: 'info', symbol: 'process.version' });
+    assert.equal((await page.reply('looked-up', 'i6')).info.kind, 'string');
     assert.equal((await page.eval('e16c', 'calls')).value, 0);  // the page's getter did not run
   });
 

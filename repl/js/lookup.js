@@ -2,7 +2,7 @@
 // requests of repl/README.md). Loaded after serialize.js in both pages; uses editgateSerialize for
 // a function's signature and a primitive's text.
 
-var editgateInspect;
+var editgateLookup;
 
 (function () {
   'use strict';
@@ -129,7 +129,7 @@ var editgateInspect;
   // what: 'info' (found, symbol, kind, signature or constructor, description) or 'docs' (found,
   // symbol, kind, source_head and source_length for a function or class, native, description).
   // `root`: the global object the path starts from (a Node realm's own; this one's by default).
-  editgateInspect = function (what, symbol, lookup, root) {
+  editgateLookup = function (what, symbol, lookup, root) {
     var info = { found: false, symbol: symbol };
     try {
       if (typeof symbol !== 'string' || symbol.length > 256 || !PATH.test(symbol)) return info;
