@@ -79,6 +79,9 @@ std::optional<std::string> check_type(std::string_view param, ParamType type, co
       if (!v.is_int64() || v.get_int64() < 0 || v.get_int64() > 16'777'216)
         return p + " must be a whole number, 0 to 16777216";
       break;
+    case T::request_id:
+      if (!v.is_string() && !v.is_number()) return p + " must be a request's id: a string or a number, as it was sent";
+      break;
     case T::fuzz:
       if (!v.is_string() || v.get_string() != "whitespace") return p + " accepts only \"whitespace\"";
       break;
@@ -137,7 +140,7 @@ const std::vector<OpSpec>& op_table() {
        "or error; logged and committed unless silent",
        true, HttpRoute{"POST", "/v1/eval", true}, &op_eval},
       {"pages", {}, "the pages with their state and log", false, HttpRoute{"GET", "/v1/pages", true}, &op_pages},
-      {"interrupt", {{"page", T::string}, {"interrupt-id", T::string}},
+      {"interrupt", {{"page", T::string}, {"interrupt-id", T::request_id}},
        "stop the running job of the page (the built-in Node page when none is named), or the eval whose id is "
        "interrupt-id: result interrupted, idle (session-idle) or not-interruptible; interrupt-id-mismatch when "
        "that eval is not running",

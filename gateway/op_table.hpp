@@ -39,6 +39,7 @@ enum class ParamType {
   offset,  // a whole number, 0 to 16777216 (a position in a message's text)
   symbol,  // a dotted path of identifiers (Math.max): never code
   fuzz,    // only "whitespace"
+  request_id,  // another request's id, as it was sent: a string or a number
 };
 
 struct Param {

@@ -31,6 +31,7 @@ json::value valid_value(ParamType t) {
     case ParamType::offset: return 0;
     case ParamType::symbol: return "Math.max";
     case ParamType::fuzz: return "whitespace";
+    case ParamType::request_id: return 7;
   }
   return nullptr;
 }
@@ -48,6 +49,7 @@ std::pair<json::value, std::string> wrong_value(ParamType t) {
     case ParamType::offset: return {-1, "-1"};
     case ParamType::symbol: return {"Math.max(1)", "Math.max(1)"};
     case ParamType::fuzz: return {"tabs", "tabs"};
+    case ParamType::request_id: return {json::array{1}, ""};
   }
   return {nullptr, ""};
 }

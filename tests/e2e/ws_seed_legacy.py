@@ -125,6 +125,14 @@ async def interrupt_by_id(s):
     await s.ws.send(json.dumps({"op": "interrupt", "id": "int-5", "interrupt-id": "long-2"}))
     finals, _ = await until_final(s, {"int-5", "long-2"})
     assert "interrupted" in finals["long-2"]["status"], finals
+    # A number as the id, as a client may send it; the string "77" is another id.
+    await s.ws.send(json.dumps({"op": "eval", "id": 77, "code": long_eval}))
+    assert (await s.recv())["id"] == 77
+    _, other = await s.call({"op": "interrupt", "id": "int-6", "interrupt-id": "77"})
+    assert other["status"] == ["done", "error", "interrupt-id-mismatch"], other
+    await s.ws.send(json.dumps({"op": "interrupt", "id": "int-7", "interrupt-id": 77}))
+    finals, _ = await until_final(s, {"int-7", 77})
+    assert finals["int-7"]["result"] == "interrupted" and "interrupted" in finals[77]["status"], finals
     await s.nothing_more()
 
 
