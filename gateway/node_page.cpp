@@ -12,6 +12,7 @@
 #include <boost/json.hpp>
 
 #include <charconv>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -121,6 +122,19 @@ class NodePage : public RealmHost, public std::enable_shared_from_this<NodePage>
     Realm& r = realms_[n];
     r.opening = std::move(done);
     open_realm(n, r);
+    // A Node page busy with synchronous code reads no realm-open: the
+    // clone fails by name rather than waiting with it.
+    auto timer = std::make_shared<net::steady_timer>(ex_, realm_open_within);
+    timer->async_wait([self = shared_from_this(), n, timer](boost::system::error_code ec) {
+      auto it = self->realms_.find(n);
+      if (ec || it == self->realms_.end() || !it->second.opening) return;
+      auto opening = std::move(it->second.opening);
+      self->send(self->generation_, boost::json::serialize(boost::json::object{{"type", "realm-close"}, {"realm", n}}));
+      self->realms_.erase(it);
+      opening(Failure{Error::page_timeout, "the Node page did not make the realm within " +
+                                               std::to_string(realm_open_within.count()) +
+                                               " s (busy with synchronous code?)"});
+    });
   }
 
   void close(const std::string& page) override {
@@ -150,6 +164,7 @@ class NodePage : public RealmHost, public std::enable_shared_from_this<NodePage>
 
  private:
   static constexpr std::string_view realm_prefix = R"({"realm":)";
+  static constexpr std::chrono::seconds realm_open_within{5};
 
   // A realm's page as the REPL holds it: its messages go out with its
   // number first, over the Node page's channel; stale with its child.

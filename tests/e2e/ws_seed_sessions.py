@@ -230,12 +230,26 @@ async def kill_a_realm(c):
     await c.ok("close", session=realm)
 
 
+async def clone_of_a_busy_page(c):
+    """A Node page held by synchronous code cannot make a realm: clone fails by name."""
+    busy = "(() => { const t = Date.now(); while (Date.now() - t < 6500); return 'done'; })()"
+    await c.ws.send(json.dumps({"op": "eval", "id": "hold", "code": busy, "timeout": 20000}))
+    await asyncio.sleep(0.2)
+    await c.ws.send(json.dumps({"op": "clone", "id": "clone-busy"}))
+    got = await finals(c, {"hold", "clone-busy"})
+    assert got["clone-busy"].get("reason") == "timeout", got
+    assert got["hold"]["value"] == "done", got
+    made = await c.ok("clone")
+    await c.ok("close", session=made["value"])
+
+
 async def play(server, cookie):
     a = await Conn.open(server, cookie)
     await wait_node(a)
     await realm_round(a)
     await interrupts_stay_in_their_realm(a)
     await kill_a_realm(a)
+    await clone_of_a_busy_page(a)
     a = await use_and_resume(server, cookie, a)
     await attacks(server, cookie, a)
     await a.close()
