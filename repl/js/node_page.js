@@ -387,14 +387,51 @@ function globalNames(realm) {
   return names.filter((n) => !baseline.has(n));
 }
 
+// A top-level let, const or class of evaluated code is no property of the global object; the
+// inspector names them (this file's own declarations are its module's, none of the global
+// scope's). A realm's context is found by the name makeRealm gave it, the newest of that name.
+let inspectorSession = null;
+function lexicalNames(realm) {
+  try {
+    if (inspectorSession === null) {
+      inspectorSession = new (require('inspector').Session)();
+      inspectorSession.connect();
+    }
+    const params = {};
+    if (realm !== undefined) {
+      let id;
+      const created = (m) => {
+        if (m.params.context.name === 'realm ' + realm && (id === undefined || m.params.context.id > id)) id = m.params.context.id;
+      };
+      inspectorSession.on('Runtime.executionContextCreated', created);
+      inspectorSession.post('Runtime.enable');  // names every context there is, at once
+      inspectorSession.post('Runtime.disable');
+      inspectorSession.off('Runtime.executionContextCreated', created);
+      if (id === undefined) return [];
+      params.executionContextId = id;
+    }
+    let names = [];
+    inspectorSession.post('Runtime.globalLexicalScopeNames', params, (e, r) => {
+      if (!e && r && Array.isArray(r.names)) names = r.names;
+    });
+    return names;
+  } catch {
+    return [];  // a Node without the inspector: the global object's names alone
+  }
+}
+
 function listBindings(realm) {
-  const names = globalNames(realm);
-  const global = realm === undefined ? globalThis : vm.runInContext('globalThis', realmContext(realm));
+  const lexical = lexicalNames(realm);
+  const names = [...new Set([...globalNames(realm), ...lexical])];
+  const context = realmContext(realm);
+  const global = realm === undefined ? globalThis : vm.runInContext('globalThis', context);
   const bindings = {};
   for (const name of names.slice(0, BINDINGS_MAX)) {
     let value;
     try {
-      value = editgateSerialize(global[name]);
+      // A lexical binding is read by its name, as code reads it (in its TDZ it throws).
+      const v = lexical.includes(name) ? (context ? vm.runInContext(name, context) : vm.runInThisContext(name)) : global[name];
+      value = editgateSerialize(v);
     } catch (e) {
       value = { $error: errorText(e) };
     }
@@ -404,13 +441,13 @@ function listBindings(realm) {
 }
 
 // A realm is replaced outright by a fresh context; the main page deletes what it can and names
-// the rest (a non-configurable global, as a var declared at the top level).
+// the rest (a non-configurable global; a top-level let, const or class, which nothing deletes).
 function clearBindings(realm) {
   if (realm !== undefined && realms.has(realm)) {
     realms.set(realm, makeRealm(realm));
     return { kept: [] };
   }
-  const kept = [];
+  const kept = lexicalNames(undefined);
   for (const name of globalNames(undefined)) {
     try {
       if (!delete globalThis[name]) kept.push(name);

@@ -79,18 +79,26 @@ async def realm_round(c):
     clone = await c.ok("clone")
     sid = clone["value"]
     assert isinstance(sid, str) and sid != c.session, clone
-    e = await c.ok("eval", session=sid, code="globalThis.answer = 42; var greeting = 'hi'; answer")
+    e = await c.ok("eval", session=sid, code="globalThis.answer = 42; var greeting = 'hi'; let later = [1]; answer")
     assert e["value"] == 42 and e["session"] == sid, e
     assert e["page"].startswith("node-1-"), e
     # The default page has globals of its own.
     d = await c.ok("eval", code="typeof answer")
     assert d["value"] == "undefined" and not d["page"].startswith("node-1-"), d
     b = await c.ok("bindings", session=sid)
-    assert b["bindings"] == {"answer": 42, "greeting": "hi"}, b
+    assert b["bindings"] == {"answer": 42, "greeting": "hi", "later": [1]}, b
     cl = await c.ok("clear", session=sid)
     assert cl["value"] == "ok", cl
     b = await c.ok("bindings", session=sid)
     assert b["bindings"] == {}, b
+    # The default page: a top-level let is a binding, which clear cannot delete and names.
+    await c.ok("eval", code="let lexical = 'kept'; const fixed = 2; class Shape {}; globalThis.prop = 1")
+    b = (await c.ok("bindings"))["bindings"]
+    assert b["lexical"] == "kept" and b["fixed"] == 2 and b["prop"] == 1 and "Shape" in b, b
+    cl = await c.ok("clear")
+    assert {"lexical", "fixed", "Shape"} <= set(cl["kept"]) and "prop" not in cl["kept"], cl
+    b = (await c.ok("bindings"))["bindings"]
+    assert "prop" not in b and b["lexical"] == "kept", b
     gone = await c.ok("eval", session=sid, code="typeof answer")
     assert gone["value"] == "undefined", gone
     listed = (await c.ok("sessions"))["sessions"]
