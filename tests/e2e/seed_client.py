@@ -71,13 +71,18 @@ class Session:
     async def recv(self, timeout=20):
         return json.loads(await asyncio.wait_for(self.ws.recv(), timeout))
 
-    async def handshake(self, cookie_text):
-        """The protocol's handshake, step by step."""
+    async def handshake(self, cookie_text, resume=None):
+        """The protocol's handshake, step by step (resuming session `resume`
+        when given); keeps the session-started message as `started`."""
         assert await self.recv() == {"op": "auth-required"}
-        await self.ws.send(json.dumps({"type": "auth", "cookie": cookie_text}))
+        auth = {"type": "auth", "cookie": cookie_text}
+        if resume:
+            auth["resume"] = resume
+        await self.ws.send(json.dumps(auth))
         assert await self.recv() == {"type": "auth_ok"}
         started = await self.recv()
         assert started["op"] == "session-started" and started["session"], started
+        self.started = started
         self.session = started["session"]
 
     async def send(self, msg):

@@ -21,40 +21,23 @@ import sys
 
 import websockets
 
+import seed_client
 from seed_client import gateway
 
 ids = itertools.count(1)
 
 
-class Conn:
+class Conn(seed_client.Session):
     """One connection; sends one request at a time and reads until its final message."""
-
-    def __init__(self, ws, started):
-        self.ws = ws
-        self.started = started
-        self.session = started["session"]
 
     @classmethod
     async def open(cls, server, cookie, resume=None):
-        ws = await websockets.connect(server["ws"], max_size=None)
-        assert json.loads(await ws.recv()) == {"op": "auth-required"}
-        auth = {"type": "auth", "cookie": cookie}
-        if resume:
-            auth["resume"] = resume
-        await ws.send(json.dumps(auth))
-        assert json.loads(await ws.recv()) == {"type": "auth_ok"}
-        started = json.loads(await ws.recv())
-        assert started["op"] == "session-started" and started["session"], started
-        return cls(ws, started)
+        c = cls(await websockets.connect(server["ws"], max_size=None))
+        await c.handshake(cookie, resume)
+        return c
 
     async def call(self, op, **fields):
-        msg = {"op": op, "id": "m-%d" % next(ids), **fields}
-        await self.ws.send(json.dumps(msg))
-        while True:
-            m = json.loads(await asyncio.wait_for(self.ws.recv(), 30))
-            assert m.get("id") == msg["id"], ("a message of another request", msg, m)
-            if "done" in m.get("status", []):
-                return m
+        return (await super().call({"op": op, "id": "m-%d" % next(ids), **fields}))[1]
 
     async def ok(self, op, **fields):
         m = await self.call(op, **fields)
