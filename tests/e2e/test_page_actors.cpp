@@ -45,3 +45,33 @@ TEST_CASE_METHOD(NodeGateway, "interrupt-id names the eval of its own connection
   CHECK(done["mine"].at("status") == json::array{"done", "error", "interrupted"});
   CHECK(eval(ws, "node", "1 + 1").back().at("value") == 2);
 }
+
+TEST_CASE("kill of a tab drops its connection; the tab comes back to the same log", "[pages][actors]") {
+  test::TempDir dir;
+  client::Gateway gw(dir.str());
+  client::Ws agent(gw.port());
+  agent.login(gw.cookie());
+  FakePage page(gw.port());
+  page.welcome();
+
+  const json::object killed = call(agent, {{"op", "kill"}, {"id", "k"}, {"actor", page.name}});
+  CHECK(killed.at("value") == "ok");
+  CHECK(killed.at("page") == json::value(page.name));
+  // The gateway closes the page's socket: the fake tab reads the end.
+  std::optional<std::string> m;
+  do m = page.ws.read(10s); while (m);
+  // Gone: nothing to stop (once the gateway has seen the socket end).
+  json::object again_killed;
+  for (int i = 0; i < 100; ++i) {
+    again_killed = call(agent, {{"op", "kill"}, {"id", "k2"}, {"actor", page.name}});
+    if (again_killed.contains("reason")) break;
+    std::this_thread::sleep_for(20ms);
+  }
+  CHECK(again_killed.at("reason") == "not_found");
+
+  FakePage again(gw.port(), page.id, page.secret);
+  again.welcome();
+  CHECK(again.name == page.name);
+  const std::string text = test::read_file(dir / page.log);
+  CHECK(text.find("was stopped by an agent's kill") != std::string::npos);
+}
