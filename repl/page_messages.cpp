@@ -268,20 +268,26 @@ void Repl::interrupt(const std::string& page, std::function<void(json::object)> 
       Page* q = it == pages_.end() ? nullptr : it->second.get();
       // Only a new process ends code that holds its thread: a realm's fresh
       // context would not (the Node page and every realm share that thread).
-      if (q && q->link && q->running && q->running->id == job && q->kind != "realm" && q->link->restart()) {
+      // A job the page never said it started waits behind another's code
+      // (a realm's): a restart would end the wrong code, and every realm.
+      const bool started = q && q->running && q->running->phase != Job::Phase::sent;
+      if (q && q->link && started && q->running->id == job && q->kind != "realm" && q->link->restart()) {
         note(*q, {"> _" + q->stem + " did not answer an interrupt of job " + std::to_string(job) +
                   ", so it was restarted: a new process, its globals gone_"});
         answer = {{"result", "interrupted"},
                   {"message", "the page did not answer within 2 s, so it was restarted: a new process, its "
                               "globals gone, the same log"}};
       } else {
-        const bool realm = q && q->kind == "realm";
+        const bool node = q && (q->kind == "realm" || q->kind == "node");
         answer = {{"result", "not-interruptible"},
-                  {"message", realm ? "the realm did not answer within 2 s: synchronous code holds its process "
-                                      "(after an await or in a callback, where SIGINT does not reach), which is not "
-                                      "restarted for one realm; the job ends at its timeout"
-                                    : "the page did not answer within 2 s: it is running synchronous code, which a "
-                                      "browser tab cannot stop; the job ends at its timeout"}};
+                  {"message", !node ? "the page did not answer within 2 s: it is running synchronous code, which a "
+                                      "browser tab cannot stop; the job ends at its timeout"
+                              : !started ? "the job has not started: it waits in the Node process behind another "
+                                           "realm's synchronous code, which the process is not restarted for; it "
+                                           "ends at its timeout"
+                                         : "the realm did not answer within 2 s: synchronous code holds its process "
+                                           "(after an await or in a callback, where SIGINT does not reach), which is "
+                                           "not restarted for one realm; the job ends at its timeout"}};
       }
     }
     done(std::move(answer));

@@ -33,19 +33,23 @@ function send(msg) {
   // A realm's messages name it first, so the gateway routes them without parsing.
   const line = JSON.stringify(realm === undefined ? msg : { realm, ...msg }) + '\n';
   if (held === null) return void channel.write(line);
-  if (held.lines.length < HELD_MAX && held.bytes + line.length <= HELD_MAX_BYTES) {
-    held.lines.push(line);
-    held.bytes += line.length;
-  } else {
-    held.dropped++;
-  }
+  // Only writes are dropped past the bound; a prompt (bounded by the gateway) always goes.
+  const fits = held.lines.length < HELD_MAX && held.bytes + line.length <= HELD_MAX_BYTES;
+  if (!fits && msg.type === 'event') return void held.dropped++;
+  held.lines.push(line);
+  held.bytes += line.length;
 }
 
 function hold() {
   held = { lines: [], bytes: 0, dropped: 0 };
 }
 
+// Also after a run SIGINT or its timeout stopped, which skips every finally block: the console
+// flags the code's last write had set are reset here.
 function release() {
+  capturing = false;
+  speakingRealm = null;
+  if (held === null) return;
   const { lines, dropped } = held;
   held = null;
   if (lines.length > 0) channel.write(lines.join(''));
@@ -158,10 +162,12 @@ function runOptions(timeoutMs) {
 }
 
 // runInThisContext, so a top-level let/const persists into later evals as in the Node REPL.
-function evaluate(code, timeoutMs, context) {
+// `started` is called once the code is compiled, just before it runs.
+function evaluate(code, timeoutMs, context, started) {
   const plan = editgatePlan(code, parses, (body) => parses(asyncWrapper(body)));
   const source = plan.async ? asyncWrapper(plan.body) : plan.source;
   const script = new vm.Script(source, { filename: FILENAME });
+  started();
   return context ? script.runInContext(context, runOptions(timeoutMs)) : script.runInThisContext(runOptions(timeoutMs));
 }
 
@@ -177,7 +183,8 @@ function trimStack(stack) {
 // vm marks its errors for the timeout and for SIGINT with a code.
 function vmErrorCode(e) {
   try {
-    return e instanceof Error ? e.code : undefined;
+    // Not instanceof Error: a realm's errors are made by its own context's Error.
+    return e !== null && typeof e === 'object' ? e.code : undefined;
   } catch {
     return undefined;  // a getter or Proxy trap threw
   }
@@ -223,12 +230,14 @@ function run(msg) {
 
   let value;
   let then;
-  // The gateway sends SIGINT only to a job between these two (or its result): one that is not
-  // running yet, or only awaiting, leaves the code another realm runs now alone.
-  send({ type: 'started', job });
-  hold();
+  // The gateway sends SIGINT only to a job between started and awaiting (or its result): one
+  // that is not running yet, or only awaiting, leaves the code another realm runs now alone.
+  const start = () => {
+    send({ type: 'started', job });
+    hold();
+  };
   try {
-    value = evaluate(typeof msg.code === 'string' ? msg.code : '', msg.timeout_ms, realmContext(msg.realm));
+    value = evaluate(typeof msg.code === 'string' ? msg.code : '', msg.timeout_ms, realmContext(msg.realm), start);
     then = thenOf(value);
   } catch (e) {
     release();
@@ -344,10 +353,13 @@ function realmGlobals(realm) {
   return g;
 }
 
+let contextsMade = 0;
+// Each context's name is its own, so the inspector finds it by that name (lexicalNames).
 function makeRealm(realm) {
-  const context = vm.createContext(realmGlobals(realm), { name: 'realm ' + realm });
+  const name = 'editgate realm ' + realm + ' #' + ++contextsMade;
+  const context = vm.createContext(realmGlobals(realm), { name });
   const baseline = new Set(vm.runInContext('Object.getOwnPropertyNames(globalThis)', context));
-  return { context, baseline };
+  return { context, baseline, name };
 }
 
 function openRealm(realm) {
@@ -389,7 +401,7 @@ function globalNames(realm) {
 
 // A top-level let, const or class of evaluated code is no property of the global object; the
 // inspector names them (this file's own declarations are its module's, none of the global
-// scope's). A realm's context is found by the name makeRealm gave it, the newest of that name.
+// scope's). A realm's context is found by the name makeRealm gave it.
 let inspectorSession = null;
 function lexicalNames(realm) {
   try {
@@ -399,14 +411,19 @@ function lexicalNames(realm) {
     }
     const params = {};
     if (realm !== undefined) {
+      const r = realms.get(realm);
+      if (r === undefined) return [];
       let id;
       const created = (m) => {
-        if (m.params.context.name === 'realm ' + realm && (id === undefined || m.params.context.id > id)) id = m.params.context.id;
+        if (m.params.context.name === r.name) id = m.params.context.id;
       };
       inspectorSession.on('Runtime.executionContextCreated', created);
-      inspectorSession.post('Runtime.enable');  // names every context there is, at once
-      inspectorSession.post('Runtime.disable');
-      inspectorSession.off('Runtime.executionContextCreated', created);
+      try {
+        inspectorSession.post('Runtime.enable');  // names every context there is, at once
+        inspectorSession.post('Runtime.disable');
+      } finally {
+        inspectorSession.off('Runtime.executionContextCreated', created);
+      }
       if (id === undefined) return [];
       params.executionContextId = id;
     }

@@ -62,7 +62,7 @@ TEST_CASE("kill of a tab drops its connection; the tab comes back to the same lo
   do m = page.ws.read(10s); while (m);
   // Gone: nothing to stop (once the gateway has seen the socket end).
   json::object again_killed;
-  for (int i = 0; i < 100; ++i) {
+  for (int i = 0; i < 500; ++i) {
     again_killed = call(agent, {{"op", "kill"}, {"id", "k2"}, {"actor", page.name}});
     if (again_killed.contains("reason")) break;
     std::this_thread::sleep_for(20ms);

@@ -17,6 +17,7 @@ Usage: ws_seed_sessions.py EDITGATE_BINARY. Exit 0 on success.
 import asyncio
 import itertools
 import json
+import os
 import sys
 
 import websockets
@@ -198,6 +199,14 @@ async def interrupts_stay_in_their_realm(c):
     got = await finals(c, {"busy-2", "queued", "int-q"})
     assert got["busy-2"]["status"] == ["done"] and got["busy-2"]["value"] == "finished", got
     assert "interrupted" in got["queued"]["status"], got
+    # A realm's own synchronous code is what its interrupt stops.
+    await c.ws.send(json.dumps({"op": "eval", "id": "spins", "session": realm, "code": "while (true) {}",
+                                "timeout": 30000}))
+    await asyncio.sleep(0.3)
+    await c.ws.send(json.dumps({"op": "interrupt", "id": "int-s", "session": realm}))
+    got = await finals(c, {"spins", "int-s"})
+    assert got["int-s"]["result"] == "interrupted", got
+    assert "interrupted" in got["spins"]["status"] and got["spins"]["exception"]["name"] == "Interrupted", got
     await c.ok("close", session=realm)
 
 
@@ -221,34 +230,36 @@ async def kill_a_realm(c):
     await c.ok("close", session=realm)
 
 
-async def clone_of_a_busy_page(c):
+async def clone_of_a_busy_page(c, root):
     """A Node page held by synchronous code cannot make a realm: clone fails by name."""
-    busy = "(() => { const t = Date.now(); while (Date.now() - t < 6500); return 'done'; })()"
-    await c.ws.send(json.dumps({"op": "eval", "id": "hold", "code": busy, "timeout": 20000}))
+    # It spins until the file the test makes once the clone has failed.
+    busy = "(() => { while (!require('fs').existsSync('release-the-page')); return 'done'; })()"
+    await c.ws.send(json.dumps({"op": "eval", "id": "hold", "code": busy, "timeout": 60000}))
     await asyncio.sleep(0.2)
-    await c.ws.send(json.dumps({"op": "clone", "id": "clone-busy"}))
-    got = await finals(c, {"hold", "clone-busy"})
-    assert got["clone-busy"].get("reason") == "timeout", got
+    failed = await c.call("clone")
+    assert failed.get("reason") == "timeout", failed
+    open(os.path.join(root, "release-the-page"), "w").close()
+    got = await finals(c, {"hold"})
     assert got["hold"]["value"] == "done", got
     made = await c.ok("clone")
     await c.ok("close", session=made["value"])
 
 
-async def play(server, cookie):
+async def play(root, server, cookie):
     a = await Conn.open(server, cookie)
     await wait_node(a)
     await realm_round(a)
     await interrupts_stay_in_their_realm(a)
     await kill_a_realm(a)
-    await clone_of_a_busy_page(a)
+    await clone_of_a_busy_page(a, root)
     a = await use_and_resume(server, cookie, a)
     await attacks(server, cookie, a)
     await a.close()
 
 
 def main():
-    with gateway(sys.argv[1], {"a.txt": "alpha\n"}) as (_, server, cookie):
-        asyncio.run(play(server, cookie))
+    with gateway(sys.argv[1], {"a.txt": "alpha\n"}) as (root, server, cookie):
+        asyncio.run(play(root, server, cookie))
     print("ok")
 
 
