@@ -59,6 +59,10 @@ class NodePage : public RealmHost, public std::enable_shared_from_this<NodePage>
       : ex_(worker.executor()), repl_(repl), root_(std::move(root)), program_(std::move(program)),
         node_(std::move(node)), restart_(ex_) {}
 
+  ~NodePage() {
+    if (stops_ >= 0) ::close(stops_);
+  }
+
   std::string id_file() const { return program_.substr(0, program_.rfind('/')) + "/node-page.id"; }
 
   void start() {
@@ -68,16 +72,28 @@ class NodePage : public RealmHost, public std::enable_shared_from_this<NodePage>
       repl::log_line("the Node page cannot start: socketpair failed");
       return;
     }
+    // Interrupts go on a channel of their own (fd 4), which a thread of the
+    // page reads while its code holds the main thread. A socket, not a
+    // pipe: a write to a dead child's is an error, not a SIGPIPE.
+    int stops[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, stops) != 0) {
+      ::close(fds[0]);
+      ::close(fds[1]);
+      repl::log_line("the Node page cannot start: socketpair failed");
+      return;
+    }
+    ::shutdown(stops[1], SHUT_RD);
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&actions, 2, 1);  // code that writes to stdout reaches the terminal's stderr
     posix_spawn_file_actions_adddup2(&actions, fds[1], 3);
+    posix_spawn_file_actions_adddup2(&actions, stops[0], 4);
     posix_spawn_file_actions_addchdir_np(&actions, root_.c_str());
     // The child gets stdio and the page's socket, nothing else: whatever the
     // gateway holds open at this moment (a connection accepted a moment ago
     // on another thread, a file a stream has open) stays the gateway's.
-    posix_spawn_file_actions_addclosefrom_np(&actions, 4);
+    posix_spawn_file_actions_addclosefrom_np(&actions, 5);
     std::vector<std::string> env_strings;
     for (char** e = environ; *e; ++e)
       if (std::string_view(*e).substr(0, 9) != "EDITGATE_") env_strings.emplace_back(*e);
@@ -92,6 +108,9 @@ class NodePage : public RealmHost, public std::enable_shared_from_this<NodePage>
     const int rc = ::posix_spawn(&pid, node_.c_str(), &actions, nullptr, argv, env.data());
     posix_spawn_file_actions_destroy(&actions);
     ::close(fds[1]);
+    ::close(stops[0]);
+    if (stops_ >= 0) ::close(stops_);
+    stops_ = stops[1];
     if (rc != 0) {
       ::close(fds[0]);
       repl::log_line("the Node page cannot start: " + node_ + ": " + std::strerror(rc));
@@ -183,11 +202,11 @@ class NodePage : public RealmHost, public std::enable_shared_from_this<NodePage>
         p->send(generation, boost::json::serialize(boost::json::object{{"type", "realm-close"}, {"realm", realm}}));
     }
     // Synchronous code holds the one thread every realm shares: SIGINT
-    // stops it, as in the Node page itself. The process is not restarted
-    // for one realm: the others and the Node page would go with it.
-    bool interrupt_hard() override {
+    // stops it, as in the Node page itself, when it is this job's. The
+    // process is not restarted for one realm: the others would go with it.
+    bool interrupt_hard(std::uint64_t job) override {
       auto p = page.lock();
-      return p && p->pid_ > 0 && ::kill(p->pid_, SIGINT) == 0;
+      return p && generation == p->generation_ && p->ask_to_stop(job);
     }
     // A fresh context under the same number: the same page and log. Posted,
     // as the REPL that asks holds this link until it returns.
@@ -297,10 +316,9 @@ class NodePage : public RealmHost, public std::enable_shared_from_this<NodePage>
       boost::system::error_code ignored;
       if (p && generation == p->generation_ && p->socket_) p->socket_->close(ignored);
     }
-    bool interrupt_hard() override {
+    bool interrupt_hard(std::uint64_t job) override {
       auto p = page.lock();
-      if (!p || p->pid_ <= 0) return false;
-      return ::kill(p->pid_, SIGINT) == 0;
+      return p && generation == p->generation_ && p->ask_to_stop(job);
     }
     // The socket's end then fails the running job (context_destroyed) and
     // the child is started again, back to the same log.
@@ -408,6 +426,16 @@ class NodePage : public RealmHost, public std::enable_shared_from_this<NodePage>
     });
   }
 
+  // The page's own thread sends the SIGINT, and only while `job` runs
+  // synchronously: the gateway cannot know which realm's code holds the
+  // thread at the moment the signal lands. A full channel (requests nobody
+  // read) drops the request; the interrupt message still goes.
+  bool ask_to_stop(std::uint64_t job) {
+    if (stops_ < 0) return false;
+    const std::string line = std::to_string(job) + "\n";
+    return ::send(stops_, line.data(), line.size(), MSG_NOSIGNAL | MSG_DONTWAIT) == static_cast<ssize_t>(line.size());
+  }
+
   void reap(bool stop) {
     if (pid_ <= 0) return;
     int status = 0;
@@ -437,6 +465,7 @@ class NodePage : public RealmHost, public std::enable_shared_from_this<NodePage>
   std::deque<std::string> writes_;
   unsigned generation_ = 0;
   pid_t pid_ = -1;
+  int stops_ = -1;  // the gateway's end of the child's interrupt channel (its fd 4)
   bool hello_ = false;
   bool stopping_ = false;
   net::steady_timer restart_;

@@ -107,7 +107,7 @@ void Repl::start(Page& p, Job& job) {
 
 void Repl::send_block(Page& p, Job& job) {
   job.started = steady::now();  // the block's duration starts here
-  job.phase = Job::Phase::sent;
+  job.started_in_page = false;
   p.link->send(eval_message(job));
 }
 
@@ -351,7 +351,7 @@ void Repl::fail_running(Page& p, Job& job, Error code, const std::string& messag
   const bool cancelled = code == Error::request_edited || code == Error::log_conflict;
   if (cancelled && p.link) {
     // Async work the page may still await is abandoned; the next job waits for the page.
-    signal_if_running(p, job);
+    p.link->interrupt_hard(job.id);
     p.link->send(json::serialize(json::object{{"type", "interrupt"}, {"job", job.id}}));
     wait_for_answer(p, job);
   }

@@ -96,7 +96,7 @@ Result<json::object> Repl::kill(const std::string& page) {
   const bool tab = p.kind == "browser";
   // A realm's fresh context does not stop the code its old one runs on the
   // thread every realm shares: SIGINT does, when it runs synchronously.
-  if (p.kind == "realm" && p.running) signal_if_running(p, *p.running);
+  if (p.kind == "realm" && p.running) p.link->interrupt_hard(p.running->id);
   const bool stopped = tab ? (p.link->close(), true) : p.link->restart();
   if (!stopped) return Failure{Error::in_use, p.stem + " could not be stopped: its process is gone already"};
   const std::string next = tab                 ? "its connection was dropped, and the tab's adapter connects again"

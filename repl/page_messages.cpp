@@ -44,8 +44,7 @@ void Repl::from_page(const std::string& id, std::string_view text) {
       if (auto it = pages_.find(id); it != pages_.end()) pump(*it->second);
     });
   }
-  if ((type == "started" || type == "awaiting") && p.running && job_of(msg) == p.running->id)
-    p.running->phase = type == "started" ? Job::Phase::running : Job::Phase::awaiting;
+  if (type == "started" && p.running && job_of(msg) == p.running->id) p.running->started_in_page = true;
   if (type == "dropped" && p.running && job_of(msg) == p.running->id) {
     // Writes the page counted instead of sending; the count is the page's word.
     const json::value* count = msg.if_contains("count");
@@ -244,12 +243,6 @@ void Repl::await_answer(Page& p, std::uint64_t req, std::function<void(json::obj
   });
 }
 
-// A signal meant for a block that is queued in the page or only awaiting
-// would stop whatever code its process runs now: another realm's.
-void Repl::signal_if_running(Page& p, const Job& job) {
-  if (job.phase == Job::Phase::running && p.link) p.link->interrupt_hard();
-}
-
 void Repl::interrupt(const std::string& page, std::function<void(json::object)> done) {
   auto found = find(page);
   if (!found) return done(refusal(found.error()));
@@ -258,7 +251,7 @@ void Repl::interrupt(const std::string& page, std::function<void(json::object)> 
   const std::uint64_t job = p->running->id;
   p->running->interrupted = true;
   // SIGINT stops synchronous Node code; the message ends an await.
-  signal_if_running(*p, *p->running);
+  p->link->interrupt_hard(job);
   p->link->send(json::serialize(json::object{{"type", "interrupt"}, {"job", job}}));
   // No answer: the page is stuck in code nothing reaches (a tab's loop, or
   // Node code running after an await). A page that can be restarted is.
@@ -270,7 +263,7 @@ void Repl::interrupt(const std::string& page, std::function<void(json::object)> 
       // context would not (the Node page and every realm share that thread).
       // A job the page never said it started waits behind another's code
       // (a realm's): a restart would end the wrong code, and every realm.
-      const bool started = q && q->running && q->running->phase != Job::Phase::sent;
+      const bool started = q && q->running && q->running->started_in_page;
       if (q && q->link && started && q->running->id == job && q->kind != "realm" && q->link->restart()) {
         note(*q, {"> _" + q->stem + " did not answer an interrupt of job " + std::to_string(job) +
                   ", so it was restarted: a new process, its globals gone_"});

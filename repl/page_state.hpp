@@ -59,9 +59,9 @@ struct Repl::Job {
   // answer to the interrupt tells what became of it (Repl::end_timeout).
   std::optional<std::int64_t> gave_up;
   bool interrupted = false;  // an agent's interrupt was sent to it: its error says so
-  // Where the page says the running block is: SIGINT reaches code only while
-  // it runs synchronously, and every realm of a Node page shares one thread.
-  enum class Phase { sent, running, awaiting } phase = Phase::sent;
+  // The page said the running block started: one it has not waits behind
+  // other code (a realm's), which no restart is made for.
+  bool started_in_page = false;
 };
 
 struct Repl::Page {

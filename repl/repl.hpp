@@ -44,8 +44,9 @@ class PageLink {
   virtual ~PageLink() = default;
   virtual void send(std::string message) = 0;
   virtual void close() = 0;
-  // Stops synchronous code the hard way, where the page can (Node: SIGINT).
-  virtual bool interrupt_hard() { return false; }
+  // Stops job's synchronous code the hard way, where the page can (Node:
+  // its own thread sends SIGINT while that job's code runs).
+  virtual bool interrupt_hard(std::uint64_t /*job*/) { return false; }
   // Starts the page again, its globals gone (Node: the process is killed
   // and restarted, which also ends code stuck where nothing else reaches;
   // a realm: a fresh context, which does not); false where it cannot be.
@@ -256,7 +257,6 @@ class Repl {
                    bool late_possible = false);
   void late_outcome(Page& p, std::uint64_t job, std::int64_t after);
   void fail(Page& p, Job& job, Error code, const std::string& message);
-  void signal_if_running(Page& p, const Job& job);
   void fail_running(Page& p, Job& job, Error code, const std::string& message);
   void fail_queued(Page& p, Job& job, Error code, const std::string& message);
   void time_out(Page& p, Job& job);

@@ -1,7 +1,8 @@
 // The built-in Node page. `editgate serve` writes "'use strict';" + serialize.js + this file to a
-// file and runs it with node, the workspace as cwd, and a socket on fd 3 that carries the page
-// protocol of repl/README.md, one JSON message per line. Nothing is written to stdout; stderr is
-// for fatal problems only.
+// file and runs it with node, the workspace as cwd, a socket on fd 3 that carries the page
+// protocol of repl/README.md, one JSON message per line, and one on fd 4 that carries the
+// gateway's interrupts (a job number per line). Nothing is written to stdout; stderr is for fatal
+// problems only.
 
 const net = require('net');
 const vm = require('vm');
@@ -24,6 +25,16 @@ let capturing = false;  // a console call made while formatting one is not captu
 // tab's socket sends it then too: SIGINT breaks a run in JavaScript only, and one that lands in
 // the socket's native write is lost (a loop that logs could not be interrupted). Bounded: past
 // HELD_MAX lines or HELD_MAX_BYTES the writes are counted, and the count sent at the end.
+// The gateway's interrupts reach a thread of the page's own (the worker at the end of this file),
+// which sends SIGINT only while the job asked about runs synchronously: which realm's code holds
+// the thread at that instant is known here alone. Shared with it: that job, and the job the
+// gateway last asked to stop (0n: none).
+const stopShared = new SharedArrayBuffer(16);
+const runningJob = new BigInt64Array(stopShared, 0, 1);
+const stopJob = new BigInt64Array(stopShared, 8, 1);
+const jobKey = (job) => (Number.isSafeInteger(job) && job > 0 ? BigInt(job) : 0n);
+class StoppedBeforeRun {}
+
 const HELD_MAX = 1000;
 const HELD_MAX_BYTES = 4 << 20;
 let held = null;  // {lines, bytes, dropped} during a synchronous run, else null
@@ -49,6 +60,7 @@ function hold() {
 function release() {
   capturing = false;
   speakingRealm = null;
+  Atomics.store(runningJob, 0, 0n);
   if (held === null) return;
   const { lines, dropped } = held;
   held = null;
@@ -195,6 +207,10 @@ function failure(e, job, timeoutMs) {
   if (code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') {
     return { name: 'Timeout', message: 'script ran longer than ' + timeoutMs + ' ms', stack: '' };
   }
+  if (e instanceof StoppedBeforeRun) {
+    brokenBySigint = job;
+    return { name: 'Interrupted', message: 'interrupted before it ran', stack: '' };
+  }
   if (code === 'ERR_SCRIPT_EXECUTION_INTERRUPTED') {
     brokenBySigint = job;
     return { name: 'Interrupted', message: 'SIGINT stopped the running code', stack: '' };
@@ -230,11 +246,15 @@ function run(msg) {
 
   let value;
   let then;
-  // The gateway sends SIGINT only to a job between started and awaiting (or its result): one
-  // that is not running yet, or only awaiting, leaves the code another realm runs now alone.
+  // `started` tells the gateway the job is not waiting behind another realm's code. The running
+  // job goes first, then the stop is read: whichever of this and the worker acts second sees
+  // the other.
   const start = () => {
     send({ type: 'started', job });
     hold();
+    const key = jobKey(job);
+    Atomics.store(runningJob, 0, key);
+    if (key !== 0n && Atomics.load(stopJob, 0) === key) throw new StoppedBeforeRun();
   };
   try {
     value = evaluate(typeof msg.code === 'string' ? msg.code : '', msg.timeout_ms, realmContext(msg.realm), start);
@@ -250,7 +270,6 @@ function run(msg) {
     return;
   }
   // Only the synchronous part had the timeout; an await that never settles is the gateway's to end.
-  send({ type: 'awaiting', job });
   entry.abandon = () => finish({ ok: false, error: { name: 'Interrupted', message: ABANDONED, stack: '' } });
   try {
     then.call(value, succeed, fail);
@@ -259,8 +278,8 @@ function run(msg) {
   }
 }
 
-// For a job between started and awaiting, the gateway sends SIGINT just before this message:
-// breakOnSigint ends the synchronous run (its result is sent already).
+// The page's own thread sent SIGINT for a job running synchronously before this message came:
+// breakOnSigint ended the run (its result is sent already).
 function interrupt(job) {
   const entry = jobs.get(job);
   if (entry && entry.abandon) {
@@ -493,10 +512,50 @@ channel.on('data', (chunk) => {
 // gives it no chance to stop its page) left the loop running for good. A thread of its own
 // watches for this process being handed to another parent, which happens only when the
 // gateway is gone.
+// The page's own thread. It ends the page once the gateway is gone (the channel's end reaches
+// only a main thread that is free: code spinning in a synchronous loop never hears it, and a
+// gateway killed then left the loop running for good; this process being handed to another
+// parent happens only when the gateway is gone). And it reads the gateway's interrupts on fd 4,
+// a job number per line, sending SIGINT while that job runs synchronously, again every 50 ms
+// for 2 s (a SIGINT that lands in a native call is lost to the run).
 new (require('worker_threads').Worker)(`
+  const { workerData } = require('worker_threads');
   const parent = ${process.ppid};
   setInterval(() => { if (process.ppid !== parent) process.kill(process.pid, 'SIGKILL'); }, 250);
-`, { eval: true }).unref();
+  const running = new BigInt64Array(workerData, 0, 1);
+  const stop = new BigInt64Array(workerData, 8, 1);
+  const stopIt = (job) => {
+    Atomics.store(stop, 0, job);
+    let tries = 0;
+    const poke = () => {
+      if (Atomics.load(running, 0) !== job || ++tries > 40) return;
+      process.kill(process.pid, 'SIGINT');
+      setTimeout(poke, 50);
+    };
+    poke();
+  };
+  let requests;
+  try {
+    requests = new (require('net').Socket)({ fd: 4, readable: true, writable: false });
+  } catch {
+    requests = null;  // started without the channel (a test): SIGINT from outside still works
+  }
+  if (requests) {
+    let pending = '';
+    requests.setEncoding('utf8');
+    requests.on('error', () => {});
+    requests.on('data', (chunk) => {
+      pending += chunk;
+      let nl;
+      while ((nl = pending.indexOf('\\n')) >= 0) {
+        const line = pending.slice(0, nl);
+        pending = pending.slice(nl + 1);
+        if (/^[1-9][0-9]{0,15}$/.test(line)) stopIt(BigInt(line));
+      }
+      if (pending.length > 64) pending = '';  // no job number is that long
+    });
+  }
+`, { eval: true, workerData: stopShared }).unref();
 channel.on('end', () => process.exit(0));
 channel.on('close', () => process.exit(0));
 channel.on('error', (e) => {

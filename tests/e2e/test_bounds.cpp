@@ -249,12 +249,14 @@ TEST_CASE("the Node page's process holds stdio and its socket, none of the gatew
   const std::map<int, std::string> fds = fds_of(child);
   REQUIRE(fds.count(3));
   CHECK(fds.at(3).rfind("socket:", 0) == 0);
+  REQUIRE(fds.count(4));  // the interrupt channel
+  CHECK(fds.at(4).rfind("socket:", 0) == 0);
   CHECK(fds.at(0) == "/dev/null");
   for (const auto& [fd, target] : fds) {
     INFO("the child's fd " << fd << " -> " << target);
     CHECK(!owned.count(target));
   }
-  // A socket of the child's other than fd 3 would be the gateway's.
+  // A socket of the child's other than fd 3 and 4 would be the gateway's.
   for (const auto& [fd, target] : fds)
-    if (fd != 3) CHECK(target.rfind("socket:", 0) != 0);
+    if (fd != 3 && fd != 4) CHECK(target.rfind("socket:", 0) != 0);
 }

@@ -17,7 +17,7 @@ class Page {
     this.file = path.join(this.dir, 'node_page.js');
     fs.writeFileSync(this.file, "'use strict';\n" + js('serialize.js') + '\n' + js('lookup.js') + '\n' + js('node_page.js'));
     this.child = spawn(process.execPath, [this.file], {
-      cwd, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], env: { ...process.env, EDITGATE_PAGE_NAME: 'node' },
+      cwd, stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'], env: { ...process.env, EDITGATE_PAGE_NAME: 'node' },
     });
     this.stdout = '';
     this.stderr = '';
@@ -65,6 +65,9 @@ class Page {
   }
 
   send(msg) { this.channel.write(JSON.stringify(msg) + '\n'); }
+
+  // The gateway's interrupt channel (fd 4): stop `job` if its code runs synchronously.
+  stop(job) { this.child.stdio[4].write(job + '\n'); }
 
   reply(type, job) { return this.next((m) => m.type === type && m.job === job, `${type} for ${job}`); }
 
@@ -241,6 +244,31 @@ describe('the Node page', () => {
     page.send({ type: 'realm-close', realm: 1 });
   });
 
+  // The page's own thread sends the SIGINT, only while the job asked about runs synchronously.
+  it('stops by the interrupt channel the job named, never another', async () => {
+    page.send({ type: 'eval', job: 101, code: 'while (true) {}', timeout_ms: 60000 });
+    await page.reply('started', 101);
+    page.stop(999);  // another job: the loop goes on
+    page.stop('garbage');
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(page.inbox.some((m) => m.type === 'result' && m.job === 101), false);
+    page.stop(101);
+    const r = await page.reply('result', 101);
+    assert.equal(r.error.name, 'Interrupted');
+    // A loop that logs, where a single SIGINT is mostly lost in the write: the page repeats it.
+    page.send({ type: 'eval', job: 102, code: 'for (;;) console.log("x")', timeout_ms: 60000 });
+    await page.reply('started', 102);
+    page.stop(102);
+    assert.equal((await page.reply('result', 102)).error.name, 'Interrupted');
+    page.inbox = page.inbox.filter((m) => m.job !== 102);
+    // Asked before it ran: it does not run.
+    page.stop(103);
+    await new Promise((r) => setTimeout(r, 100));
+    const before = await page.eval(103, 'globalThis.ran103 = true');
+    assert.equal(before.error.message, 'interrupted before it ran');
+    assert.equal((await page.eval(104, 'typeof ran103')).value, 'undefined');
+  });
+
   it('ignores SIGINT between evals', async () => {
     page.child.kill('SIGINT');
     await new Promise((r) => setTimeout(r, 100));
@@ -263,15 +291,16 @@ describe('the Node page', () => {
     assert.equal(page.child.signalCode, null);
   });
 
-  it('says when a job starts and when its synchronous part is over', async () => {
+  it('says when a job starts', async () => {
     page.send({ type: 'eval', job: 'p1', code: 'await new Promise((r) => setTimeout(r, 50)); 7', timeout_ms: 5000 });
     await page.reply('started', 'p1');
-    await page.reply('awaiting', 'p1');
     assert.equal((await page.reply('result', 'p1')).value, 7);
     page.send({ type: 'eval', job: 'p2', code: '8', timeout_ms: 5000 });
     await page.reply('started', 'p2');
     assert.equal((await page.reply('result', 'p2')).value, 8);
-    assert.equal(page.inbox.some((m) => m.type === 'awaiting' && m.job === 'p2'), false);
+    // Code that does not compile never starts.
+    assert.equal((await page.eval('p3', '(')).error.name, 'SyntaxError');
+    assert.equal(page.inbox.some((m) => m.type === 'started' && m.job === 'p3'), false);
   });
 
   it('abandons an awaiting job on interrupt', async () => {
