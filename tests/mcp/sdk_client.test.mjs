@@ -1,0 +1,266 @@
+// editgate's MCP server as the official TypeScript SDK sees it: every tool
+// called end to end by clients nobody here wrote, installed from npm by
+// setup.sh (never by the product):
+//   - @modelcontextprotocol/sdk 1.32.2 (2025-11-25: initialize, a session)
+//     over Streamable HTTP (POST /mcp, the bearer cookie in requestInit) and
+//     over stdio (`editgate mcp` in the workspace);
+//   - @modelcontextprotocol/client 2.4.0 pinned to 2026-07-28 (stateless,
+//     server/discover) over Streamable HTTP.
+// Each suite gets its own git workspace, gateway (with its Node page) and,
+// for the HTTP ones, a headless Chromium tab loading /adapter.js.
+// Run: EDITGATE=<binary> MCP_NPM=<build>/npm-mcp node --test tests/mcp/sdk_client.test.mjs
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+
+import { chromium, git, serve, tab, waitFor, workspace } from './harness.mjs';
+
+const editgate = process.env.EDITGATE;
+const npm = process.env.MCP_NPM;
+const clientsDir = npm && path.join(npm, 'clients');
+const installed = clientsDir && fs.existsSync(path.join(clientsDir, 'node_modules/@modelcontextprotocol/client'));
+const requireClient = installed ? createRequire(path.join(clientsDir, 'package.json')) : null;
+
+// The tools of the contract, in tools/list's order.
+const TOOLS = ['edit_apply', 'edit_check', 'edit_undo', 'history', 'page_list', 'page_eval', 'page_events',
+  'page_interrupt', 'realm_open', 'realm_close'];
+const READ_ONLY = ['edit_check', 'history', 'page_list', 'page_events'];
+const REQUIRED = { edit_apply: ['text'], edit_check: ['text'], page_eval: ['code'], realm_close: ['session'] };
+
+const NOTES = 'alpha\ngamma\n';
+const block = (file, from, to) => `${file}\n««« EDIT\n${from}\n═══════ REPL\n${to}\n»»» EDIT END\n`;
+// Two blocks: the first applies (beta after alpha), the second's EDIT
+// section is nowhere in the file.
+const TWO_BLOCKS = `${block('notes.txt', 'alpha', 'alpha\nbeta')}\n${block('notes.txt', 'no such line', 'replaced')}`;
+
+const CALL = { timeout: 30000 };
+
+// The two SDK generations call tools alike but for callTool's arguments.
+function v1Adapter(client) {
+  return {
+    client,
+    call: (name, args = {}, options = {}) => client.callTool({ name, arguments: args }, undefined, { ...CALL, ...options }),
+    list: () => client.listTools(),
+  };
+}
+function v2Adapter(client) {
+  return {
+    client,
+    call: (name, args = {}, options = {}) => client.callTool({ name, arguments: args }, { ...CALL, ...options }),
+    list: () => client.listTools(),
+  };
+}
+
+const text = (result) => result.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+
+// A call that must succeed: its structuredContent, which the text repeats.
+async function ok(mcp, name, args, options) {
+  const result = await mcp.call(name, args, options);
+  assert.ok(!result.isError, `${name} failed: ${text(result)}`);
+  assert.equal(typeof result.structuredContent, 'object', `${name}: no structuredContent`);
+  assert.deepEqual(JSON.parse(text(result)), result.structuredContent, `${name}: the text is not the structuredContent`);
+  return result.structuredContent;
+}
+
+async function livePage(mcp, kind) {
+  return waitFor(`a live ${kind} page in page_list`, async () => {
+    const { pages } = await ok(mcp, 'page_list');
+    return pages.find((p) => p.kind === kind && p.state !== 'disconnected');
+  });
+}
+
+// Every tool, end to end, through `connect(gw)` -> adapter. `browser`: a
+// headless Chromium tab is opened and evaluated in.
+function suite(label, { connect, browser, skip }) {
+  describe(label, { skip, timeout: 120000 }, () => {
+    let root; let gw; let mcp; let browserTab; let nodePage;
+
+    before(async () => {
+      root = workspace({ 'notes.txt': NOTES });
+      gw = await serve(editgate, root);
+      if (browser) browserTab = await tab(gw.port, 'MCP Tab');
+      mcp = await connect(gw);
+    });
+    after(async () => {
+      await mcp?.client.close();
+      await browserTab?.close();
+      await gw?.stop();
+      if (root) fs.rmSync(root, { recursive: true, force: true });
+    });
+
+    it('lists the ten tools of the contract, in order, with their input schemas', async () => {
+      const { tools } = await mcp.list();
+      assert.deepEqual(tools.map((t) => t.name), TOOLS);
+      for (const t of tools) {
+        assert.equal(t.inputSchema.type, 'object', `${t.name}: inputSchema`);
+        assert.ok(t.description, `${t.name}: no description`);
+        for (const r of REQUIRED[t.name] ?? []) assert.ok(t.inputSchema.required?.includes(r), `${t.name} requires ${r}`);
+        assert.equal(t.annotations?.readOnlyHint === true, READ_ONLY.includes(t.name), `${t.name}: readOnlyHint`);
+      }
+    });
+
+    it('edit_check validates a block and writes nothing', async () => {
+      const head = git(root, 'rev-parse', 'HEAD');
+      const sc = await ok(mcp, 'edit_check', { text: block('notes.txt', 'gamma', 'GAMMA') });
+      assert.equal(sc.blocks.length, 1);
+      assert.equal(sc.blocks[0].status, 'validated');
+      assert.equal(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8'), NOTES);
+      assert.equal(git(root, 'rev-parse', 'HEAD'), head);
+    });
+
+    it('edit_apply streams a progress notification per block; the failed block is an error result with its diagnostic', async () => {
+      const progress = [];
+      const result = await mcp.call('edit_apply', { text: TWO_BLOCKS, agent: 'sdk-agent' },
+        { onprogress: (p) => progress.push(p) });
+      assert.equal(progress.length, 2, `one progress per block: ${JSON.stringify(progress)}`);
+      const blocks = progress.map((p) => JSON.parse(p.message));
+      assert.equal(blocks[0].status, 'applied');
+      assert.equal(blocks[1].status, 'failed');
+      assert.equal(blocks[1].reason, 'anchor_not_found');
+      assert.ok(progress[1].progress > progress[0].progress, 'progress increases');
+
+      assert.equal(result.isError, true, 'a failed block makes the result an error');
+      assert.match(text(result), /anchor_not_found/);
+      assert.match(text(result), /no such line/);
+      // The first block is applied and committed, authored by the agent.
+      assert.equal(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8'), 'alpha\nbeta\ngamma\n');
+      assert.equal(git(root, 'log', '-1', '--format=%an|%(trailers:key=Editgate-Kind,valueonly)').trim(), 'sdk-agent|edit');
+      assert.match(git(root, 'show', '--format=', 'HEAD', '--', 'notes.txt'), /^\+beta$/m);
+    });
+
+    it('page_eval runs code in the built-in Node page', async () => {
+      nodePage = await livePage(mcp, 'node');
+      const sc = await ok(mcp, 'page_eval', { code: '6*7' });
+      assert.equal(sc.value, 42);
+      assert.equal(sc.page, nodePage.page);
+    });
+
+    it('realm_open, page_eval in the realm, realm_close', async () => {
+      const realm = await ok(mcp, 'realm_open');
+      assert.equal(typeof realm.value, 'string');
+      assert.equal(typeof realm.page, 'string');
+      assert.equal((await ok(mcp, 'page_eval', { page: realm.page, code: 'globalThis.inRealm = 21; inRealm * 2' })).value, 42);
+      // A realm's globals are its own.
+      assert.equal((await ok(mcp, 'page_eval', { code: 'typeof inRealm' })).value, 'undefined');
+      await ok(mcp, 'realm_close', { session: realm.value });
+      const { pages } = await ok(mcp, 'page_list');
+      assert.ok(!pages.some((p) => p.page === realm.page && p.state !== 'disconnected'), 'the realm is closed');
+      const gone = await mcp.call('page_eval', { page: realm.page, code: '1' });
+      assert.equal(gone.isError, true, 'an eval in a closed realm fails');
+    });
+
+    it('page_eval in a headless Chromium tab', { skip: !browser && 'no tab in this suite' }, async () => {
+      const page = await livePage(mcp, 'browser');
+      const sc = await ok(mcp, 'page_eval', { page: page.page, code: 'document.title' });
+      assert.equal(sc.value, 'MCP Tab');
+    });
+
+    it('a long eval cancelled through the AbortSignal frees the page', async () => {
+      const abort = new AbortController();
+      const lines = [];
+      const pending = mcp.call('page_eval', { code: "console.log('mcp-waiting'); await new Promise(() => {})" }, {
+        signal: abort.signal,
+        onprogress: (p) => {
+          lines.push(p.message);
+          // Its output line says the job runs: cancel it now.
+          if (String(p.message).includes('mcp-waiting')) abort.abort();
+        },
+      });
+      await assert.rejects(pending, (e) => e.name === 'AbortError' || /abort/i.test(String(e)));
+      assert.ok(lines.some((l) => String(l).includes('mcp-waiting')), `the output line came as progress: ${lines}`);
+      // The page's queue is free: had the job kept running, this one would wait behind it.
+      assert.equal((await ok(mcp, 'page_eval', { code: "'free again'", timeout: 10000 })).value, 'free again');
+    });
+
+    it('page_interrupt stops a running eval, which ends as an error result', async () => {
+      const idle = await mcp.call('page_interrupt', {});
+      assert.ok(!idle.isError, `interrupt with nothing running: ${text(idle)}`);
+      let started;
+      const running = new Promise((resolve) => { started = resolve; });
+      const pending = mcp.call('page_eval', { code: "console.log('mcp-spin'); await new Promise(() => {})" }, {
+        onprogress: (p) => { if (String(p.message).includes('mcp-spin')) started(); },
+      });
+      await running;
+      const sc = await ok(mcp, 'page_interrupt', {});
+      assert.equal(sc.result, 'interrupted');
+      const result = await pending;
+      assert.equal(result.isError, true);
+      assert.match(text(result), /interrupt/);
+      assert.equal((await ok(mcp, 'page_eval', { code: '1 + 1' })).value, 2);
+    });
+
+    it('page_events pages through the Node page console output', async () => {
+      const sc = await ok(mcp, 'page_events', { page: nodePage.page, limit: 50 });
+      assert.ok(Array.isArray(sc.events), JSON.stringify(sc));
+      assert.ok(sc.events.some((e) => String(e.text).includes('mcp-waiting')), JSON.stringify(sc.events));
+    });
+
+    it('history lists the edit and the REPL exchanges, newest first', async () => {
+      const commits = await waitFor('the REPL exchanges committed', async () => {
+        const sc = await ok(mcp, 'history', { limit: 100 });
+        return sc.commits.some((c) => c.kind === 'reply') ? sc.commits : null;
+      });
+      const edit = commits.find((c) => c.kind === 'edit');
+      assert.ok(edit, JSON.stringify(commits));
+      assert.equal(edit.agent, 'sdk-agent');
+      assert.equal(edit.commit, git(root, 'log', '--format=%H', '--grep=^edit notes.txt', '-1').trim());
+      const times = commits.map((c) => c.time);
+      assert.deepEqual(times, [...times].sort((a, b) => b - a), 'newest first');
+    });
+
+    it('edit_undo reverts the edit', async () => {
+      const sc = await ok(mcp, 'edit_undo', { agent: 'sdk-agent' });
+      assert.deepEqual(sc.paths, ['notes.txt']);
+      assert.equal(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8'), NOTES);
+      assert.equal(git(root, 'log', '-1', '--format=%(trailers:key=Editgate-Kind,valueonly)').trim(), 'undo');
+    });
+  });
+}
+
+const noClients = !installed && 'the npm clients are not installed (tests/mcp/setup.sh)';
+const noChromium = !chromium() && 'chromium is not installed';
+
+function bearer(gw) {
+  return { requestInit: { headers: { Authorization: `Bearer ${gw.cookie}` } } };
+}
+
+suite('@modelcontextprotocol/sdk 1.32.2 over Streamable HTTP (2025-11-25)', {
+  skip: noClients || noChromium,
+  browser: true,
+  async connect(gw) {
+    const { Client } = requireClient('@modelcontextprotocol/sdk/client/index.js');
+    const { StreamableHTTPClientTransport } = requireClient('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    const client = new Client({ name: 'editgate-sdk-test', version: '1.0.0' }, { capabilities: {} });
+    const transport = new StreamableHTTPClientTransport(new URL(gw.url), bearer(gw));
+    await client.connect(transport);
+    assert.equal(client.getServerVersion()?.name, 'editgate');
+    assert.ok(transport.sessionId, 'the 2025-11-25 session id');
+    return v1Adapter(client);
+  },
+});
+
+suite('@modelcontextprotocol/sdk 1.32.2 over stdio: editgate mcp (2025-11-25)', {
+  skip: noClients || '`editgate mcp` is not on this branch yet',
+  async connect(gw) {
+    const { Client } = requireClient('@modelcontextprotocol/sdk/client/index.js');
+    const { StdioClientTransport } = requireClient('@modelcontextprotocol/sdk/client/stdio.js');
+    const client = new Client({ name: 'editgate-sdk-test', version: '1.0.0' }, { capabilities: {} });
+    await client.connect(new StdioClientTransport({ command: editgate, args: ['mcp'], cwd: gw.root, stderr: 'inherit' }));
+    return v1Adapter(client);
+  },
+});
+
+suite('@modelcontextprotocol/client 2.4.0 pinned to 2026-07-28 over Streamable HTTP', {
+  skip: noClients || noChromium,
+  browser: true,
+  async connect(gw) {
+    const { Client, StreamableHTTPClientTransport } = requireClient('@modelcontextprotocol/client');
+    const client = new Client({ name: 'editgate-sdk-test', version: '2.0.0' },
+      { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(gw.url), bearer(gw)));
+    assert.equal(client.getProtocolEra(), 'modern');
+    return v2Adapter(client);
+  },
+});
