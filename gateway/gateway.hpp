@@ -25,6 +25,8 @@ class Repl;
 
 namespace gateway {
 
+class McpServer;
+
 struct ServeLimits {
   std::size_t header_bytes = 16 * 1024;
   std::size_t ws_message_bytes = 16u << 20;   // one WebSocket message (the edit op's whole text)
@@ -71,6 +73,9 @@ class Gateway {
   // The built-in Node page's realms; null without it. Worker thread only.
   RealmHost* realms() { return realms_; }
   void set_realms(RealmHost* r) { realms_ = r; }
+  // The MCP door's server; null when it is off. Any connection's executor.
+  McpServer* mcp() { return mcp_; }
+  void set_mcp(McpServer* m) { mcp_ = m; }
   // The agents' sessions, from any connection's executor.
   SessionTable& sessions() { return sessions_; }
   const ServeLimits& limits() const { return limits_; }
@@ -105,6 +110,7 @@ class Gateway {
   Worker& worker_;
   repl::Repl* repl_ = nullptr;
   RealmHost* realms_ = nullptr;
+  McpServer* mcp_ = nullptr;
   SessionTable sessions_;
   ServeLimits limits_;
   std::string workspace_id_;

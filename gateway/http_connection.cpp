@@ -10,6 +10,7 @@
 #include "editproto/unicode.hpp"
 #include "gateway/edit_run.hpp"
 #include "gateway/net.hpp"
+#include "gateway/mcp_server.hpp"
 #include "gateway/op_table.hpp"
 #include "gateway/query.hpp"
 #include "record/run_report.hpp"
@@ -176,7 +177,7 @@ class http_connection : public Stoppable, public std::enable_shared_from_this<ht
       // errors of the code it evaluates. Any origin may: the script holds nothing secret, and the
       // page door is where an origin is allowed or not.
       return send_response(http::status::ok, "application/javascript; charset=utf-8", repl::adapter_js(), !has_body,
-                           {{http::field::access_control_allow_origin, "*"}});
+                           {{"Access-Control-Allow-Origin", "*"}});
     }
     if (path == "/v1/page") {
       if (!websocket::is_upgrade(req))
@@ -218,6 +219,7 @@ class http_connection : public Stoppable, public std::enable_shared_from_this<ht
       counted_ = false;
       return start_agent_socket(std::move(stream_), parser_->release(), gw_);
     }
+    if (path == "/mcp") return route_mcp(has_body);
     if (const OpSpec* op = find_route(path)) return route_op(*op, *target, has_body);
     if (path != "/v1/edits") return respond_error(Error::not_found, "no route " + path + "; see " + routes(), !has_body);
     if (!authorized(has_body)) return;
@@ -368,7 +370,7 @@ class http_connection : public Stoppable, public std::enable_shared_from_this<ht
     std::string list;
     for (const OpSpec& op : op_table())
       if (op.http) list += std::string(op.http->method) + " " + std::string(op.http->path) + ", ";
-    return list + "POST /v1/edits, /v1/ws (or /ws), /v1/page, /adapter.js";
+    return list + "POST /v1/edits, POST /mcp, /v1/ws (or /ws), /v1/page, /adapter.js";
   }
 
   // An op's route: its parameters from the query (GET) or a JSON object
@@ -391,15 +393,16 @@ class http_connection : public Stoppable, public std::enable_shared_from_this<ht
     if (gw_.stopping()) return respond_error(Error::shutting_down, "the gateway is stopping", false);
     if (parser_->get()[http::field::expect] == "100-continue") queue("HTTP/1.1 100 Continue\r\n\r\n");
     op_body_.clear();
-    read_op_body(op);
+    read_whole_body([self = shared_from_this(), &op] { self->body_read(op); });
   }
 
-  void read_op_body(const OpSpec& op) {
-    if (parser_->is_done()) return body_read(op);
+  // A JSON body, whole, into op_body_ (op_body_limit), then `then`.
+  void read_whole_body(std::function<void()> then) {
+    if (parser_->is_done()) return then();
     parser_->get().body().data = body_.get();
     parser_->get().body().size = body_piece;
     arm(gw_.limits().body_timeout);
-    http::async_read_some(stream_, buffer_, *parser_, [self = shared_from_this(), &op](beast::error_code ec, std::size_t) {
+    http::async_read_some(stream_, buffer_, *parser_, [self = shared_from_this(), then = std::move(then)](beast::error_code ec, std::size_t) mutable {
       self->deadline_.cancel();
       if (ec == http::error::need_buffer) ec = {};
       if (ec) {
@@ -412,7 +415,7 @@ class http_connection : public Stoppable, public std::enable_shared_from_this<ht
       if (self->op_body_.size() > op_body_limit)
         return self->respond_error(Error::payload_too_large,
                                    "the body is over " + std::to_string(op_body_limit) + " bytes", false);
-      self->read_op_body(op);
+      self->read_whole_body(std::move(then));
     });
   }
 
@@ -466,6 +469,122 @@ class http_connection : public Stoppable, public std::enable_shared_from_this<ht
     json::array out_;
   };
 
+  // ---- /mcp: the MCP door (gateway/mcp_server.hpp) --------------------------
+
+  void route_mcp(bool has_body) {
+    if (!authorized(has_body)) return;
+    auto& req = parser_->get();
+    McpServer* mcp = gw_.mcp();
+    if (!mcp) return respond_error(Error::not_found, "this gateway serves no MCP", !has_body);
+    if (req.method() == http::verb::delete_) {
+      // Ends a 2025-11-25 session; 2026-07-28 has none to end.
+      auto id = req.find("Mcp-Session-Id");
+      if (id == req.end()) return respond_error(Error::method_not_allowed, "DELETE needs Mcp-Session-Id", !has_body);
+      if (!mcp->end_session(std::string(id->value())))
+        return respond_error(Error::not_found, "no MCP session " + editproto::unicode::to_valid_utf8(id->value()),
+                             !has_body);
+      return send_response(http::status::no_content, "application/json", "", !has_body);
+    }
+    // No stream from the server outside a request: editgate sends nothing unasked.
+    if (req.method() != http::verb::post)
+      return send_response(http::status::method_not_allowed, "application/json",
+                           json::serialize(json::object{{"jsonrpc", "2.0"},
+                                                        {"id", nullptr},
+                                                        {"error", json::object{{"code", -32000},
+                                                                               {"message", "use POST"}}}}) + "\n",
+                           !has_body, {{"Allow", "POST, DELETE"}});
+    auto type = req[http::field::content_type];
+    if (!type.starts_with("application/json"))
+      return respond_error(Error::bad_request, "Content-Type must be application/json", !has_body);
+    if (parser_->content_length() && *parser_->content_length() > op_body_limit)
+      return respond_error(Error::payload_too_large, "the body is over " + std::to_string(op_body_limit) + " bytes",
+                           false);
+    if (gw_.stopping()) return respond_error(Error::shutting_down, "the gateway is stopping", false);
+    McpHeaders headers;
+    auto header = [&](std::string_view name) -> std::optional<std::string> {
+      auto it = req.find(name);
+      return it == req.end() ? std::nullopt : std::optional<std::string>(it->value());
+    };
+    headers.protocol_version = header("MCP-Protocol-Version");
+    headers.session = header("Mcp-Session-Id");
+    headers.method = header("Mcp-Method");
+    headers.name = header("Mcp-Name");
+    op_body_.clear();
+    read_whole_body([self = shared_from_this(), mcp, headers = std::move(headers)] {
+      std::string body = std::move(self->op_body_);
+      self->op_body_.clear();
+      const std::uint64_t request = ++self->mcp_requests_;
+      auto pending = mcp->post(headers, body, std::make_shared<mcp_stream>(self, request));
+      if (pending) self->watch_peer(request, pending);
+    });
+  }
+
+  // While a tool call runs nothing is read: a client that closes its end
+  // makes the socket readable with nothing to read.
+  void watch_peer(std::uint64_t request, std::shared_ptr<McpPending> pending) {
+    stream_.socket().async_wait(tcp::socket::wait_read, [self = shared_from_this(), request, pending](beast::error_code ec) {
+      if (ec || request != self->mcp_requests_ || self->mcp_answered_ == request) return;
+      beast::error_code ignored;
+      if (self->stream_.socket().available(ignored) == 0) pending->disconnected();
+    });
+  }
+
+  // One MCP POST's answer: JSON, or an event stream once a notification
+  // (progress) comes before it.
+  class mcp_stream final : public McpStream {
+   public:
+    mcp_stream(std::shared_ptr<http_connection> s, std::uint64_t request) : s_(std::move(s)), request_(request) {}
+    void event(std::string message) override {
+      net::post(s_->stream_.get_executor(), [s = s_, message = std::move(message)] {
+        if (!s->sse_) s->start_events();
+        s->queue(framed("data: " + message + "\n\n", s->chunked_));
+      });
+    }
+    void answer(unsigned status, std::string message, std::string session) override {
+      net::post(s_->stream_.get_executor(), [s = s_, r = request_, status, message = std::move(message),
+                                             session = std::move(session)]() mutable {
+        s->mcp_answered_ = r;
+        if (s->sse_) return s->end_events(message.empty() ? "" : "data: " + message + "\n\n");
+        std::vector<std::pair<std::string_view, std::string>> extra;
+        if (!session.empty()) extra.emplace_back("Mcp-Session-Id", session);
+        if (status == 202) return s->send_response(http::status::accepted, "application/json", "", true);
+        s->send_response(static_cast<http::status>(status), "application/json", message + "\n", true, extra);
+      });
+    }
+    void drop() override {
+      net::post(s_->stream_.get_executor(), [s = s_, r = request_] {
+        s->mcp_answered_ = r;
+        if (s->sse_) return s->end_events("");
+        s->close();
+      });
+    }
+
+   private:
+    std::shared_ptr<http_connection> s_;
+    std::uint64_t request_;
+  };
+
+  void start_events() {
+    http::response<http::empty_body> head{http::status::ok, parser_->get().version()};
+    head.set(http::field::server, "editgate");
+    head.set(http::field::content_type, "text/event-stream");
+    head.set(http::field::cache_control, "no-store");
+    head.set("X-Accel-Buffering", "no");
+    chunked_ = parser_->get().version() >= 11;
+    head.chunked(chunked_);
+    head.keep_alive(keep_alive_ && chunked_);
+    std::ostringstream s;
+    s << head.base();
+    queue(s.str());
+    sse_ = true;
+  }
+
+  void end_events(std::string_view last) {
+    sse_ = false;
+    end_response(last);
+    after_writes(keep_alive_ && chunked_ && !stopping_);
+  }
+
   // ---- writing -------------------------------------------------------------
 
   void respond(http::status status, const json::object& body, bool keep_alive) {
@@ -473,7 +592,7 @@ class http_connection : public Stoppable, public std::enable_shared_from_this<ht
   }
 
   void send_response(http::status status, std::string_view type, std::string body, bool keep_alive,
-                     const std::vector<std::pair<http::field, std::string>>& extra = {}) {
+                     const std::vector<std::pair<std::string_view, std::string>>& extra = {}) {
     http::response<http::string_body> res{status, 11};
     res.set(http::field::server, "editgate");
     res.set(http::field::content_type, type);
@@ -567,6 +686,9 @@ class http_connection : public Stoppable, public std::enable_shared_from_this<ht
   bool stopping_ = false;
   bool timed_out_ = false;
   bool cancel_after_write_ = false;
+  bool sse_ = false;  // an MCP answer is an event stream, begun
+  std::uint64_t mcp_requests_ = 0;  // MCP POSTs read on this connection
+  std::uint64_t mcp_answered_ = 0;  // the last one answered
 };
 
 }  // namespace

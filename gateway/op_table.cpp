@@ -201,6 +201,55 @@ const std::vector<OpSpec>& op_table() {
   return table;
 }
 
+json::object param_schema(ParamType type) {
+  // The same rules as check_type, as JSON Schema, for doors that publish
+  // schemas (the MCP tools).
+  switch (type) {
+    case T::string:
+      return {{"type", "string"}};
+    case T::name:
+      return {{"type", "string"}, {"pattern", "^[A-Za-z0-9._-]{1,64}$"}};
+    case T::flag:
+      return {{"type", "boolean"}};
+    case T::paths:
+      return {{"type", "array"}, {"items", json::object{{"type", "string"}, {"minLength", 1}}}};
+    case T::count:
+      return {{"type", "integer"}, {"minimum", 1}, {"maximum", 10000}};
+    case T::millis:
+      return {{"type", "integer"}, {"minimum", 1}, {"maximum", 3'600'000}};
+    case T::offset:
+      return {{"type", "integer"}, {"minimum", 0}, {"maximum", 16'777'216}};
+    case T::symbol:
+      return {{"type", "string"}, {"pattern", "^[A-Za-z_$][A-Za-z0-9_$]*(\\.[A-Za-z_$][A-Za-z0-9_$]*)*$"}, {"maxLength", 256}};
+    case T::fuzz:
+      return {{"type", "string"}, {"enum", json::array{"whitespace"}}};
+    case T::request_id:
+      return {{"type", json::array{"string", "integer"}}};
+  }
+  return {};
+}
+
+std::string_view param_doc(std::string_view name) {
+  // A parameter name has one meaning in every op, so its doc is keyed by name.
+  static const std::vector<std::pair<std::string_view, std::string_view>> docs = {
+      {"text", "the edit blocks: a file path line, then ««« EDIT, the exact lines to find, ═══════ REPL, their "
+               "replacement, »»» EDIT END"},
+      {"agent", "your name: the commit's author and its Agent trailer"},
+      {"context", "the workspace files you have read; a block on another file fails not_in_context"},
+      {"fuzz", "\"whitespace\" accepts a block that differs from the file only in indentation"},
+      {"dry_run", "check every block and write nothing"},
+      {"code", "JavaScript to run; top-level await allowed; its last expression is the value"},
+      {"page", "the page to run in (its name, from page_list); default the built-in Node page"},
+      {"timeout", "milliseconds to wait for the page's answer"},
+      {"limit", "how many to return"},
+      {"of_session", "only the commits of this session"},
+      {"before", "the cursor of the previous answer (next_before), for older entries"},
+  };
+  for (const auto& [n, doc] : docs)
+    if (n == name) return doc;
+  return {};
+}
+
 const OpSpec* find_op(std::string_view name) {
   for (const OpSpec& op : op_table())
     if (op.name == name) return &op;

@@ -136,6 +136,11 @@ const std::vector<OpSpec>& op_table();
 const OpSpec* find_op(std::string_view name);
 const OpSpec* find_route(std::string_view path);
 
+// A parameter type as JSON Schema (the rules check_params applies), and
+// what a parameter name means ("" for a name without a doc).
+boost::json::object param_schema(ParamType type);
+std::string_view param_doc(std::string_view name);
+
 // The op table as `describe` reports it: {"ops": {...}, "versions": {...}}.
 boost::json::object describe_ops();
 

@@ -6,6 +6,7 @@
 #include "gateway/inbox.hpp"
 #include "gateway/node_page.hpp"
 #include "gateway/http_connection.hpp"
+#include "gateway/mcp_server.hpp"
 #include "repl/agent_files.hpp"
 #include "repl/committer.hpp"
 #include "repl/log.hpp"
@@ -95,6 +96,7 @@ std::string server_json(const Gateway& gw, const std::string& host, const std::s
       {"port", gw.binding().port},
       {"http", "http://" + host + ":" + port + "/"},
       {"ws", "ws://" + host + ":" + port + "/ws"},
+      {"mcp", "http://" + host + ":" + port + "/mcp"},
       {"workspace_root", root},
       {"workspace_id", gw.workspace_id()},
       {"nonce", gw.nonce()},
@@ -324,6 +326,8 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   const std::string host = ip.is_v6() ? "[" + args.bind + "]" : args.bind;
   const std::string url = "http://" + host + ":" + std::to_string(binding.port) + "/";
   Gateway gw(binding, state.cookie(), eng, limits_of(args), workspace_id(root));
+  McpServer mcp(gw, ioc.get_executor());
+  gw.set_mcp(&mcp);
 
   // The live pages: their logs are written on the worker thread and
   // committed on the workspace's one commit queue, as the edit runs are.
