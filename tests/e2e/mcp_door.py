@@ -257,8 +257,12 @@ def realm_and_cancel(door, port):
                "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
                "MCP-Protocol-Version: %s\r\nMcp-Method: tools/call\r\nMcp-Name: page_eval\r\n"
                "Content-Length: %d\r\n\r\n%s" % (port, door.cookie, MODERN, len(body.encode()), body)).encode())
-    first = s.recv(4096).decode()  # the first tick: the loop is running
-    check("executing (1s)" in first, first)
+    first = ""
+    s.settimeout(20)
+    while "executing (1s)" not in first:  # the first tick: the loop is running
+        got = s.recv(4096).decode()
+        check(got, "the stream ended before its first tick: %r" % first)
+        first += got
     s.close()
     st, _, msgs = call(door, "page_eval", {"code": "mark + 1", "session": session}, modern=True)
     check(result_of(msgs)["structuredContent"]["value"] == 6, msgs)
