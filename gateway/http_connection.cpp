@@ -10,7 +10,7 @@
 #include "editproto/unicode.hpp"
 #include "gateway/edit_run.hpp"
 #include "gateway/net.hpp"
-#include "gateway/mcp_server.hpp"
+#include "gateway/mcp_http.hpp"
 #include "gateway/op_table.hpp"
 #include "gateway/query.hpp"
 #include "record/run_report.hpp"
@@ -44,10 +44,10 @@ std::string framed(std::string_view data, bool chunked) {
   return s.str();
 }
 
-class http_connection : public Stoppable, public std::enable_shared_from_this<http_connection> {
+class http_connection : public Stoppable, public HttpResponder, public std::enable_shared_from_this<http_connection> {
  public:
   http_connection(tcp::socket&& socket, Gateway& gateway)
-      : stream_(std::move(socket)), gw_(gateway), deadline_(stream_.get_executor()),
+      : stream_(std::move(socket)), ex_(stream_.get_executor()), gw_(gateway), deadline_(stream_.get_executor()),
         body_(new char[body_piece]) {}
 
   ~http_connection() override {
@@ -255,17 +255,7 @@ class http_connection : public Stoppable, public std::enable_shared_from_this<ht
         },
         [self](Result<bool> started) {
           if (!started) return self->respond_error(started.error().code, started.error().message, false);
-          http::response<http::empty_body> head{http::status::ok, self->parser_->get().version()};
-          head.set(http::field::server, "editgate");
-          head.set(http::field::content_type, "application/x-ndjson");
-          head.set(http::field::cache_control, "no-store");
-          head.set("X-Content-Type-Options", "nosniff");
-          self->chunked_ = self->parser_->get().version() >= 11;
-          head.chunked(self->chunked_);
-          head.keep_alive(self->keep_alive_ && self->chunked_);
-          std::ostringstream s;
-          s << head.base();
-          self->queue(s.str());
+          self->begin_stream("application/x-ndjson", {});
           self->streaming_ = true;
           self->read_body();
         });
@@ -487,12 +477,7 @@ class http_connection : public Stoppable, public std::enable_shared_from_this<ht
     }
     // No stream from the server outside a request: editgate sends nothing unasked.
     if (req.method() != http::verb::post)
-      return send_response(http::status::method_not_allowed, "application/json",
-                           json::serialize(json::object{{"jsonrpc", "2.0"},
-                                                        {"id", nullptr},
-                                                        {"error", json::object{{"code", -32000},
-                                                                               {"message", "use POST"}}}}) + "\n",
-                           !has_body, {{"Allow", "POST, DELETE"}});
+      return respond_error(Error::method_not_allowed, "use POST (DELETE ends a session)", !has_body);
     auto type = req[http::field::content_type];
     if (!type.starts_with("application/json"))
       return respond_error(Error::bad_request, "Content-Type must be application/json", !has_body);
@@ -513,77 +498,52 @@ class http_connection : public Stoppable, public std::enable_shared_from_this<ht
     read_whole_body([self = shared_from_this(), mcp, headers = std::move(headers)] {
       std::string body = std::move(self->op_body_);
       self->op_body_.clear();
-      const std::uint64_t request = ++self->mcp_requests_;
-      auto pending = mcp->post(headers, body, std::make_shared<mcp_stream>(self, request));
-      if (pending) self->watch_peer(request, pending);
+      auto answer = std::make_shared<McpHttpStream>(self);
+      if (auto pending = mcp->post(headers, body, answer)) self->watch_peer(answer, std::move(pending));
     });
   }
 
   // While a tool call runs nothing is read: a client that closes its end
   // makes the socket readable with nothing to read.
-  void watch_peer(std::uint64_t request, std::shared_ptr<McpPending> pending) {
-    stream_.socket().async_wait(tcp::socket::wait_read, [self = shared_from_this(), request, pending](beast::error_code ec) {
-      if (ec || request != self->mcp_requests_ || self->mcp_answered_ == request) return;
+  void watch_peer(std::shared_ptr<McpHttpStream> answer, std::shared_ptr<McpPending> pending) {
+    stream_.socket().async_wait(tcp::socket::wait_read, [self = shared_from_this(), answer, pending](beast::error_code ec) {
+      if (ec || answer->answered()) return;
       beast::error_code ignored;
       if (self->stream_.socket().available(ignored) == 0) pending->disconnected();
     });
   }
 
-  // One MCP POST's answer: JSON, or an event stream once a notification
-  // (progress) comes before it.
-  class mcp_stream final : public McpStream {
-   public:
-    mcp_stream(std::shared_ptr<http_connection> s, std::uint64_t request) : s_(std::move(s)), request_(request) {}
-    void event(std::string message) override {
-      net::post(s_->stream_.get_executor(), [s = s_, message = std::move(message)] {
-        if (!s->sse_) s->start_events();
-        s->queue(framed("data: " + message + "\n\n", s->chunked_));
-      });
-    }
-    void answer(unsigned status, std::string message, std::string session) override {
-      net::post(s_->stream_.get_executor(), [s = s_, r = request_, status, message = std::move(message),
-                                             session = std::move(session)]() mutable {
-        s->mcp_answered_ = r;
-        if (s->sse_) return s->end_events(message.empty() ? "" : "data: " + message + "\n\n");
-        std::vector<std::pair<std::string_view, std::string>> extra;
-        if (!session.empty()) extra.emplace_back("Mcp-Session-Id", session);
-        if (status == 202) return s->send_response(http::status::accepted, "application/json", "", true);
-        s->send_response(static_cast<http::status>(status), "application/json", message + "\n", true, extra);
-      });
-    }
-    void drop() override {
-      net::post(s_->stream_.get_executor(), [s = s_, r = request_] {
-        s->mcp_answered_ = r;
-        if (s->sse_) return s->end_events("");
-        s->close();
-      });
-    }
+  // ---- HttpResponder: answers other than an op's reply ---------------------
 
-   private:
-    std::shared_ptr<http_connection> s_;
-    std::uint64_t request_;
-  };
+  boost::asio::any_io_executor executor() const override { return ex_; }
 
-  void start_events() {
+  void respond(unsigned status, std::string_view type, std::string body, const HttpHeaders& headers) override {
+    send_response(static_cast<http::status>(status), type, std::move(body), true, headers);
+  }
+
+  void begin_stream(std::string_view type, const HttpHeaders& headers) override {
     http::response<http::empty_body> head{http::status::ok, parser_->get().version()};
     head.set(http::field::server, "editgate");
-    head.set(http::field::content_type, "text/event-stream");
+    head.set(http::field::content_type, type);
     head.set(http::field::cache_control, "no-store");
-    head.set("X-Accel-Buffering", "no");
+    head.set("X-Content-Type-Options", "nosniff");
+    for (const auto& [field, value] : headers) head.set(field, value);
     chunked_ = parser_->get().version() >= 11;
     head.chunked(chunked_);
     head.keep_alive(keep_alive_ && chunked_);
     std::ostringstream s;
     s << head.base();
     queue(s.str());
-    sse_ = true;
   }
 
-  void end_events(std::string_view last) {
-    sse_ = false;
+  void stream(std::string_view bytes) override { queue(framed(bytes, chunked_)); }
+
+  void end_stream(std::string_view last) override {
     end_response(last);
     after_writes(keep_alive_ && chunked_ && !stopping_);
   }
+
+  void abort() override { close(); }
 
   // ---- writing -------------------------------------------------------------
 
@@ -592,7 +552,7 @@ class http_connection : public Stoppable, public std::enable_shared_from_this<ht
   }
 
   void send_response(http::status status, std::string_view type, std::string body, bool keep_alive,
-                     const std::vector<std::pair<std::string_view, std::string>>& extra = {}) {
+                     const HttpHeaders& extra = {}) {
     http::response<http::string_body> res{status, 11};
     res.set(http::field::server, "editgate");
     res.set(http::field::content_type, type);
@@ -670,6 +630,7 @@ class http_connection : public Stoppable, public std::enable_shared_from_this<ht
   enum class Then { wait, read, close };
 
   beast::tcp_stream stream_;
+  const net::any_io_executor ex_;  // the connection's strand, stream_'s
   beast::flat_buffer buffer_;
   Gateway& gw_;
   net::steady_timer deadline_;
@@ -686,9 +647,6 @@ class http_connection : public Stoppable, public std::enable_shared_from_this<ht
   bool stopping_ = false;
   bool timed_out_ = false;
   bool cancel_after_write_ = false;
-  bool sse_ = false;  // an MCP answer is an event stream, begun
-  std::uint64_t mcp_requests_ = 0;  // MCP POSTs read on this connection
-  std::uint64_t mcp_answered_ = 0;  // the last one answered
 };
 
 }  // namespace
