@@ -53,6 +53,10 @@ function v2Adapter(client) {
   };
 }
 
+// An edit's block results: its progress messages and the final reply's `out`
+// carry the WebSocket's block messages, {"block": {...}}.
+const blocksOf = (sc) => sc.out.map((m) => m.block);
+
 const text = (result) => result.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
 
 // A call that must succeed: its structuredContent, which the text repeats.
@@ -104,8 +108,8 @@ function suite(label, { connect, browser, skip }) {
     it('edit_check validates a block and writes nothing', async () => {
       const head = git(root, 'rev-parse', 'HEAD');
       const sc = await ok(mcp, 'edit_check', { text: block('notes.txt', 'gamma', 'GAMMA') });
-      assert.equal(sc.blocks.length, 1);
-      assert.equal(sc.blocks[0].status, 'validated');
+      assert.deepEqual(blocksOf(sc).map((b) => b.status), ['validated']);
+      assert.equal(sc.dry_run, true);
       assert.equal(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8'), NOTES);
       assert.equal(git(root, 'rev-parse', 'HEAD'), head);
     });
@@ -115,7 +119,7 @@ function suite(label, { connect, browser, skip }) {
       const result = await mcp.call('edit_apply', { text: TWO_BLOCKS, agent: 'sdk-agent' },
         { onprogress: (p) => progress.push(p) });
       assert.equal(progress.length, 2, `one progress per block: ${JSON.stringify(progress)}`);
-      const blocks = progress.map((p) => JSON.parse(p.message));
+      const blocks = progress.map((p) => JSON.parse(p.message).block);
       assert.equal(blocks[0].status, 'applied');
       assert.equal(blocks[1].status, 'failed');
       assert.equal(blocks[1].reason, 'anchor_not_found');
@@ -123,7 +127,9 @@ function suite(label, { connect, browser, skip }) {
 
       assert.equal(result.isError, true, 'a failed block makes the result an error');
       assert.match(text(result), /anchor_not_found/);
-      assert.match(text(result), /no such line/);
+      assert.match(text(result), /no line of the EDIT section/);
+      assert.deepEqual(blocksOf(result.structuredContent), blocks, 'the result repeats the blocks');
+      assert.deepEqual(result.structuredContent.counts, { applied: 1, validated: 0, failed: 1, skipped: 0, not_in_context: 0 });
       // The first block is applied and committed, authored by the agent.
       assert.equal(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8'), 'alpha\nbeta\ngamma\n');
       assert.equal(git(root, 'log', '-1', '--format=%an|%(trailers:key=Editgate-Kind,valueonly)').trim(), 'sdk-agent|edit');
@@ -147,8 +153,11 @@ function suite(label, { connect, browser, skip }) {
       await ok(mcp, 'realm_close', { session: realm.value });
       const { pages } = await ok(mcp, 'page_list');
       assert.ok(!pages.some((p) => p.page === realm.page && p.state !== 'disconnected'), 'the realm is closed');
-      const gone = await mcp.call('page_eval', { page: realm.page, code: '1' });
+      // A closed realm's page is disconnected: an eval there waits for it as
+      // for any page gone away, until its timeout, and fails.
+      const gone = await mcp.call('page_eval', { page: realm.page, code: '1', timeout: 500 });
       assert.equal(gone.isError, true, 'an eval in a closed realm fails');
+      assert.equal(gone.structuredContent.error, 'timeout', text(gone));
     });
 
     it('page_eval in a headless Chromium tab', { skip: !browser && 'no tab in this suite' }, async () => {
