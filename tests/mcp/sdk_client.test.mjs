@@ -148,16 +148,19 @@ function suite(label, { connect, browser, skip }) {
       assert.equal(typeof realm.value, 'string');
       assert.equal(typeof realm.page, 'string');
       assert.equal((await ok(mcp, 'page_eval', { page: realm.page, code: 'globalThis.inRealm = 21; inRealm * 2' })).value, 42);
+      // The realm named by its session, as realm_open returned it.
+      const bySession = await ok(mcp, 'page_eval', { session: realm.value, code: 'inRealm' });
+      assert.equal(bySession.value, 21);
+      assert.equal(bySession.page, realm.page);
       // A realm's globals are its own.
       assert.equal((await ok(mcp, 'page_eval', { code: 'typeof inRealm' })).value, 'undefined');
       await ok(mcp, 'realm_close', { session: realm.value });
       const { pages } = await ok(mcp, 'page_list');
       assert.ok(!pages.some((p) => p.page === realm.page && p.state !== 'disconnected'), 'the realm is closed');
-      // A closed realm's page is disconnected: an eval there waits for it as
-      // for any page gone away, until its timeout, and fails.
-      const gone = await mcp.call('page_eval', { page: realm.page, code: '1', timeout: 500 });
+      // A closed realm's session is gone: refused, never run in the default page.
+      const gone = await mcp.call('page_eval', { session: realm.value, code: '1' });
       assert.equal(gone.isError, true, 'an eval in a closed realm fails');
-      assert.equal(gone.structuredContent.error, 'timeout', text(gone));
+      assert.equal(gone.structuredContent.error, 'not_found', text(gone));
     });
 
     it('page_eval in a headless Chromium tab', { skip: !browser && 'no tab in this suite' }, async () => {
