@@ -48,7 +48,8 @@ done
 
 for folder in conf-2025 conf-2026; do
   cli="$dest/$folder/node_modules/@modelcontextprotocol/conformance/dist/index.js"
-  if ! node --import "$here/fs-glob-register.mjs" "$cli" list --server | grep -q 'dns-rebinding-protection'; then
+  listed="$(node --import "$here/fs-glob-register.mjs" "$cli" list --server)" || listed=""
+  if [[ "$listed" != *dns-rebinding-protection* ]]; then
     echo "tests/mcp/setup.sh: the conformance CLI in $dest/$folder does not start" >&2
     exit 1
   fi
