@@ -201,6 +201,23 @@ function suite(label, { connect, browser, skip }) {
       assert.equal((await ok(mcp, 'page_eval', { code: "'free again'", timeout: 10000 })).value, 'free again');
     });
 
+    it('a busy loop cancelled through the AbortSignal frees the page', async () => {
+      const abort = new AbortController();
+      const ticks = [];
+      const pending = mcp.call('page_eval', { code: 'while (true) {}' }, {
+        signal: abort.signal,
+        onprogress: (p) => {
+          ticks.push(p.message);
+          // Synchronous code prints nothing until it ends: the gateway's
+          // `executing (Ns)` tick says it runs.
+          if (/^executing/.test(String(p.message))) abort.abort();
+        },
+      });
+      await assert.rejects(pending, (e) => e.name === 'AbortError' || /abort/i.test(String(e)));
+      assert.match(String(ticks[0]), /^executing \(\d+s\)$/);
+      assert.equal((await ok(mcp, 'page_eval', { code: "'loop stopped'", timeout: 10000 })).value, 'loop stopped');
+    });
+
     it('page_interrupt stops a running eval, which ends as an error result', async () => {
       const idle = await mcp.call('page_interrupt', {});
       assert.ok(!idle.isError, `interrupt with nothing running: ${text(idle)}`);
