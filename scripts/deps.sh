@@ -12,12 +12,19 @@ missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
-
-echo "editgate: installing$missing" >&2
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get -o DPkg::Lock::Timeout=300 update -q
-# shellcheck disable=SC2086
-$sudo apt-get -o DPkg::Lock::Timeout=300 install -y -q --no-install-recommends $missing
+if [ -n "$missing" ]; then
+  echo "editgate: installing$missing" >&2
+  $sudo apt-get -o DPkg::Lock::Timeout=300 update -q
+  # shellcheck disable=SC2086
+  $sudo apt-get -o DPkg::Lock::Timeout=300 install -y -q --no-install-recommends $missing
+fi
+# npm installs the MCP clients the tests run against (into the build folder).
+# NodeSource's nodejs carries it; Debian's comes without it, as package npm.
+if ! command -v npm >/dev/null 2>&1; then
+  echo "editgate: installing npm" >&2
+  $sudo apt-get -o DPkg::Lock::Timeout=300 update -q
+  $sudo apt-get -o DPkg::Lock::Timeout=300 install -y -q --no-install-recommends npm
+fi

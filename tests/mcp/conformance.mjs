@@ -6,7 +6,7 @@
 // the frozen set). Each has a baseline, expected-failures-<revision>.yml, whose
 // every entry is explained in docs/mcp-conformance.md. Exit: the suite's own
 // (0: nothing failed outside the baseline and no baselined entry passed);
-// 77 when setup.sh could not install the packages.
+// 1 when the packages setup.sh installs are missing.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -28,8 +28,8 @@ if (!editgate || !npmDir || !runs[revision]) {
 const run = runs[revision];
 const cli = path.join(npmDir, run.pkg, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
 if (!fs.existsSync(cli)) {
-  console.error(`conformance.mjs: ${cli} is missing (tests/mcp/setup.sh installs it; npm was absent)`);
-  process.exit(77);
+  console.error(`conformance.mjs: ${cli} is missing (tests/mcp/setup.sh installs it)`);
+  process.exit(1);
 }
 const out = outArg ?? fs.mkdtempSync(path.join(npmDir, `results-${revision}-`));
 fs.rmSync(out, { recursive: true, force: true });

@@ -7,8 +7,9 @@
 # The two conformance versions share a package name, hence a folder each.
 # A folder whose package already has the pinned version is left alone.
 # Then checks that both conformance CLIs start on this Node (fs-glob-register.mjs).
-# Usage: tests/mcp/setup.sh BUILD_DIR. Exit 77 (ctest: skipped) when npm is
-# missing and the packages are not there yet; any other failure is loud.
+# Usage: tests/mcp/setup.sh BUILD_DIR. Fails, naming what to install, when
+# npm is missing and the packages are not there yet (scripts/deps.sh installs
+# npm): the MCP tests are never skipped in silence.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -35,8 +36,8 @@ for line in "${installs[@]}"; do
   for spec in $specs; do installed "$folder" "$spec" || missing=1; done
   [ $missing -eq 0 ] && continue
   if ! command -v npm >/dev/null; then
-    echo "tests/mcp/setup.sh: npm is needed once, to install $specs into $dest/$folder (apt-get install npm)" >&2
-    exit 77
+    echo "tests/mcp/setup.sh: npm is needed once, to install $specs into $dest/$folder (scripts/deps.sh installs it)" >&2
+    exit 1
   fi
   mkdir -p "$dest/$folder"
   # shellcheck disable=SC2086 # specs is a list of words
