@@ -293,7 +293,8 @@ struct Contender {
 std::string node_page(client::Ws& ws) {
   for (int i = 0; i < 400; ++i) {
     ws.send(R"({"op":"pages"})");
-    for (const auto& p : json::parse(ws.until_done().back()).as_object().at("pages").as_array())
+    const json::value reply = json::parse(ws.until_done().back());
+    for (const auto& p : reply.at("pages").as_array())
       if (p.at("kind") == "node" && p.at("state") != "disconnected") return std::string(p.at("page").as_string());
     std::this_thread::sleep_for(50ms);
   }
