@@ -251,10 +251,10 @@ Outcome<Stamp> Workspace::stat(const std::string& real_rel) const {
   return stamp_of(st);
 }
 
-Outcome<FileContent> Workspace::read(const std::string& real_rel, std::size_t max_bytes) const {
+Outcome<Workspace::Opened> Workspace::open_read(const std::string& real_rel) const {
   auto located = locate(real_rel, false);
   if (!located) return located.error();
-  FileContent out;
+  Opened out;
   if (!located->dir) return out;
   Fd fd(::openat(located->dir.get(), located->name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
   if (!fd) {
@@ -267,11 +267,23 @@ Outcome<FileContent> Workspace::read(const std::string& real_rel, std::size_t ma
   if (::fstat(fd.get(), &st) != 0) return os_failure("cannot inspect", real_rel, errno);
   if (!S_ISREG(st.st_mode))
     return Failure{Reason::file_not_found, "'" + real_rel + "' is " + kind_of(st.st_mode) + ", not a file"};
-  if (static_cast<std::size_t>(st.st_size) > max_bytes)
-    return Failure{Reason::too_large, "'" + real_rel + "' is " + std::to_string(st.st_size) +
-                                          " bytes, over the limit of " + std::to_string(max_bytes) + " bytes"};
+  out.fd = std::move(fd);
   out.stamp = stamp_of(st);
-  out.bytes.resize(static_cast<std::size_t>(st.st_size));
+  return out;
+}
+
+Outcome<FileContent> Workspace::read(const std::string& real_rel, std::size_t max_bytes) const {
+  auto opened = open_read(real_rel);
+  if (!opened) return opened.error();
+  FileContent out;
+  if (!opened->fd) return out;
+  const Fd& fd = opened->fd;
+  const Stamp& st = opened->stamp;
+  if (static_cast<std::size_t>(st.size) > max_bytes)
+    return Failure{Reason::too_large, "'" + real_rel + "' is " + std::to_string(st.size) +
+                                          " bytes, over the limit of " + std::to_string(max_bytes) + " bytes"};
+  out.stamp = st;
+  out.bytes.resize(static_cast<std::size_t>(st.size));
   std::size_t got = 0;
   while (true) {
     if (got == out.bytes.size()) out.bytes.resize(got + 65536);  // the file grew

@@ -70,6 +70,13 @@ class Workspace {
 
   Outcome<Stamp> stat(const std::string& real_rel) const;
   Outcome<FileContent> read(const std::string& real_rel, std::size_t max_bytes) const;
+  // The file opened for reading, for a reader that takes only part of it
+  // (pread from an offset); an empty fd when there is no such file.
+  struct Opened {
+    Fd fd;
+    Stamp stamp;
+  };
+  Outcome<Opened> open_read(const std::string& real_rel) const;
 
   // Writes through a temp file in the same folder and a rename. An existing
   // file keeps its mode; a new one gets parents created and default mode.

@@ -60,6 +60,10 @@ void op_reload(OpCall call);
 void op_modules(OpCall call);
 void op_unload(OpCall call);
 
+// ops_history.cpp: the newest edit undone; a page's events log, paged.
+void op_undo(OpCall call);
+void op_events(OpCall call);
+
 // ops_actors.cpp: the pages as the gateway's actors.
 void op_actors(OpCall call);
 void op_inspect(OpCall call);

@@ -76,8 +76,8 @@ std::optional<std::string> check_type(std::string_view param, ParamType type, co
         return p + " must be a dotted path of identifiers (Math.max), 1-256 of letters, digits, '_', '$' and '.'";
       break;
     case T::offset:
-      if (!v.is_int64() || v.get_int64() < 0 || v.get_int64() > 16'777'216)
-        return p + " must be a whole number, 0 to 16777216";
+      if (!v.is_int64() || v.get_int64() < 0 || v.get_int64() > max_offset)
+        return p + " must be a whole number, 0 to " + std::to_string(max_offset);
       break;
     case T::request_id:
       if (!v.is_string() && !v.is_number()) return p + " must be a request's id: a string or a number, as it was sent";
@@ -133,6 +133,10 @@ const std::vector<OpSpec>& op_table() {
       {"history", {{"limit", T::count}, {"agent", T::name}, {"of_session", T::name}},
        "editgate's commits, newest first, as `editgate log --format json`", false,
        HttpRoute{"GET", "/v1/history", true, {{"session", "of_session"}}}, &op_history},
+      {"undo", {{"agent", T::name}},
+       "revert the newest editgate edit not undone yet, as a new commit (as `editgate undo`): undone, summary, "
+       "commit; conflict naming the file when it changed since, not_found when there is nothing to undo",
+       false, HttpRoute{"POST", "/v1/undo", true}, &op_undo},
       {"eval",
        {{"code", T::string, true}, {"page", T::string}, {"timeout", T::millis}, {"agent", T::name},
         {"silent", T::flag}},
@@ -178,6 +182,10 @@ const std::vector<OpSpec>& op_table() {
        false, std::nullopt, &op_actors},
       {"inspect", {{"actor", T::string, true}},
        "a page's state: its queue, the job it runs, its recent events", false, std::nullopt, &op_inspect},
+      {"events", {{"page", T::string}, {"before", T::offset}, {"limit", T::count}},
+       "a page's console and background events from its events log (the built-in Node page when none is named), "
+       "the newest limit (default 100) that end before the cursor before, oldest first; next_before pages back",
+       false, std::nullopt, &op_events},
       {"kill", {{"actor", T::string, true}},
        "stop a page: the Node page's process is restarted, a tab's connection dropped (it reconnects)", false,
        std::nullopt, &op_kill},

@@ -12,6 +12,7 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/json/object.hpp>
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -36,11 +37,16 @@ enum class ParamType {
   paths,   // an array of file paths (repeatable in a query)
   count,   // a whole number, 1 to 10000
   millis,  // a whole number of milliseconds, 1 to 3600000
-  offset,  // a whole number, 0 to 16777216 (a position in a message's text)
+  offset,  // a whole number, 0 to max_offset: a position in a message's text or in a file
   symbol,  // a dotted path of identifiers (Math.max): never code
   fuzz,    // only "whitespace"
   request_id,  // another request's id, as it was sent: a string or a number
 };
+
+// The largest offset: the largest whole number a JSON number carries
+// exactly everywhere (JavaScript's Number.MAX_SAFE_INTEGER), so a cursor
+// into a file of any size (the events op's) passes on every door.
+inline constexpr std::int64_t max_offset = 9'007'199'254'740'991;
 
 struct Param {
   std::string_view name;

@@ -69,6 +69,9 @@ editgit::Result<Undone> undo_last(const editproto::Workspace& ws, editgit::Repos
                                           " has uncommitted changes; commit or discard them first"};
   }
 
+  // A merge, rebase or lock in the way refuses the undo before a file is
+  // written, not after (the commit would be refused with the files changed).
+  if (auto ready = repo.ready_to_commit(); !ready) return ready.error();
   editgit::CommitRequest req;
   for (const editgit::FileDiff& d : *diffs) {
     if (d.old_bytes) {

@@ -160,6 +160,13 @@ class Repl {
   boost::json::array actors() const;
   // One page's state: its queue, the job it runs, its recent events.
   Result<boost::json::object> inspect(const std::string& page);
+  // The newest `limit` events of the page's events log that end before
+  // byte `before` (default: its end), read backwards, never whole
+  // (events_log.cpp): {"page", "events_log", "events": [{source, text,
+  // time}...] oldest first, "next_before": the cursor for older ones or
+  // null}, bounded (events_log.hpp); bad_request when `before` is past the
+  // log's end.
+  Result<boost::json::object> events(const std::string& page, std::optional<std::uint64_t> before, std::size_t limit);
   // Stops a live page, with a note in its log: the Node page's process is
   // killed and started again by its transport, a tab's socket is dropped
   // (its adapter connects again). Its running job fails context_destroyed.

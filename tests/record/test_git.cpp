@@ -483,6 +483,13 @@ TEST_CASE("git: undo is refused - and touches nothing - when a file changed sinc
     CHECK(r.git({"rev-list", "--count", "HEAD"}) == "3\n");
     return;
   }
+  SECTION("git mid-merge: refused before a file is written back") {
+    write_file(r / ".git/MERGE_HEAD", head + "\n");
+    auto u = undo();
+    REQUIRE_FALSE(u.has_value());
+    CHECK(u.error().code == editgit::Error::conflict);
+    CHECK(read_file(r / "a.txt") == "one\nTWO\n");
+  }
   CHECK(r.head() == head);
 }
 
