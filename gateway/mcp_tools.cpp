@@ -39,8 +39,8 @@ const std::vector<McpTool>& mcp_tools() {
        "committed. Browser tabs are a person's logged-in pages: run only what the task needs.",
        {"silent"}, std::nullopt, S::optional, false, true, false, true},
       {"page_events", "events", "A page's events",
-       "A page's recent console and background events (what it printed outside an eval), newest page first; pass "
-       "next_before as `before` for older ones.",
+       "A page's console and background events from its events log (what it printed, in evals and outside them), "
+       "the newest first by page; pass next_before as `before` for older ones.",
        {}, std::nullopt, S::optional, true, false, true, false},
       {"page_interrupt", "interrupt", "Interrupt a page",
        "Stop the job a page (or the session's realm) is running: interrupted, or idle when nothing runs.",

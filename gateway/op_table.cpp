@@ -226,7 +226,7 @@ json::object param_schema(ParamType type) {
     case T::millis:
       return {{"type", "integer"}, {"minimum", 1}, {"maximum", 3'600'000}};
     case T::offset:
-      return {{"type", "integer"}, {"minimum", 0}, {"maximum", 16'777'216}};
+      return {{"type", "integer"}, {"minimum", 0}, {"maximum", max_offset}};
     case T::symbol:
       return {{"type", "string"}, {"pattern", "^[A-Za-z_$][A-Za-z0-9_$]*(\\.[A-Za-z_$][A-Za-z0-9_$]*)*$"}, {"maxLength", 256}};
     case T::fuzz:

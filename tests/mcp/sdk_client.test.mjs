@@ -26,10 +26,6 @@ const requireClient = installed ? createRequire(path.join(clientsDir, 'package.j
 // The tools of the contract, in tools/list's order.
 const TOOLS = ['edit_apply', 'edit_check', 'edit_undo', 'history', 'page_list', 'page_eval', 'page_events',
   'page_interrupt', 'realm_open', 'realm_close'];
-// The door lists a tool only when the op table has its op: `undo` and
-// `events` come with their own change, and until then their tests are skipped
-// (saying so); every other tool must be listed.
-const OPS_LATER = { edit_undo: 'undo', page_events: 'events' };
 const READ_ONLY = ['edit_check', 'history', 'page_list', 'page_events'];
 const REQUIRED = { edit_apply: ['text'], edit_check: ['text'], page_eval: ['code'], realm_close: ['session'] };
 
@@ -83,13 +79,7 @@ async function livePage(mcp, kind) {
 // headless Chromium tab is opened and evaluated in.
 function suite(label, { connect, browser, skip }) {
   describe(label, { skip, timeout: 120000 }, () => {
-    let root; let gw; let mcp; let browserTab; let nodePage; let listed = new Set(TOOLS);
-    // A test of a tool whose op this gateway does not have yet is skipped, saying so.
-    const later = (t, tool) => {
-      if (listed.has(tool)) return false;
-      t.skip(`the op table has no ${OPS_LATER[tool]} op yet, so the door lists no ${tool}`);
-      return true;
-    };
+    let root; let gw; let mcp; let browserTab; let nodePage;
 
     before(async () => {
       root = workspace({ 'notes.txt': NOTES });
@@ -106,9 +96,7 @@ function suite(label, { connect, browser, skip }) {
 
     it('lists the ten tools of the contract, in order, with their input schemas', async () => {
       const { tools } = await mcp.list();
-      listed = new Set(tools.map((t) => t.name));
-      assert.deepEqual(tools.map((t) => t.name), TOOLS.filter((n) => listed.has(n)), 'the contract\'s order');
-      for (const n of TOOLS) assert.ok(listed.has(n) || OPS_LATER[n], `${n} is listed`);
+      assert.deepEqual(tools.map((t) => t.name), TOOLS, 'every tool, in the contract\'s order');
       for (const t of tools) {
         assert.equal(t.inputSchema.type, 'object', `${t.name}: inputSchema`);
         assert.ok(t.description, `${t.name}: no description`);
@@ -235,8 +223,7 @@ function suite(label, { connect, browser, skip }) {
       assert.equal((await ok(mcp, 'page_eval', { code: '1 + 1' })).value, 2);
     });
 
-    it('page_events pages through the Node page console output', async (t) => {
-      if (later(t, 'page_events')) return;
+    it('page_events pages through the Node page console output', async () => {
       const sc = await ok(mcp, 'page_events', { page: nodePage.page, limit: 50 });
       assert.ok(Array.isArray(sc.events), JSON.stringify(sc));
       assert.ok(sc.events.some((e) => String(e.text).includes('mcp-waiting')), JSON.stringify(sc.events));
@@ -256,8 +243,7 @@ function suite(label, { connect, browser, skip }) {
       assert.deepEqual(times, [...times].sort((a, b) => b - a), 'newest first');
     });
 
-    it('edit_undo reverts the edit', async (t) => {
-      if (later(t, 'edit_undo')) return;
+    it('edit_undo reverts the edit', async () => {
       const sc = await ok(mcp, 'edit_undo', { agent: 'sdk-agent' });
       assert.deepEqual(sc.paths, ['notes.txt']);
       assert.equal(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8'), NOTES);
