@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """What `editgate mcp` (the stdio bridge) adds to a call: the same
 2025-11-25 session's requests sent straight to the gateway's POST /mcp on a
-kept-alive connection, and through the bridge's stdin/stdout, alternately,
+kept-alive connection (a raw socket, so the client costs about what a pipe
+costs), and through the bridge's stdin/stdout, alternately,
 from one Python client (so the client's own cost is in both columns).
 
 Usage: bench/mcp_stdio_latency.py EDITGATE_BINARY [--runs N]
@@ -13,6 +14,7 @@ import http.client
 import json
 import os
 import signal
+import socket
 import subprocess
 import tempfile
 import time
@@ -43,16 +45,31 @@ def main():
             conn = http.client.HTTPConnection("127.0.0.1", port)
             headers = {"Authorization": "Bearer " + cookie, "Content-Type": "application/json",
                        "Accept": "application/json, text/event-stream"}
+            raw = socket.create_connection(("127.0.0.1", port))
+            raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
             def direct(msg):
-                conn.request("POST", "/mcp", json.dumps(msg), headers)
-                r = conn.getresponse()
-                return r, r.read()
+                """The request as the bridge sends it, on a raw kept-alive
+                socket: the client's cost as small as a pipe's."""
+                body = json.dumps(msg).encode()
+                head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % port + "".join(
+                    "%s: %s\r\n" % kv for kv in headers.items()) + "Content-Length: %d\r\n\r\n" % len(body)
+                raw.sendall(head.encode() + body)
+                data = b""
+                while b"\r\n\r\n" not in data:
+                    data += raw.recv(65536)
+                top, rest = data.split(b"\r\n\r\n", 1)
+                length = int([l for l in top.split(b"\r\n") if l.lower().startswith(b"content-length:")][0][15:])
+                while len(rest) < length:
+                    rest += raw.recv(65536)
+                return rest
 
             init = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
                     "params": {"protocolVersion": "2025-11-25", "capabilities": {},
                                "clientInfo": {"name": "bench", "version": "1"}}}
-            r, _ = direct(init)
+            conn.request("POST", "/mcp", json.dumps(init), headers)
+            r = conn.getresponse()
+            r.read()
             headers["Mcp-Session-Id"] = r.getheader("Mcp-Session-Id")
             headers["MCP-Protocol-Version"] = "2025-11-25"
 
