@@ -35,6 +35,8 @@ class Fake:
         self.seen = []            # (verb, headers dict lower-cased, body object or None)
         self.closed = set()       # ids of slow streams the client closed
         self.release = set()      # ids of slow streams to finish
+        self.sessions = 0         # initialize answers given
+        self.valid = set()        # the sessions it knows
         self.cond = threading.Condition(self.lock)
 
     def record(self, verb, headers, body):
@@ -111,10 +113,18 @@ def handler_for(fake):
                 self.send_response(202)
                 self.send_header("Content-Length", "0")
                 return self.end_headers()
+            session = headers.get("mcp-session-id")
+            if method != "initialize" and session and session not in fake.valid:
+                return self.send_json(404, {"jsonrpc": "2.0", "id": rid,
+                                            "error": {"code": -32001, "message": "session not found"}})
             if method == "initialize":
+                with fake.lock:
+                    fake.sessions += 1
+                    new = "sess-%d" % fake.sessions
+                    fake.valid.add(new)
                 return self.send_json(200, {"jsonrpc": "2.0", "id": rid, "result": {
                     "protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "fake", "version": "0"}}},
-                    [("Mcp-Session-Id", SESSION)])
+                    [("Mcp-Session-Id", new)])
             if method == "deny":
                 return self.send_json(401, {"status": "error", "error": "unauthorized", "message": "wrong cookie"})
             if method == "headers":
@@ -318,6 +328,22 @@ def test_eof_cancels_and_ends_session(binary):
         assert deletes and deletes[0][1]["mcp-session-id"] == SESSION, fake.seen
 
 
+def test_lost_session_initialized_again(binary):
+    """The gateway forgot the 2025-11-25 session (restarted, or idle past
+    its time): 404 with -32001. The bridge initializes again as the client
+    did and sends the call once more; the client sees only its answer."""
+    with fake_gateway() as (root, fake):
+        b = Bridge(binary, root)
+        call(b, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}})
+        with fake.lock:
+            fake.valid.clear()
+        r = call(b, {"jsonrpc": "2.0", "id": "h", "method": "headers"})
+        assert r["id"] == "h" and r["result"]["headers"]["mcp-session-id"] == "sess-2", r
+        assert len(fake.requests("initialize")) == 2 and fake.requests("notifications/initialized"), fake.seen
+        b.nothing()
+        assert b.close() == 0
+
+
 def test_gateway_gone_mid_call(binary):
     with fake_gateway() as (root, fake):
         b = Bridge(binary, root)
@@ -438,6 +464,7 @@ def test_config_snippets(binary):
 def main():
     binary = os.path.abspath(sys.argv[1])
     for test in (test_headers_json_sse_errors, test_concurrency_and_modern_cancel, test_eof_cancels_and_ends_session,
+                 test_lost_session_initialized_again,
                  test_gateway_gone_mid_call, test_line_bound, test_requests_bound, test_starts_gateway_that_outlives_it,
                  test_config_snippets):
         test(binary)
