@@ -4,6 +4,8 @@
 #include "editproto/applier.hpp"
 #include "editproto/workspace.hpp"
 #include "cli/eval_client.hpp"
+#include "cli/mcp_bridge.hpp"
+#include "cli/mcp_config.hpp"
 #include "record/commit_messages.hpp"
 #include "record/edit_log.hpp"
 #include "cli/pages_client.hpp"
@@ -470,6 +472,30 @@ CLI::App* add_lint(CLI::App& app, LintArgs& a) {
   return lintc;
 }
 
+struct McpCommands {
+  CLI::App* bridge = nullptr;
+  CLI::App* config = nullptr;
+};
+
+McpCommands add_mcp(CLI::App& app, McpArgs& a, McpConfigArgs& c) {
+  CLI::App* mcp = app.add_subcommand("mcp", "Serve the Model Context Protocol on standard input and output, through "
+                                            "the workspace's gateway (started in the background when none runs)");
+  mcp->add_option("--root", a.root, "Workspace root (default: the nearest folder holding .editgate/, else .git, "
+                                    "the current one or one above it)")
+      ->check(CLI::ExistingDirectory);
+  mcp->add_option("--port", a.port, "Port of the gateway it starts when none serves the workspace (default: 8302, "
+                                    "or any free port when that is taken; 0: any free port)");
+  CLI::App* config = mcp->add_subcommand("config", "Print the snippet that adds editgate to an agent client's MCP "
+                                                   "servers (its file and keys)");
+  config->add_option("--client", c.client, "The client: claude, codex, cursor, vscode or gemini")
+      ->required()
+      ->check(CLI::IsMember({"claude", "codex", "cursor", "vscode", "gemini"}));
+  config->add_option("--root", c.root, "Pin the snippet to this workspace (default: the folder the client starts "
+                                       "the server in decides)")
+      ->check(CLI::ExistingDirectory);
+  return {mcp, config};
+}
+
 }  // namespace
 
 int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ostream& err) {
@@ -485,6 +511,8 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
   PagesArgs pages_args;
   gateway::ServeArgs serve_args;
   LintArgs lint_args;
+  McpArgs mcp_args;
+  McpConfigArgs mcp_config_args;
   CLI::App* check = add_check(app, check_args);
   add_apply(app, apply_args);
   CLI::App* log = add_log(app, log_args);
@@ -494,6 +522,7 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
   CLI::App* pagesc = add_pages(app, pages_args);
   CLI::App* serve = add_serve(app, serve_args);
   CLI::App* lintc = add_lint(app, lint_args);
+  const McpCommands mcpc = add_mcp(app, mcp_args, mcp_config_args);
 
   try {
     app.parse(argc, argv);
@@ -509,6 +538,8 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
   if (log->parsed()) return run_log(log_args, out, err);
   if (undo->parsed()) return run_undo(undo_args, out, err);
   if (lintc->parsed()) return run_lint(lint_args, out, err);
+  if (mcpc.config->parsed()) return run_mcp_config(mcp_config_args, out, err);
+  if (mcpc.bridge->parsed()) return run_mcp(mcp_args, err);
   return run_edits(apply_args, false, in, out, err);
 }
 
