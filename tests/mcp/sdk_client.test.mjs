@@ -77,7 +77,7 @@ async function livePage(mcp, kind) {
 
 // Every tool, end to end, through `connect(gw)` -> adapter. `browser`: a
 // headless Chromium tab is opened and evaluated in.
-function suite(label, { connect, browser, skip }) {
+function suite(label, { connect, browser, skip, progressLate }) {
   describe(label, { skip, timeout: 120000 }, () => {
     let root; let gw; let mcp; let browserTab; let nodePage;
 
@@ -118,12 +118,18 @@ function suite(label, { connect, browser, skip }) {
       const progress = [];
       const result = await mcp.call('edit_apply', { text: TWO_BLOCKS, agent: 'sdk-agent' },
         { onprogress: (p) => progress.push(p) });
-      assert.equal(progress.length, 2, `one progress per block: ${JSON.stringify(progress)}`);
-      const blocks = progress.map((p) => JSON.parse(p.message).block);
+      // The v1 SDK handles a notification a microtask after it reads it and a
+      // response at once: over stdio, a notification read in the same chunk as
+      // the response is dropped by the client ("unknown token"). The bridge
+      // writes every one (e2e.mcp_stdio_gateway reads them), so over stdio
+      // the blocks are checked in the result.
+      if (!progressLate) assert.equal(progress.length, 2, `one progress per block: ${JSON.stringify(progress)}`);
+      const blocks = progressLate ? blocksOf(result.structuredContent) : progress.map((p) => JSON.parse(p.message).block);
+      assert.equal(blocks.length, 2, JSON.stringify(blocks));
       assert.equal(blocks[0].status, 'applied');
       assert.equal(blocks[1].status, 'failed');
       assert.equal(blocks[1].reason, 'anchor_not_found');
-      assert.ok(progress[1].progress > progress[0].progress, 'progress increases');
+      if (!progressLate) assert.ok(progress[1].progress > progress[0].progress, 'progress increases');
 
       assert.equal(result.isError, true, 'a failed block makes the result an error');
       assert.match(text(result), /anchor_not_found/);
@@ -276,7 +282,8 @@ suite('@modelcontextprotocol/sdk 1.32.2 over Streamable HTTP (2025-11-25)', {
 });
 
 suite('@modelcontextprotocol/sdk 1.32.2 over stdio: editgate mcp (2025-11-25)', {
-  skip: noClients || '`editgate mcp` is not on this branch yet',
+  skip: noClients,
+  progressLate: true,
   async connect(gw) {
     const { Client } = requireClient('@modelcontextprotocol/sdk/client/index.js');
     const { StdioClientTransport } = requireClient('@modelcontextprotocol/sdk/client/stdio.js');
