@@ -165,12 +165,18 @@ def handler_for(fake):
     return Handler
 
 
+class RoomyServer(http.server.ThreadingHTTPServer):
+    # Room for the 64 connections the bridge opens at once (socketserver's
+    # backlog of 5 leaves the rest to SYN retries, seconds apart).
+    request_queue_size = 128
+
+
 @contextlib.contextmanager
 def fake_gateway():
     """A workspace whose .editgate/ names the fake: the lock held as a
     running gateway holds it, the port, the cookie."""
     fake = Fake()
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler_for(fake))
+    server = RoomyServer(("127.0.0.1", 0), handler_for(fake))
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
     with tempfile.TemporaryDirectory() as root:
