@@ -16,6 +16,17 @@ namespace gateway {
 namespace json = boost::json;
 namespace net = boost::asio;
 
+namespace {
+
+// The first `bytes` of `text`, never cut inside a UTF-8 sequence (JSON
+// strings on the wire stay valid UTF-8).
+std::string head_of(const std::string& text, std::size_t bytes) {
+  if (text.size() <= bytes) return text;
+  while (bytes > 0 && (static_cast<unsigned char>(text[bytes]) & 0xC0) == 0x80) --bytes;
+  return text.substr(0, bytes);
+}
+
+}  // namespace
 
 // One tools/call: the op's replies become progress notifications and the
 // tool result. Its state is touched on its strand only.
@@ -53,7 +64,7 @@ struct McpServer::Call : McpPending, std::enable_shared_from_this<McpServer::Cal
   void part(json::object body) {
     if (finished || cancelled) return;
     std::string text = json::serialize(body);
-    if (text.size() > progress_message_bytes) text = text.substr(0, progress_message_bytes) + "…";
+    if (text.size() > progress_message_bytes) text = head_of(text, progress_message_bytes) + "…";
     parts.emplace_back(std::move(body));
     notify_progress(std::move(text));
   }
@@ -92,7 +103,7 @@ struct McpServer::Call : McpPending, std::enable_shared_from_this<McpServer::Cal
     if (text.size() > result_inline_bytes) {
       const std::size_t bytes = text.size();
       std::string uri = server.keep_result(text);
-      std::string head = text.substr(0, 2048);
+      std::string head = head_of(text, 2048);
       json::object kept{{"truncated", true}, {"bytes", bytes}, {"resource", uri}};
       for (std::string_view k : {"error", "message"})
         if (const json::value* v = structured.if_contains(k)) kept[k] = *v;

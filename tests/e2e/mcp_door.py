@@ -296,6 +296,15 @@ def legacy_cancel(door):
     check(result_of(msgs)["structuredContent"]["value"] == "free", msgs)
 
 
+def cut_text_stays_utf8(door):
+    # A progress message is cut at 8 KiB, never inside a character: the
+    # response decodes as UTF-8 (Door.post decodes it) and parses.
+    st, _, msgs = call(door, "page_eval", {"code": "console.log('x' + '€'.repeat(5000)); 1"}, token="cut")
+    progress = [m["params"]["message"] for m in msgs if m.get("method") == "notifications/progress"]
+    check(progress and progress[0].endswith("…") and "€€€" in progress[0], progress[:1])
+    check(result_of(msgs)["structuredContent"]["value"] == 1, msgs[-1])
+
+
 def large_result(door):
     # What the page prints comes with the result: 600 lines are too many to send.
     st, _, msgs = call(door, "page_eval", {"code": "for (let i = 0; i < 600; i++) console.log('line ' + i + ' ' + 'y'.repeat(80)); 'done'"})
@@ -324,6 +333,7 @@ def main():
         tools_end_to_end(door, root)
         legacy_cancel(door)
         large_result(door)
+        cut_text_stays_utf8(door)
         session = door.session
         door.session = None
         realm_and_cancel(door, port)
