@@ -159,7 +159,9 @@ const record::RunReport& EditRun::commit() {
   return report_;
 }
 
-void EditRun::log(std::string_view door, std::optional<Error> cut) const {
+void EditRun::log(std::string_view door, std::optional<Error> cut) {
+  if (hooks_.runs && !recorded_) hooks_.runs->record(report_, RunEnd{std::string(door), params_.agent, started_, cut});
+  recorded_ = true;
   std::string line = std::string(door) + ", agent " + params_.agent + ", session " + report_.session +
                      (params_.dry_run ? " (dry run)" : "") + ": " + record::counts(report_.blocks);
   if (report_.commit) line += ", committed " + report_.commit->substr(0, 12);

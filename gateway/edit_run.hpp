@@ -7,12 +7,14 @@
 #include "editproto/applier.hpp"
 #include "gateway/error.hpp"
 #include "gateway/query.hpp"
+#include "gateway/run_ring.hpp"
 #include "record/run_journal.hpp"
 #include "record/run_report.hpp"
 #include "git/commit_queue.hpp"
 
 #include <boost/json/object.hpp>
 
+#include <chrono>
 #include <functional>
 #include <string>
 
@@ -51,6 +53,9 @@ struct EditHooks {
   // After a block was applied to `path` (a request appended to a chat log
   // runs). May be empty.
   std::function<void(const std::string& path, const std::string& agent)> written;
+  // Where each run is recorded as it ends (EditRun::log): the worker's
+  // recent runs. May be null.
+  RunRing* runs = nullptr;
 };
 
 class EditRun {
@@ -86,10 +91,12 @@ class EditRun {
   bool overflowed() const { return overflowed_; }
   const record::RunReport& report() const { return report_; }
 
-  // One line for the person watching `editgate serve`, through the log hook
+  // The end of the run, where every door ends it (after commit()): one line
+  // for the person watching `editgate serve`, through the log hook
   // (repl/log.hpp): "<door>, agent A, session S: 2 applied, committed 1a2b3c4d5e6f",
-  // with "(cut off: <why>)" when the stream did not end normally.
-  void log(std::string_view door, std::optional<Error> cut = std::nullopt) const;
+  // with "(cut off: <why>)" when the stream did not end normally; and the
+  // run recorded in the worker's recent runs (hooks.runs), once.
+  void log(std::string_view door, std::optional<Error> cut = std::nullopt);
   const std::vector<std::string>& files_auto_added() const { return applier_.files_auto_added(); }
 
   // Commits the blocks applied since the last commit, and lets go of their
@@ -124,6 +131,8 @@ class EditRun {
   bool committed_ = false;
   std::size_t blocks_committed_ = 0;  // report_.blocks already in a commit
   bool overflowed_ = false;
+  bool recorded_ = false;  // in hooks_.runs already
+  std::chrono::system_clock::time_point started_ = std::chrono::system_clock::now();
 };
 
 }  // namespace gateway

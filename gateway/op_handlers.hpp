@@ -64,6 +64,10 @@ void op_unload(OpCall call);
 void op_undo(OpCall call);
 void op_events(OpCall call);
 
+// ops_show.cpp: one commit with its diff and blocks; the recent edit runs.
+void op_show(OpCall call);
+void op_runs(OpCall call);
+
 // ops_actors.cpp: the pages as the gateway's actors.
 void op_actors(OpCall call);
 void op_inspect(OpCall call);

@@ -133,6 +133,15 @@ const std::vector<OpSpec>& op_table() {
       {"history", {{"limit", T::count}, {"agent", T::name}, {"of_session", T::name}},
        "editgate's commits, newest first, as `editgate log --format json`", false,
        HttpRoute{"GET", "/v1/history", true, {{"session", "of_session"}}}, &op_history},
+      {"show", {{"commit", T::string, true}},
+       "one commit (commit: 7 to 40 hex digits): its author, time, summary, editgate's kind, agent, session and "
+       "page, the blocks its message lists with their diagnostics while the gateway remembers the run, and its "
+       "diff against its first parent, bounded (cut)",
+       false, std::nullopt, &op_show},
+      {"runs", {{"limit", T::count}},
+       "the gateway's recent edit runs (the newest 200, kept in memory), newest first, committed or not: door, "
+       "agent, session, summary, commit, dry_run and each block's status, reason and diagnostic",
+       false, std::nullopt, &op_runs},
       {"undo", {{"agent", T::name}},
        "revert the newest editgate edit not undone yet, as a new commit (as `editgate undo`): undone, summary, "
        "commit; conflict naming the file when it changed since, not_found when there is nothing to undo",
@@ -251,6 +260,7 @@ std::string_view param_doc(std::string_view name) {
       {"timeout", "milliseconds to wait for the page's answer"},
       {"limit", "how many to return"},
       {"of_session", "only the commits of this session"},
+      {"commit", "a commit id, or its first 7 or more hex digits"},
       {"before", "the cursor of the previous answer (next_before), for older entries"},
   };
   for (const auto& [n, doc] : docs)

@@ -21,6 +21,7 @@ Worker::Worker(editproto::Workspace ws, editgit::Repository repo, std::unique_pt
       commits_(std::move(commits)),
       guard_(ctx_.get_executor()),
       thread_([this] { ctx_.run(); }) {
+  hooks_.runs = &runs_;
   hooks_.commit = [this](const editgit::CommitQueue::Work& work) { return commits_->run(work); };
 }
 

@@ -41,6 +41,8 @@ class Worker {
   editgit::CommitQueue& commits() { return *commits_; }
   Owners& owners() { return owners_; }
   EditHooks& hooks() { return hooks_; }
+  // The recent edit runs (the runs and show ops). Only on the worker thread.
+  RunRing& runs() { return runs_; }
   // A new edit run on this workspace: the one place runs are made (both
   // doors and the inbox). Only on the worker thread.
   Result<std::unique_ptr<EditRun>> start_run(EditParams params) {
@@ -79,6 +81,7 @@ class Worker {
   editgit::Repository repo_;
   Owners owners_;
   EditHooks hooks_;
+  RunRing runs_;
   std::unique_ptr<editgit::CommitQueue> commits_;  // outlives the thread, whose work submits to it
   boost::asio::io_context ctx_;
   boost::asio::executor_work_guard<boost::asio::io_context::executor_type> guard_;

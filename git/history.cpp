@@ -57,6 +57,28 @@ Result<std::vector<CommitInfo>> Repository::history(const std::function<bool(con
   return out;
 }
 
+Result<CommitInfo> Repository::find_commit(const std::string& prefix) const {
+  if (prefix.empty() || prefix.size() > GIT_OID_HEXSZ ||
+      prefix.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+    return Failure{Error::invalid, "'" + prefix + "' is not a commit id (hex digits)"};
+  git_oid oid;
+  if (int rc = git_oid_fromstrn(&oid, prefix.data(), prefix.size()); rc < 0)
+    return failure(rc, "'" + prefix + "' is not a commit id");
+  git_object* raw = nullptr;
+  int rc = git_object_lookup_prefix(&raw, repo_, &oid, prefix.size(), GIT_OBJECT_COMMIT);
+  if (rc == GIT_EAMBIGUOUS) {
+    git_error_clear();
+    return Failure{Error::invalid, "'" + prefix + "' names more than one object; give more digits"};
+  }
+  if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC) {
+    git_error_clear();
+    return Failure{Error::not_found, "no commit " + prefix};
+  }
+  if (rc < 0) return failure(rc, "cannot look up " + prefix);
+  CommitPtr commit(reinterpret_cast<git_commit*>(raw));
+  return describe(commit.get());
+}
+
 Result<std::vector<FileDiff>> Repository::diff(const std::string& id) const {
   git_oid oid;
   if (git_oid_fromstr(&oid, id.c_str()) < 0) return Failure{Error::invalid, "'" + id + "' is not a commit id"};

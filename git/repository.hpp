@@ -5,6 +5,7 @@
 // repository's work tree. Not thread-safe: one Repository per thread.
 #pragma once
 
+#include "git/diff.hpp"
 #include "git/error.hpp"
 
 #include <chrono>
@@ -139,6 +140,14 @@ class Repository {
   // What the commit changed under the workspace root, against its first
   // parent; contents as they would be checked out.
   Result<std::vector<FileDiff>> diff(const std::string& id) const;
+
+  // The commit a hex id or unique prefix of one names: Error::invalid when
+  // it is not hex or names more than one commit, not_found when none.
+  Result<CommitInfo> find_commit(const std::string& prefix) const;
+
+  // What the commit `id` (40 hex) changed under the workspace root, as
+  // hunks of lines, within `bounds` (git/diff.cpp).
+  Result<CommitPatch> patch(const std::string& id, const DiffBounds& bounds) const;
 
   // The blob id of `path` in HEAD's tree; "" when HEAD has no such file.
   Result<std::string> head_blob(const std::string& path) const;

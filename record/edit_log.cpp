@@ -72,6 +72,8 @@ std::optional<LogEntry> read_entry(const editgit::CommitInfo& commit) {
   return e;
 }
 
+std::string iso_time(const editgit::CommitInfo& commit) { return when(commit.time, commit.offset_minutes, true); }
+
 void print_log_text(std::ostream& out, const std::vector<LogEntry>& entries) {
   for (const LogEntry& e : entries) {
     out << e.commit.id.substr(0, 12) << "  " << when(e.commit.time, e.commit.offset_minutes, false) << "  "
@@ -122,7 +124,7 @@ boost::json::array log_json(const std::vector<LogEntry>& entries) {
     c["session"] = str(e.session);
     c["author"] = who(e.commit.author);
     c["committer"] = who(e.commit.committer);
-    c["time"] = when(e.commit.time, e.commit.offset_minutes, true);
+    c["time"] = iso_time(e.commit);
     c["summary"] = str(e.commit.summary);
     json::array blocks;
     for (const LoggedBlock& b : e.blocks) {

@@ -41,6 +41,10 @@ std::optional<LogEntry> read_entry(const editgit::CommitInfo& commit);
 editgit::Result<std::vector<LogEntry>> find_entries(const editgit::Repository& repo, std::size_t limit,
                                                     const std::string& agent, const std::string& session);
 
+// When the commit was made, as the history's JSON gives it: ISO 8601 in the
+// committer's time zone ("2026-11-24T14:50:32+01:00").
+std::string iso_time(const editgit::CommitInfo& commit);
+
 void print_log_text(std::ostream& out, const std::vector<LogEntry>& entries);
 // The entries as `editgate log --format json` lists them under "commits".
 boost::json::array log_json(const std::vector<LogEntry>& entries);
