@@ -64,6 +64,9 @@ void op_unload(OpCall call);
 void op_undo(OpCall call);
 void op_events(OpCall call);
 
+// ops_log.cpp: a page's chat log, rendered for people, paged back from its end.
+void op_log(OpCall call);
+
 // ops_actors.cpp: the pages as the gateway's actors.
 void op_actors(OpCall call);
 void op_inspect(OpCall call);
