@@ -67,6 +67,12 @@ void op_events(OpCall call);
 // ops_log.cpp: a page's chat log, rendered for people, paged back from its end.
 void op_log(OpCall call);
 
+// ops_dashboard.cpp: the live events, origin approvals, a sign-in URL.
+void op_watch(OpCall call);
+void op_origins(OpCall call);
+void op_approve(OpCall call);
+void op_dashboard(OpCall call);
+
 // ops_actors.cpp: the pages as the gateway's actors.
 void op_actors(OpCall call);
 void op_inspect(OpCall call);
