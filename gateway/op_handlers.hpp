@@ -68,6 +68,9 @@ void op_events(OpCall call);
 void op_show(OpCall call);
 void op_runs(OpCall call);
 
+// ops_log.cpp: a page's chat log, rendered for people, paged back from its end.
+void op_log(OpCall call);
+
 // ops_dashboard.cpp: the live events, origin approvals, a sign-in URL.
 void op_watch(OpCall call);
 void op_origins(OpCall call);

@@ -79,6 +79,10 @@ std::optional<std::string> check_type(std::string_view param, ParamType type, co
       if (!v.is_int64() || v.get_int64() < 0 || v.get_int64() > max_offset)
         return p + " must be a whole number, 0 to " + std::to_string(max_offset);
       break;
+    case T::bytes:
+      if (!v.is_int64() || v.get_int64() < 1024 || v.get_int64() > max_bytes)
+        return p + " must be a whole number of bytes, 1024 to " + std::to_string(max_bytes);
+      break;
     case T::request_id:
       if (!v.is_string() && !v.is_number()) return p + " must be a request's id: a string or a number, as it was sent";
       break;
@@ -100,7 +104,7 @@ const Param* param_of(const OpSpec& op, std::string_view name) {
 json::value query_value(ParamType type, const std::string& v) {
   if (type == T::flag) {
     if (auto f = parse_flag(v)) return *f;
-  } else if (type == T::count || type == T::millis || type == T::offset) {
+  } else if (type == T::count || type == T::millis || type == T::offset || type == T::bytes) {
     std::int64_t n = 0;
     auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
     if (ec == std::errc() && end == v.data() + v.size()) return n;
@@ -195,6 +199,11 @@ const std::vector<OpSpec>& op_table() {
        "a page's console and background events from its events log (the built-in Node page when none is named), "
        "the newest limit (default 100) that end before the cursor before, oldest first; next_before pages back",
        false, std::nullopt, &op_events},
+      {"log", {{"page", T::string}, {"before", T::offset}, {"limit_bytes", T::bytes}},
+       "a page's chat log for people (the built-in Node page when none is named): the entries (request, reply, "
+       "error, event, note) that end before the cursor before, from its last limit_bytes (default 262144), each "
+       "rendered to safe HTML, oldest first; next_before pages back",
+       false, HttpRoute{"GET", "/v1/log", true}, &op_log},
       {"kill", {{"actor", T::string, true}},
        "stop a page: the Node page's process is restarted, a tab's connection dropped (it reconnects)", false,
        std::nullopt, &op_kill},
@@ -247,6 +256,8 @@ json::object param_schema(ParamType type) {
       return {{"type", "integer"}, {"minimum", 1}, {"maximum", 3'600'000}};
     case T::offset:
       return {{"type", "integer"}, {"minimum", 0}, {"maximum", max_offset}};
+    case T::bytes:
+      return {{"type", "integer"}, {"minimum", 1024}, {"maximum", max_bytes}};
     case T::symbol:
       return {{"type", "string"}, {"pattern", "^[A-Za-z_$][A-Za-z0-9_$]*(\\.[A-Za-z_$][A-Za-z0-9_$]*)*$"}, {"maxLength", 256}};
     case T::fuzz:
@@ -273,6 +284,7 @@ std::string_view param_doc(std::string_view name) {
       {"of_session", "only the commits of this session"},
       {"commit", "a commit id, or its first 7 or more hex digits"},
       {"before", "the cursor of the previous answer (next_before), for older entries"},
+      {"limit_bytes", "how many bytes of the file one answer reads at most"},
   };
   for (const auto& [n, doc] : docs)
     if (n == name) return doc;

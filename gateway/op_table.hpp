@@ -38,6 +38,7 @@ enum class ParamType {
   count,   // a whole number, 1 to 10000
   millis,  // a whole number of milliseconds, 1 to 3600000
   offset,  // a whole number, 0 to max_offset: a position in a message's text or in a file
+  bytes,   // a whole number of bytes, 1024 to max_bytes: how much of a file one read takes
   symbol,  // a dotted path of identifiers (Math.max): never code
   fuzz,    // only "whitespace"
   request_id,  // another request's id, as it was sent: a string or a number
@@ -47,6 +48,10 @@ enum class ParamType {
 // exactly everywhere (JavaScript's Number.MAX_SAFE_INTEGER), so a cursor
 // into a file of any size (the events op's) passes on every door.
 inline constexpr std::int64_t max_offset = 9'007'199'254'740'991;
+
+// The most bytes a `bytes` parameter asks for: what one reply may carry of
+// a file (the log op's window), rendered.
+inline constexpr std::int64_t max_bytes = 4 << 20;
 
 struct Param {
   std::string_view name;

@@ -251,9 +251,10 @@ void connect_pages(repl::Repl& pages, Worker& eng, Gateway& gw) {
   gw.set_repl(&pages);
 }
 
-// The dashboard's live events: what the pages, the approvals and the commit
-// queue tell, into the hub. Unfollow takes the commit queue's hook back
-// before the hub is gone.
+// The dashboard's live events: what the pages, the approvals, the edit runs
+// and the commit queue tell, into the hub. Unfollow takes the commit
+// queue's hook back before the hub is gone (the runs' hook is the worker
+// thread's, which has ended by then).
 struct Unfollow {
   editgit::CommitQueue& commits;
   ~Unfollow() { commits.after_each({}); }
@@ -264,6 +265,8 @@ Unfollow follow(EventHub& events, repl::Repl& pages, Gateway& gw, Worker& eng) {
   pages.pages_changed = [&events] { events.pages_changed(); };
   pages.log_changed = [&events](const std::string& page, const std::string& log) { events.log_changed(page, log); };
   gw.approvals().on_change([&events] { events.origins_changed(); });
+  // Set before any run can start (the listener and the inbox come later).
+  eng.runs().on_run = [&events](const boost::json::object& run) { events.run_finished(run); };
   eng.commits().after_each([&events](editgit::Repository& repo) {
     if (!events.watched()) return;
     auto head = repo.history([](const editgit::CommitInfo&) { return true; }, 1);
@@ -401,6 +404,9 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   // The port file last: a client that finds it finds a gateway that listens.
   if (auto p = state.publish(binding.port, url, server_json(gw, host, root)); !p) {
     err << "editgate serve: " << p.error().message << '\n';
+    // The worker and its hooks (the events') end before what they point at.
+    if (node_page) stop_node_page(*node_page);
+    eng.join();
     return 2;
   }
 

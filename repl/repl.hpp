@@ -167,6 +167,14 @@ class Repl {
   // null}, bounded (events_log.hpp); bad_request when `before` is past the
   // log's end.
   Result<boost::json::object> events(const std::string& page, std::optional<std::uint64_t> before, std::size_t limit);
+  // The entries of the page's chat log that end before byte `before`
+  // (default: its end), read from a window of at most `window_bytes`
+  // (log_render.cpp): {"page", "log", "size", "entries": [{offset, kind,
+  // from, to, clock, suffix, html}...] oldest first, "next_before": the
+  // cursor for older ones or null}; bad_request when `before` is past the
+  // log's end.
+  Result<boost::json::object> log_tail(const std::string& page, std::optional<std::uint64_t> before,
+                                       std::size_t window_bytes);
   // Stops a live page, with a note in its log: the Node page's process is
   // killed and started again by its transport, a tab's socket is dropped
   // (its adapter connects again). Its running job fails context_destroyed.

@@ -176,6 +176,14 @@ async def check_socket(server, cookie_text, url, value):
         commit = await next_event(s, "commit")
         assert len(commit["commit"]) == 40
 
+        # An edit run that fails commits nothing, and is told all the same.
+        text = "missing.txt\n\u00ab\u00ab\u00ab EDIT\nnot there\n\u2550\u2550\u2550\u2550\u2550\u2550\u2550 REPL\nx\n\u00bb\u00bb\u00bb EDIT END\n"
+        await agent.send({"op": "edit", "id": "ed", "text": text, "agent": "claude"})
+        await agent.until_done("ed")
+        run = (await next_event(s, "run"))["run"]
+        assert run["agent"] == "claude" and run["commit"] is None, run
+        assert run["blocks"][0]["status"] == "failed" and run["blocks"][0]["diagnostic"], run
+
         # A page from an origin nobody allowed waits for the person.
         status, body = await page_upgrade(server, "http://pages.example:8000")
         assert status == 403 and body["error"] == "origin_pending", (status, body)
