@@ -27,6 +27,13 @@
     return ms ? new Date(ms).toLocaleString(undefined, { hour12: false }) : String(t || '');
   }
 
+  function shortClock(t) {
+    const d = new Date(timeOf(t));
+    if (!timeOf(t)) return '';
+    const today = new Date().toDateString() === d.toDateString();
+    return today ? d.toLocaleTimeString(undefined, { hour12: false }) : d.toLocaleDateString();
+  }
+
   // ---- the connection: one WebSocket, requests by id, `watch` events to `onEvent` ----
   const rpc = { ws: null, next: 1, waiting: new Map(), backoff: 500 };
   function call(op, params) {
@@ -176,7 +183,8 @@
         running.append(since, el('code', 'code', p.running.code));
       } else running.append(el('span', 'muted', '—'));
       tr.append(name, cell('kind', el('span', 'badge kind-' + p.kind, p.kind)),
-        cell('origin mono', p.origin || p.url || ''), cell('', el('span', 'badge st-' + p.state, p.state)),
+        cell('url', el('span', 'clip mono' + (p.origin ? '' : ' muted'), p.origin || p.url || '')),
+        cell('', el('span', 'badge st-' + p.state, p.state)),
         cell('num', String(p.queued || 0)), running, cell('muted', p.last_seen || ''));
       tr.setAttribute('aria-label', p.page + ', ' + p.kind + ', ' + p.state);
       return tr;
@@ -346,13 +354,12 @@
       li.dataset.key = i.key;
       li.setAttribute('aria-selected', i.key === state.selectedCommit ? 'true' : 'false');
       const top = el('div', 'line');
-      top.append(el('span', 'dot'), el('span', 'summary', i.summary));
+      top.append(el('span', 'dot'), el('span', 'summary', i.summary), el('span', 'when', shortClock(i.time)));
       const meta = el('div', 'meta');
       meta.append(el('span', 'badge', i.kind), el('span', '', i.agent || ''));
-      if (i.page) meta.append(el('span', 'mono', i.page));
+      if (i.page && i.page !== i.agent) meta.append(el('span', 'mono', i.page));
       if (i.duration) meta.append(el('span', '', i.duration));
       if (!i.commit) meta.append(el('span', 'warn', 'not committed'));
-      meta.append(el('span', 'muted', clock(i.time)));
       li.append(top, meta);
       return li;
     }));
@@ -488,6 +495,7 @@
       return li;
     }));
     const decided = (o.allowed || []).map((p) => [p, 'allowed']).concat((o.refused || []).map((p) => [p, 'refused']));
+    $('decided-head').hidden = !decided.length;
     $('origins-decided').replaceChildren(...decided.map(([p, how]) => {
       const li = el('li', 'origin ' + how);
       li.append(el('span', 'badge st-' + how, how), el('span', 'mono', p.origin));
