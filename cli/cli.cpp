@@ -8,6 +8,7 @@
 #include "cli/mcp_config.hpp"
 #include "record/commit_messages.hpp"
 #include "record/edit_log.hpp"
+#include "cli/dashboard_client.hpp"
 #include "cli/pages_client.hpp"
 #include "record/run_commit.hpp"
 #include "record/run_journal.hpp"
@@ -412,6 +413,13 @@ CLI::App* add_wait(CLI::App& app, WaitArgs& a) {
   return waitc;
 }
 
+CLI::App* add_dashboard(CLI::App& app, DashboardArgs& a) {
+  CLI::App* dash = app.add_subcommand("dashboard", "Print a new one-time URL that signs a browser in to the running "
+                                                   "gateway's dashboard (the one `serve` printed is used once)");
+  dash->add_option("--root", a.root, gateway_root_help)->check(CLI::ExistingDirectory);
+  return dash;
+}
+
 CLI::App* add_pages(CLI::App& app, PagesArgs& a) {
   CLI::App* pagesc = app.add_subcommand("pages", "List the running gateway's pages: name, kind, state, jobs queued, "
                                                  "log and URL");
@@ -509,6 +517,7 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
   EvalArgs eval_args;
   WaitArgs wait_args;
   PagesArgs pages_args;
+  DashboardArgs dashboard_args;
   gateway::ServeArgs serve_args;
   LintArgs lint_args;
   McpArgs mcp_args;
@@ -520,6 +529,7 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
   CLI::App* evalc = add_eval(app, eval_args);
   CLI::App* waitc = add_wait(app, wait_args);
   CLI::App* pagesc = add_pages(app, pages_args);
+  CLI::App* dashc = add_dashboard(app, dashboard_args);
   CLI::App* serve = add_serve(app, serve_args);
   CLI::App* lintc = add_lint(app, lint_args);
   const McpCommands mcpc = add_mcp(app, mcp_args, mcp_config_args);
@@ -535,6 +545,7 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
   if (evalc->parsed()) return run_eval(eval_args, out, err);
   if (waitc->parsed()) return run_wait(wait_args, out, err);
   if (pagesc->parsed()) return run_pages(pages_args, out, err);
+  if (dashc->parsed()) return run_dashboard(dashboard_args, out, err);
   if (log->parsed()) return run_log(log_args, out, err);
   if (undo->parsed()) return run_undo(undo_args, out, err);
   if (lintc->parsed()) return run_lint(lint_args, out, err);

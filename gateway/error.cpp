@@ -47,6 +47,7 @@ std::string_view to_string(Error e) {
     case Error::request_edited: return "request_edited";
     case Error::queue_full: return "queue_full";
     case Error::too_many_sessions: return "too_many_sessions";
+    case Error::origin_pending: return "origin_pending";
     case Error::rate_limited: return "rate_limited";
   }
   return "internal";
@@ -62,6 +63,7 @@ unsigned http_status(Error e) {
   switch (e) {
     case Error::unauthorized: return 401;
     case Error::forbidden_origin:
+    case Error::origin_pending:
     case Error::host_not_allowed: return 403;
     case Error::not_found:
     case Error::module_not_loaded: return 404;

@@ -54,6 +54,7 @@ enum class Error {
   request_edited,
   queue_full,            // too many jobs wait for the page
   too_many_sessions,     // the gateway keeps as many agents' sessions as it may
+  origin_pending,        // a page from an origin not allowed yet: the person decides on the dashboard
   rate_limited,          // too many new page instances from one origin lately; stays last (error_named)
 };
 

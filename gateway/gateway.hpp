@@ -4,6 +4,8 @@
 // Stoppable.
 #pragma once
 
+#include "gateway/dashboard_auth.hpp"
+#include "gateway/origin_approvals.hpp"
 #include "gateway/realms.hpp"
 #include "gateway/session_table.hpp"
 #include "gateway/worker.hpp"
@@ -26,6 +28,7 @@ class Repl;
 namespace gateway {
 
 class McpServer;
+class EventHub;
 
 struct ServeLimits {
   std::size_t header_bytes = 16 * 1024;
@@ -76,6 +79,17 @@ class Gateway {
   // The MCP door's server; null when it is off. Any connection's executor.
   McpServer* mcp() { return mcp_; }
   void set_mcp(McpServer* m) { mcp_ = m; }
+  // The live events the dashboard watches; null when nobody set them up
+  // (tests of other parts). Any thread.
+  EventHub* events() { return events_; }
+  void set_events(EventHub* e) { events_ = e; }
+  // Who may open the dashboard, and the origins decided on it. Any thread.
+  DashboardAuth& dashboard() { return dashboard_; }
+  OriginApprovals& approvals() { return approvals_; }
+  // "http://127.0.0.1:8302/", as `editgate serve` prints it; set before any
+  // connection is accepted.
+  const std::string& url() const { return url_; }
+  void set_url(std::string url) { url_ = std::move(url); }
   // The agents' sessions, from any connection's executor.
   SessionTable& sessions() { return sessions_; }
   const ServeLimits& limits() const { return limits_; }
@@ -111,6 +125,10 @@ class Gateway {
   repl::Repl* repl_ = nullptr;
   RealmHost* realms_ = nullptr;
   McpServer* mcp_ = nullptr;
+  EventHub* events_ = nullptr;
+  DashboardAuth dashboard_;
+  OriginApprovals approvals_;
+  std::string url_;
   SessionTable sessions_;
   ServeLimits limits_;
   std::string workspace_id_;

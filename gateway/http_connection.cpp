@@ -8,6 +8,7 @@
 // block's result goes back as an NDJSON line in a chunked response while the
 // body is still arriving.
 #include "editproto/unicode.hpp"
+#include "gateway/dashboard_door.hpp"
 #include "gateway/edit_run.hpp"
 #include "gateway/net.hpp"
 #include "gateway/mcp_http.hpp"
@@ -185,12 +186,7 @@ class http_connection : public Stoppable, public HttpResponder, public std::enab
       auto origin = req[http::field::origin];
       if (origin.empty())
         return respond_error(Error::forbidden_origin, "a page connects from a browser, which sends Origin", false);
-      if (!page_origin_allowed(origin, gw_.binding()))
-        return respond_error(Error::forbidden_origin,
-                             "Origin '" + editproto::unicode::to_valid_utf8(origin) +
-                                 "' may not connect pages; start the gateway with --allow-origin " +
-                                 editproto::unicode::to_valid_utf8(origin),
-                             false);
+      if (auto refused = page_origin_refused(origin)) return respond_error(refused->code, refused->message, false);
       if (gw_.stopping()) return respond_error(Error::shutting_down, "the gateway is stopping", false);
       // Counted by origin as compared (page_origin_allowed normalized it already).
       std::string page_origin = normalize_origin(origin).value_or(std::string(origin));
@@ -219,6 +215,19 @@ class http_connection : public Stoppable, public HttpResponder, public std::enab
       counted_ = false;
       return start_agent_socket(std::move(stream_), parser_->release(), gw_);
     }
+    if (path == "/v1/dashboard") {
+      if (!websocket::is_upgrade(req))
+        return respond_error(Error::bad_request, "/v1/dashboard is the dashboard's WebSocket", !has_body);
+      auto allowed = dashboard_socket_allowed(req[http::field::origin], req[http::field::cookie], gw_);
+      if (!allowed) return respond_error(allowed.error().code, allowed.error().message, false);
+      if (gw_.stopping()) return respond_error(Error::shutting_down, "the gateway is stopping", false);
+      counted_ = false;
+      return start_agent_socket(std::move(stream_), parser_->release(), gw_, true);
+    }
+    if (req.method() == http::verb::get)
+      if (auto page = dashboard_get(*target, req[http::field::cookie], gw_))
+        return send_response(static_cast<http::status>(page->status), page->type, std::move(page->body), !has_body,
+                             page->headers);
     if (path == "/mcp") return route_mcp(has_body);
     if (const OpSpec* op = find_route(path)) return route_op(*op, *target, has_body);
     if (path != "/v1/edits") return respond_error(Error::not_found, "no route " + path + "; see " + routes(), !has_body);
@@ -238,6 +247,30 @@ class http_connection : public Stoppable, public HttpResponder, public std::enab
                                                          " bytes; the limit is " + std::to_string(limit),
                            false);
     start_edits(std::move(*params));
+  }
+
+  // The page door's Origin rule: loopback and --allow-origin pass; any
+  // other origin waits for the person's decision on the dashboard.
+  std::optional<Failure> page_origin_refused(std::string_view origin) {
+    if (page_origin_allowed(origin, gw_.binding())) return std::nullopt;
+    const std::string shown = editproto::unicode::to_valid_utf8(origin);
+    auto normal = normalize_origin(origin);
+    if (!normal)
+      return Failure{Error::forbidden_origin, "Origin '" + shown + "' is not scheme://host[:port]; pages cannot "
+                                              "connect from it"};
+    switch (gw_.approvals().ask(*normal)) {
+      case OriginApprovals::Verdict::allowed: return std::nullopt;
+      case OriginApprovals::Verdict::refused:
+        return Failure{Error::forbidden_origin, "Origin '" + shown + "' was refused on the dashboard"};
+      case OriginApprovals::Verdict::full:
+        return Failure{Error::forbidden_origin,
+                       "Origin '" + shown + "' may not connect pages: " +
+                           std::to_string(OriginApprovals::max_pending) +
+                           " origins wait for approval already; start the gateway with --allow-origin " + shown};
+      case OriginApprovals::Verdict::pending: break;
+    }
+    return Failure{Error::origin_pending, "Origin '" + shown + "' waits for approval on the dashboard (" + gw_.url() +
+                                             "), or start the gateway with --allow-origin " + shown};
   }
 
   // ---- /v1/edits -----------------------------------------------------------
@@ -360,7 +393,7 @@ class http_connection : public Stoppable, public HttpResponder, public std::enab
     std::string list;
     for (const OpSpec& op : op_table())
       if (op.http) list += std::string(op.http->method) + " " + std::string(op.http->path) + ", ";
-    return list + "POST /v1/edits, POST /mcp, /v1/ws (or /ws), /v1/page, /adapter.js";
+    return list + "POST /v1/edits, POST /mcp, /v1/ws (or /ws), /v1/page, /adapter.js, GET / (the dashboard), /v1/dashboard";
   }
 
   // An op's route: its parameters from the query (GET) or a JSON object

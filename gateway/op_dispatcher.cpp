@@ -164,9 +164,11 @@ CheckedRequest check_message(json::object msg) {
   return r;
 }
 
-OpDispatcher::OpDispatcher(Gateway& gateway, boost::asio::any_io_executor ex, std::string id, Send send)
+OpDispatcher::OpDispatcher(Gateway& gateway, boost::asio::any_io_executor ex, std::string id, Send send, bool person)
     : gw_(gateway), ex_(std::move(ex)), send_(std::move(send)),
-      conn_(std::make_shared<ConnectionState>(gateway.worker(), std::move(id))) {}
+      conn_(std::make_shared<ConnectionState>(gateway.worker(), std::move(id))) {
+  conn_->person = person;
+}
 
 Result<json::object> OpDispatcher::start_session(const std::string& resume) {
   close_realms(gw_, gw_.sessions().expire());
@@ -281,7 +283,8 @@ void OpDispatcher::handle(std::string_view text) {
   if (auto held = gw_.sessions().touch(session, conn_.get(), agent ? std::string_view(agent->get_string()) : "");
       !held)
     return out->fail(held.error());
-  op->handler(OpCall{gw_, *op, std::move(checked.params), std::move(session), door, conn_, std::move(out), key});
+  op->handler(OpCall{gw_, *op, std::move(checked.params), std::move(session), conn_->person ? "dashboard" : door, conn_,
+                     std::move(out), key});
 }
 
 void OpDispatcher::end(Error why, bool report, std::function<void()> then) {

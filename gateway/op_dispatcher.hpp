@@ -49,7 +49,8 @@ class OpDispatcher : public std::enable_shared_from_this<OpDispatcher> {
   // `send` queues one text message; it is called on `ex` only, which is
   // also where handle() and end() must be called.
   using Send = std::function<void(std::string)>;
-  OpDispatcher(Gateway& gateway, boost::asio::any_io_executor ex, std::string id, Send send);
+  // `person`: the dashboard's connection (ConnectionState::person).
+  OpDispatcher(Gateway& gateway, boost::asio::any_io_executor ex, std::string id, Send send, bool person = false);
 
   const std::string& id() const { return conn_->id; }
 

@@ -64,6 +64,12 @@ void op_unload(OpCall call);
 void op_undo(OpCall call);
 void op_events(OpCall call);
 
+// ops_dashboard.cpp: the live events, origin approvals, a sign-in URL.
+void op_watch(OpCall call);
+void op_origins(OpCall call);
+void op_approve(OpCall call);
+void op_dashboard(OpCall call);
+
 // ops_actors.cpp: the pages as the gateway's actors.
 void op_actors(OpCall call);
 void op_inspect(OpCall call);

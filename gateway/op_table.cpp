@@ -205,6 +205,17 @@ const std::vector<OpSpec>& op_table() {
        "remove them: a realm gets a fresh context; a tab or the Node page deletes what it can, kept names the rest",
        false, std::nullopt, &op_clear},
       {"shutdown", {{"cookie", T::string, true}}, "stop the gateway cleanly", false, std::nullopt, &op_shutdown},
+      {"watch", {},
+       "the gateway's live events, as they happen, until the connection closes (no final reply): pages, exchange "
+       "(a page's log grew), commit, run (an edit run ended), origins",
+       true, std::nullopt, &op_watch},
+      {"origins", {}, "the origins whose pages asked to connect without being allowed: pending, allowed, refused",
+       false, std::nullopt, &op_origins},
+      {"approve", {{"origin", T::string, true}, {"allow", T::flag, true}},
+       "allow or refuse a pending origin's pages, for this gateway's life: the dashboard's, never an agent's", false,
+       std::nullopt, &op_approve},
+      {"dashboard", {}, "a new one-time sign-in URL for the dashboard", false,
+       HttpRoute{"POST", "/v1/dashboard-url", true}, &op_dashboard},
   };
   return table;
 }

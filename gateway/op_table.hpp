@@ -98,6 +98,9 @@ struct ConnectionState {
 
   Worker& worker;
   std::string id;  // the session id its commits carry; "" a new one per run
+  // A signed-in dashboard: the person who started the gateway, not an
+  // agent. Only such a connection may approve origins.
+  bool person = false;
   // The files the agent has seen (the context op, and files added by
   // not_in_context); nullopt until it declares any. The door's executor only.
   std::optional<std::set<std::string>> context;

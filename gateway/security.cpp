@@ -86,6 +86,12 @@ bool origin_allowed(std::string_view origin, const Binding& b) {
   if (!o) return false;
   for (const std::string& allowed : b.allowed_origins)
     if (*o == allowed) return true;
+  return own_origin(*o, b);
+}
+
+bool own_origin(std::string_view origin, const Binding& b) {
+  auto o = normalize_origin(origin);
+  if (!o) return false;
   constexpr std::string_view http = "http://";
   if (o->compare(0, http.size(), http) != 0) return false;
   auto hp = split_host(std::string_view(*o).substr(http.size()));

@@ -35,6 +35,10 @@ bool host_allowed(std::string_view host, const Binding& b);
 // or one allowed with --allow-origin.
 bool origin_allowed(std::string_view origin, const Binding& b);
 
+// The gateway's own origin only: a loopback name or the bound address,
+// with its port (the dashboard's page, never an --allow-origin one).
+bool own_origin(std::string_view origin, const Binding& b);
+
 // The page door's allow-list: any loopback origin (http or https, any
 // port), or one allowed with --allow-origin. A missing Origin fails.
 bool page_origin_allowed(std::string_view origin, const Binding& b);

@@ -1,4 +1,5 @@
 #include "gateway/serve.hpp"
+#include "gateway/event_hub.hpp"
 
 #include "gateway/dir_watch.hpp"
 #include "gateway/worker.hpp"
@@ -250,6 +251,27 @@ void connect_pages(repl::Repl& pages, Worker& eng, Gateway& gw) {
   gw.set_repl(&pages);
 }
 
+// The dashboard's live events: what the pages, the approvals and the commit
+// queue tell, into the hub. Unfollow takes the commit queue's hook back
+// before the hub is gone.
+struct Unfollow {
+  editgit::CommitQueue& commits;
+  ~Unfollow() { commits.after_each({}); }
+};
+
+Unfollow follow(EventHub& events, repl::Repl& pages, Gateway& gw, Worker& eng) {
+  events.set_snapshots([&pages] { return pages.pages(); }, [&gw] { return gw.approvals().snapshot(); });
+  pages.pages_changed = [&events] { events.pages_changed(); };
+  pages.log_changed = [&events](const std::string& page, const std::string& log) { events.log_changed(page, log); };
+  gw.approvals().on_change([&events] { events.origins_changed(); });
+  eng.commits().after_each([&events](editgit::Repository& repo) {
+    if (!events.watched()) return;
+    auto head = repo.history([](const editgit::CommitInfo&) { return true; }, 1);
+    if (head && !head->empty()) events.committed(head->front().id);
+  });
+  return Unfollow{eng.commits()};
+}
+
 // The folders agents save into: chat logs under debug/, messages in the
 // inbox. Both watched on the worker thread.
 struct Watches {
@@ -326,14 +348,18 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   const std::string host = ip.is_v6() ? "[" + args.bind + "]" : args.bind;
   const std::string url = "http://" + host + ":" + std::to_string(binding.port) + "/";
   Gateway gw(binding, state.cookie(), eng, limits_of(args), workspace_id(root));
+  gw.set_url(url);
   McpServer mcp(gw, ioc.get_executor());
   gw.set_mcp(&mcp);
+  EventHub events(eng.executor());
+  gw.set_events(&events);
 
   // The live pages: their logs are written on the worker thread and
   // committed on the workspace's one commit queue, as the edit runs are.
   repl::Committer committer(eng.commits());
   repl::Repl pages(eng.workspace(), committer, eng.executor(), repl_options_of(args, state));
   connect_pages(pages, eng, gw);
+  Unfollow unfollow = follow(events, pages, gw, eng);
 
   // Agents that only read and write files: status and markers per page,
   // saves of the logs, and the inbox. All on the worker thread.
@@ -369,6 +395,8 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   node_page = start_node(args, eng, pages, root, state.path(), err);
   gw.set_realms(realm_host(node_page.get()));  // before ioc.run(): no op has run yet
   out << "  pages: include <script src=\"" << url << "adapter.js\" crossorigin></script>; logs in debug/\n";
+  // Signs one browser in, once; `editgate dashboard` prints another.
+  out << "  dashboard: " << url << "?token=" << gw.dashboard().mint_token() << '\n';
   out.flush();
   // The port file last: a client that finds it finds a gateway that listens.
   if (auto p = state.publish(binding.port, url, server_json(gw, host, root)); !p) {

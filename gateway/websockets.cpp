@@ -26,8 +26,11 @@ constexpr std::chrono::seconds close_within{30};
 
 class agent_socket : public Stoppable, public std::enable_shared_from_this<agent_socket> {
  public:
-  agent_socket(beast::tcp_stream&& stream, Gateway& gateway)
-      : ws_(std::move(stream)), gw_(gateway), auth_timer_(ws_.get_executor()), cut_timer_(ws_.get_executor()) {}
+  // `person`: a signed-in dashboard, authenticated by its cookie at the
+  // handshake: no auth message, and the ops that are the person's to call.
+  agent_socket(beast::tcp_stream&& stream, Gateway& gateway, bool person)
+      : ws_(std::move(stream)), gw_(gateway), auth_timer_(ws_.get_executor()), cut_timer_(ws_.get_executor()),
+        person_(person) {}
 
   ~agent_socket() override { gw_.leave(); }
 
@@ -52,6 +55,10 @@ class agent_socket : public Stoppable, public std::enable_shared_from_this<agent
  private:
   void on_accept(beast::error_code ec) {
     if (ec) return;
+    if (person_) {
+      if (gw_.stopping()) return shut(Error::shutting_down);
+      return authenticated("");
+    }
     send(R"({"op":"auth-required"})");
     auth_timer_.expires_after(gw_.limits().auth_timeout);
     auth_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
@@ -114,14 +121,19 @@ class agent_socket : public Stoppable, public std::enable_shared_from_this<agent
   void authenticate(const std::string& text) {
     auto ok = check_auth(text, gw_.cookie());
     if (!ok) return refuse_auth(ok.error());
+    authenticated(*ok);
+  }
+
+  void authenticated(const std::string& resume) {
     auth_timer_.cancel();
     // A weak reference: the OpDispatcher lives inside this socket, and must
     // not keep it alive once its connection is gone.
     auto ops = std::make_shared<OpDispatcher>(gw_, ws_.get_executor(), record::new_session_id(),
                                               [weak = weak_from_this()](std::string msg) {
                                                 if (auto self = weak.lock()) self->send(std::move(msg));
-                                              });
-    auto started = ops->start_session(*ok);
+                                              },
+                                              person_);
+    auto started = ops->start_session(resume);
     if (!started) return refuse_auth(started.error());
     ops_ = std::move(ops);
     send(R"({"type":"auth_ok"})");
@@ -223,13 +235,15 @@ class agent_socket : public Stoppable, public std::enable_shared_from_this<agent
   net::steady_timer cut_timer_;   // a close that cannot be written in time
   bool closing_ = false;  // a close follows the queued messages
   bool closed_ = false;   // no more writes
+  const bool person_;
   websocket::close_reason close_reason_;
 };
 
 }  // namespace
 
-void start_agent_socket(beast::tcp_stream stream, http::request<http::buffer_body> request, Gateway& gateway) {
-  std::make_shared<agent_socket>(std::move(stream), gateway)->run(std::move(request));
+void start_agent_socket(beast::tcp_stream stream, http::request<http::buffer_body> request, Gateway& gateway,
+                        bool person) {
+  std::make_shared<agent_socket>(std::move(stream), gateway, person)->run(std::move(request));
 }
 
 }  // namespace gateway

@@ -9,8 +9,10 @@
 namespace gateway {
 
 // Takes over the stream of an upgrade request that passed the Host and
-// Origin checks, and answers the handshake.
-void start_agent_socket(beast::tcp_stream stream, http::request<http::buffer_body> request, Gateway& gateway);
+// Origin checks, and answers the handshake. `person`: the dashboard's
+// socket, whose cookie was checked at the upgrade (no auth message).
+void start_agent_socket(beast::tcp_stream stream, http::request<http::buffer_body> request, Gateway& gateway,
+                        bool person = false);
 
 // The page door, /v1/page: a page's hello, then its results and events.
 // The request passed the Host check and carries an allowed Origin.

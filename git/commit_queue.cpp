@@ -85,9 +85,15 @@ void CommitQueue::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+void CommitQueue::after_each(Work observer) {
+  std::lock_guard lock(mutex_);
+  after_each_ = std::move(observer);
+}
+
 void CommitQueue::loop() {
   for (;;) {
     Item item;
+    Work observer;
     {
       std::unique_lock lock(mutex_);
       wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
@@ -96,12 +102,18 @@ void CommitQueue::loop() {
       queue_.pop_front();
       waiting_ -= item.weight;
       busy_ = true;
+      observer = after_each_;
     }
     try {
       item.work(repo_);
     } catch (...) {
       // A work that throws ends alone (run() hands its exception to the
       // waiter); the queue, and everyone behind it, goes on.
+    }
+    try {
+      if (observer) observer(repo_);
+    } catch (...) {
+      // An observer's failure is its own; the commits go on.
     }
     {
       std::lock_guard lock(mutex_);

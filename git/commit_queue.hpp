@@ -47,6 +47,10 @@ class CommitQueue {
   // from the queue's own thread (work that runs there waits for nothing).
   Result<void> run(Work work);
 
+  // Called on the queue's thread after each piece of work (whoever follows
+  // the commits: the dashboard's events); an empty one to stop.
+  void after_each(Work observer);
+
   // Blocks until everything submitted so far has run.
   void wait_idle();
   // Runs what is queued, then stops the thread; later submits are refused
@@ -71,6 +75,7 @@ class CommitQueue {
   std::size_t waiting_ = 0;  // the weights queued
   bool busy_ = false;
   bool stopping_ = false;
+  Work after_each_;
   std::thread thread_;
 };
 

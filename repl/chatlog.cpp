@@ -114,6 +114,7 @@ Result<FileChange> ChatLog::apply(const Lines& old_lines, const Lines& new_lines
       unseen_ = Unseen{known_, found};
   }
   known_ = out.after;
+  if (on_written) on_written();
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include "repl/error.hpp"
 #include "repl/format.hpp"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -51,6 +52,10 @@ class ChatLog {
     std::string known, found;
   };
   std::optional<Unseen> take_unseen() { return std::exchange(unseen_, std::nullopt); }
+
+  // Called after each write the gateway makes to the file (the dashboard
+  // follows the log through it).
+  std::function<void()> on_written;
 
  private:
   Result<FileChange> apply(const Lines& old_lines, const Lines& new_lines);

@@ -2,6 +2,7 @@
 #include "repl/log.hpp"
 #include "repl/page_registry.hpp"
 
+#include "editproto/unicode.hpp"
 #include "repl/markdown.hpp"
 #include "repl/names.hpp"
 #include "repl/page_input.hpp"
@@ -267,6 +268,9 @@ Result<Repl::Page*> Repl::new_page(const Hello& hello, std::string& secret) {
 void Repl::open_log(Page& p, bool returning) {
   if (!p.log) {
     p.log = std::make_unique<ChatLog>(ws_, "debug/" + p.stem + ".md");
+    p.log->on_written = [this, stem = p.stem, path = p.log->path()] {
+      if (log_changed) log_changed(stem, path);
+    };
     p.events_path = "debug/" + p.stem + ".events.log";
     p.ticker = std::make_unique<boost::asio::steady_timer>(ex_);
     p.background_timer = std::make_unique<boost::asio::steady_timer>(ex_);
@@ -355,6 +359,7 @@ void Repl::disconnect(const std::string& id, const PageLink* link) {
 // A job's start and end change a page's state many times a second under
 // load: the registry follows within registry_delay, written once for all.
 void Repl::registry_changed() {
+  if (pages_changed) pages_changed();
   if (registry_pending_) return;
   registry_pending_ = true;
   registry_timer_->expires_after(registry_delay);
@@ -382,6 +387,26 @@ void Repl::write_registry() {
     log_line("cannot write debug.md: " + w.error().detail);
 }
 
+namespace {
+
+// The job a page runs, as `pages` shows it: since when (wall clock, ms
+// since the epoch) and its running block's first line, cut short.
+json::value running_json(const Repl::Page& p) {
+  if (!p.link || !p.running) return nullptr;
+  const Repl::Job& j = *p.running;
+  const auto ran = std::chrono::steady_clock::now() - j.started;
+  const auto since = std::chrono::system_clock::now() - std::chrono::duration_cast<std::chrono::system_clock::duration>(ran);
+  std::string code = j.index < j.codes.size() ? j.codes[j.index] : std::string();
+  code = code.substr(0, code.find('\n'));
+  if (code.size() > 120) code = editproto::unicode::to_valid_utf8(code.substr(0, 120)) + "…";
+  return json::object{{"job", j.id},
+                      {"agent", j.agent},
+                      {"since_ms", std::chrono::duration_cast<std::chrono::milliseconds>(since.time_since_epoch()).count()},
+                      {"code", editproto::unicode::to_valid_utf8(code)}};
+}
+
+}  // namespace
+
 boost::json::array Repl::pages() const {
   json::array out;
   for (const auto& [id, p] : pages_) {
@@ -391,7 +416,9 @@ boost::json::array Repl::pages() const {
         {"kind", p->kind},
         {"url", p->url},
         {"title", p->title},
+        {"origin", p->origin},
         {"state", !p->link ? "disconnected" : p->running ? "executing" : "idle"},
+        {"running", running_json(*p)},
         {"log", p->log->path()},
         {"queued", p->queue.size()},
         {"last_seen", clock_text(p->last_seen)},

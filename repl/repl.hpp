@@ -208,6 +208,11 @@ class Repl {
   // changes in it commits them first (the gateway's edit runs), and each
   // commit holds one writer's work.
   std::function<void(const std::string& path)> before_write;
+  // What a dashboard follows, told on the REPL's executor: the pages
+  // changed (one came or went, a job started or ended, a queue moved), and
+  // the gateway wrote page `page`'s log. Whoever listens coalesces them.
+  std::function<void()> pages_changed;
+  std::function<void(const std::string& page, const std::string& log)> log_changed;
 
   // Where the pages' status, markers and chat history go; job
   // numbers continue after the highest marker's. Before any page connects.

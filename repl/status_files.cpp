@@ -24,6 +24,8 @@ void Repl::set_files(AgentFiles* files) {
 // waits for its commit, or for older jobs); `progress` counts the blocks done
 // of all open jobs.
 void Repl::write_status(Page& p) {
+  // Every change of a page's queue or job passes here.
+  if (pages_changed) pages_changed();
   if (!files_) return;
   json::object st{{"page", p.stem}, {"log", p.log->path()}, {"connected", p.link != nullptr},
                   {"queued", p.queue.size()}, {"acked", p.acked}, {"completed", p.completed}};

@@ -1,0 +1,18 @@
+// `editgate dashboard`: a new one-time sign-in URL for the running
+// gateway's dashboard (POST /v1/dashboard-url, with the cookie from
+// .editgate/), for a browser that has none (each URL signs in one, once).
+#pragma once
+
+#include <ostream>
+#include <string>
+
+namespace cli {
+
+struct DashboardArgs {
+  std::string root;  // empty: the folder found by searching upward for .editgate/
+};
+
+// Exit 0 with the URL on `out`, 2 when no gateway answers or it refused.
+int run_dashboard(const DashboardArgs& args, std::ostream& out, std::ostream& err);
+
+}  // namespace cli

@@ -1,0 +1,251 @@
+"""The dashboard's door, from outside: the one-time sign-in URL `editgate
+serve` prints, the session cookie, its WebSocket (the agents' protocol,
+signed in by the cookie), the live events of `watch`, and origins approved
+or refused by the person but never by an agent. Written from the README's
+reference with Python's http.client and Debian's websockets.
+
+Usage: dashboard_door.py EDITGATE
+"""
+import asyncio
+import contextlib
+import http.client
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+
+import websockets
+
+from seed_client import Session, connected, git, stop, wait_for
+
+EDITGATE = sys.argv[1]
+
+
+@contextlib.contextmanager
+def serving():
+    """A gateway on a new workspace: (root, server.json, cookie, the printed dashboard URL)."""
+    with tempfile.TemporaryDirectory() as root:
+        git(root, "init", "-q", "-b", "main")
+        git(root, "commit", "-q", "--allow-empty", "-m", "start")
+        gw = subprocess.Popen([EDITGATE, "serve", "--port", "0", "--root", root],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        try:
+            url = None
+            for line in gw.stdout:
+                if line.strip().startswith("dashboard: "):
+                    url = line.split("dashboard: ", 1)[1].strip()
+                    break
+            assert url, "serve printed no dashboard URL"
+            wait_for(os.path.join(root, ".editgate", "port"))
+            with open(os.path.join(root, ".editgate", "server.json")) as f:
+                server = json.load(f)
+            with open(os.path.join(root, ".editgate", "cookie")) as f:
+                cookie = f.read()
+            yield root, server, cookie, url
+        finally:
+            stop(gw)
+
+
+def get(url, headers=None, method="GET", body=None):
+    u = urllib.parse.urlsplit(url)
+    c = http.client.HTTPConnection(u.hostname, u.port, timeout=10)
+    c.request(method, u.path + ("?" + u.query if u.query else ""), body=body, headers=headers or {})
+    r = c.getresponse()
+    body = r.read()
+    c.close()
+    return r.status, {k.lower(): v for k, v in r.getheaders()}, body
+
+
+def sign_in(url):
+    """Spends the token: the session cookie's value."""
+    status, headers, _ = get(url)
+    assert status == 303 and headers["location"] == "/", (status, headers)
+    cookie = headers["set-cookie"]
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Path=/" in cookie, cookie
+    name, value = cookie.split(";")[0].split("=", 1)
+    assert name == "editgate_dashboard" and len(value) == 32, cookie
+    return value
+
+
+def check_sign_in(url):
+    base = url.split("?")[0]
+    # Not signed in: the page says how to sign in, and shows no data.
+    status, _, body = get(base)
+    assert status == 401 and b"editgate dashboard" in body, (status, body)
+    value = sign_in(url)
+    # The token is single-use.
+    status, headers, _ = get(url)
+    assert status == 401 and "set-cookie" not in headers, (status, headers)
+    status, _, _ = get(base + "?token=" + "0" * 32)
+    assert status == 401
+    # Signed in: the page, its script and style, from the binary, under a strict CSP.
+    status, headers, body = get(base, {"Cookie": "other=1; editgate_dashboard=" + value})
+    assert status == 200 and b"/dashboard.js" in body, (status, body[:200])
+    csp = headers["content-security-policy"]
+    assert "script-src 'self'" in csp and "frame-ancestors 'none'" in csp and "unsafe" not in csp, csp
+    for asset, kind in (("dashboard.js", "javascript"), ("dashboard.css", "text/css")):
+        status, headers, body = get(base + asset)
+        assert status == 200 and kind in headers["content-type"] and body, (asset, status)
+    # A wrong cookie is no session.
+    status, _, _ = get(base, {"Cookie": "editgate_dashboard=" + "0" * 32})
+    assert status == 401
+    return value
+
+
+async def refused_upgrade(uri, origin, cookie):
+    headers = {"Cookie": "editgate_dashboard=" + cookie} if cookie else {}
+    try:
+        async with websockets.connect(uri, origin=origin, extra_headers=headers):
+            pass
+    except websockets.exceptions.InvalidStatusCode as e:
+        return e.status_code
+    raise AssertionError("the upgrade from %r was accepted" % (origin,))
+
+
+async def dashboard_socket(server, cookie, origin):
+    ws = await websockets.connect(server["ws"].replace("/ws", "/v1/dashboard"), origin=origin,
+                                  extra_headers={"Cookie": "editgate_dashboard=" + cookie}, max_size=None)
+    s = Session(ws)
+    assert await s.recv() == {"type": "auth_ok"}
+    started = await s.recv()
+    assert started["op"] == "session-started", started
+    return s
+
+
+async def next_event(s, kind, test=lambda e: True, seconds=20):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        m = await s.recv(deadline - time.monotonic())
+        e = m.get("event")
+        if e and e["type"] == kind and test(e):
+            return e
+    raise AssertionError("no %s event" % kind)
+
+
+async def call(s, msg):
+    """A request on the dashboard's socket, whose watch events go on meanwhile: its final reply."""
+    await s.send(msg)
+    while True:
+        m = await s.recv()
+        if m.get("id") == msg["id"] and "done" in m.get("status", []):
+            return m
+
+
+async def page_upgrade(server, origin):
+    """A page's handshake at /v1/page from `origin`: the HTTP status, and the error body when refused."""
+    u = urllib.parse.urlsplit(server["http"])
+    c = http.client.HTTPConnection(u.hostname, u.port, timeout=10)
+    c.request("GET", "/v1/page", headers={"Origin": origin, "Upgrade": "websocket", "Connection": "Upgrade",
+                                          "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+                                          "Sec-WebSocket-Version": "13"})
+    r = c.getresponse()
+    body = r.read() if r.status != 101 else b""
+    c.close()
+    return r.status, json.loads(body) if body else None
+
+
+
+async def check_socket(server, cookie_text, url, value):
+    base = url.split("?")[0].rstrip("/")
+    port = urllib.parse.urlsplit(base).port
+    dash = server["ws"].replace("/ws", "/v1/dashboard")
+    # Another origin never reads the dashboard's data, even with the cookie;
+    # nor does a signed-out browser on the right one.
+    assert await refused_upgrade(dash, "http://evil.example", value) == 403
+    assert await refused_upgrade(dash, "http://127.0.0.1:%d" % (port + 1 if port < 65535 else 1), value) == 403
+    assert await refused_upgrade(dash, base, None) == 401
+    assert await refused_upgrade(dash, base, "0" * 32) == 401
+
+    s = await dashboard_socket(server, value, base)
+    await s.send({"op": "watch", "id": "w"})
+    first = await next_event(s, "pages")
+    assert isinstance(first["pages"], list)
+    origins = await next_event(s, "origins")
+    assert origins["pending"] == [] and origins["allowed"] == [] and origins["refused"] == []
+
+    # An agent's eval: the page's log grows and HEAD moves, told live.
+    async with connected(server, cookie_text) as agent:
+        await agent.node_page()
+        _, done = await agent.call({"op": "eval", "id": "e1", "code": "6 * 7"})
+        assert done["value"] == 42, done
+        ex = await next_event(s, "exchange")
+        assert ex["log"].startswith("debug/") and ex["page"], ex
+        commit = await next_event(s, "commit")
+        assert len(commit["commit"]) == 40
+
+        # A page from an origin nobody allowed waits for the person.
+        status, body = await page_upgrade(server, "http://pages.example:8000")
+        assert status == 403 and body["error"] == "origin_pending", (status, body)
+        assert "dashboard" in body["message"]
+        pending = await next_event(s, "origins", lambda e: e["pending"])
+        assert [p["origin"] for p in pending["pending"]] == ["http://pages.example:8000"], pending
+        # An agent sees it, and cannot allow it: a page's text steers agents.
+        _, listed = await agent.call({"op": "origins", "id": "o1"})
+        assert listed["pending"][0]["origin"] == "http://pages.example:8000"
+        _, refused = await agent.call({"op": "approve", "id": "a1", "origin": "http://pages.example:8000",
+                                       "allow": True})
+        assert refused["reason"] == "forbidden_origin", refused
+        status, body = await page_upgrade(server, "http://pages.example:8000")
+        assert status == 403 and body["error"] == "origin_pending"
+
+    # The person allows it: the page connects; refuses another: it stays out.
+    ok = await call(s, {"op": "approve", "id": "a2", "origin": "http://pages.example:8000", "allow": True})
+    assert ok["allowed"] is True, ok
+    status, _ = await page_upgrade(server, "http://pages.example:8000")
+    assert status == 101, status
+    status, body = await page_upgrade(server, "http://other.example")
+    assert body["error"] == "origin_pending"
+    ok = await call(s, {"op": "approve", "id": "a3", "origin": "http://other.example", "allow": False})
+    status, body = await page_upgrade(server, "http://other.example")
+    assert status == 403 and body["error"] == "forbidden_origin" and "refused" in body["message"], body
+    # An origin that never asked is not decided on; a malformed one is refused.
+    unknown = await call(s, {"op": "approve", "id": "a4", "origin": "http://never.example", "allow": True})
+    assert unknown["reason"] == "not_found", unknown
+    # A flood of made-up origins fills the pending list, then is refused
+    # outright: what the person sees stays put.
+    for i in range(20):
+        status, body = await page_upgrade(server, "http://flood%d.example" % i)
+        assert status == 403
+    assert body["error"] == "forbidden_origin" and "wait for approval" in body["message"], body
+    listed = await call(s, {"op": "origins", "id": "o2"})
+    assert len(listed["pending"]) == 16, len(listed["pending"])
+    await s.ws.close()
+
+
+def check_new_url(server, cookie_text, url):
+    """`dashboard` (POST /v1/dashboard-url, the cookie) mints another sign-in URL."""
+    base = url.split("?")[0]
+    status, _, _ = get(base + "v1/dashboard-url", method="POST")
+    assert status == 401
+    status, _, body = get(base + "v1/dashboard-url", {"Authorization": "Bearer " + cookie_text.strip(),
+                                                      "Content-Type": "application/json"}, "POST", "{}")
+    assert status == 200, (status, body)
+    fresh = json.loads(body)["url"]
+    assert fresh.startswith(base + "?token=") and fresh != url
+    sign_in(fresh)
+
+
+def check_command(root, url):
+    """`editgate dashboard` prints one more, from the workspace."""
+    out = subprocess.run([EDITGATE, "dashboard", "--root", root], capture_output=True, text=True, timeout=20)
+    assert out.returncode == 0, out.stderr
+    fresh = out.stdout.strip()
+    assert fresh.startswith(url.split("?")[0] + "?token=") and fresh != url, fresh
+    sign_in(fresh)
+
+
+def main():
+    with serving() as (root, server, cookie_text, url):
+        assert url.startswith(server["http"] + "?token=") or url.startswith(server["http"].rstrip("/") + "/?token="), url
+        value = check_sign_in(url)
+        asyncio.run(check_socket(server, cookie_text, url, value))
+        check_new_url(server, cookie_text, url)
+        check_command(root, url)
+    print("dashboard door: ok")
+
+
+if __name__ == "__main__":
+    main()
