@@ -416,7 +416,7 @@
       const bad = b.status === 'failed' || b.status === 'not_in_context';
       const li = el('li', 'block ' + (bad ? 'failed' : 'st-' + b.status));
       const top = el('div', 'line');
-      top.append(el('span', 'badge', '#' + b.index), el('span', 'status', b.status));
+      top.append(el('span', 'badge', 'block ' + (b.index + 1)), el('span', 'status', b.status));
       if (b.path) top.append(el('span', 'mono', b.path + (b.line ? ':' + b.line : '')));
       if (b.reason) top.append(el('span', 'reason', b.reason));
       li.append(top);

@@ -83,17 +83,6 @@ const adapterPage = (gw, title) =>
 // The last line of the edit route's NDJSON: the run's summary, with its commit.
 const summaryOf = (text) => JSON.parse(text.trim().split('\n').pop());
 
-// The ops each view needs, as the gateway's `describe` lists them. The door and
-// these ops are other parts of the same issue: until a binary has one, the tests
-// that need it are skipped, each naming what it waits for.
-const OWNER = { door: 'the dashboard door', log: 'op log', show: 'op show', runs: 'op runs', approve: 'op approve' };
-let ops = new Set();
-function needs(t, ...what) {
-  const missing = what.filter((w) => !ops.has(w));
-  if (missing.length) t.skip(`waits for ${missing.map((w) => OWNER[w] || 'op ' + w).join(', ')}`);
-  return missing.length > 0;
-}
-
 describe('dashboard in headless Chromium', { timeout: 180000 }, () => {
   let root; let gw; let browser; let ctx; let dash;
   const problems = [];
@@ -116,7 +105,7 @@ describe('dashboard in headless Chromium', { timeout: 180000 }, () => {
     dash.$eval('#pages-body', (b) => Array.from(b.querySelectorAll('tr.page')).map((tr) => tr.dataset.key).find((k) => /^node/.test(k))));
 
   it('opens the printed URL: the token leaves the address bar and an HttpOnly, SameSite=Strict cookie signs in', async (t) => {
-    if (!gw.url) return t.skip('waits for the dashboard door: serve prints no dashboard URL');
+    assert.ok(gw.url, 'serve printed a dashboard URL');
     dash = await ctx.newPage();
     dash.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
     dash.on('pageerror', (e) => problems.push(String(e)));
@@ -129,20 +118,9 @@ describe('dashboard in headless Chromium', { timeout: 180000 }, () => {
     assert.equal(cookie.sameSite, 'Strict');
     assert.equal(await dash.evaluate(() => document.cookie), '', 'the page\'s script cannot read it');
     await dash.waitForSelector('#conn.ok');
-    const described = await dash.evaluate(() => new Promise((resolve, reject) => {
-      const ws = new WebSocket(`ws://${location.host}/v1/dashboard`);
-      ws.onmessage = (m) => {
-        const msg = JSON.parse(m.data);
-        if (msg.op === 'session-started') ws.send(JSON.stringify({ op: 'describe', id: 1 }));
-        if (msg.id === 1) { ws.close(); resolve(Object.keys(msg.ops)); }
-      };
-      ws.onclose = () => reject(new Error('closed'));
-    }));
-    ops = new Set(['door', ...described]);
   });
 
   it('the token is single-use: another browser opening the same URL is refused', async (t) => {
-    if (needs(t, 'door')) return;
     const other = await browser.newContext();
     try {
       const p = await other.newPage();
@@ -154,7 +132,6 @@ describe('dashboard in headless Chromium', { timeout: 180000 }, () => {
   });
 
   it('a tab connecting appears in Pages, live', async (t) => {
-    if (needs(t, 'door')) return;
     const tabs = await site('127.0.0.1', { '/tab.html': adapterPage(gw, 'Dashboard Tab') });
     const tabCtx = await browser.newContext();
     try {
@@ -171,7 +148,6 @@ describe('dashboard in headless Chromium', { timeout: 180000 }, () => {
   });
 
   it('an eval sent by an agent appears live in the rendered log', async (t) => {
-    if (needs(t, 'door', 'log')) return;
     const page = await nodePage();
     await view('log');
     await dash.selectOption('#log-page', page);
@@ -195,7 +171,6 @@ describe('dashboard in headless Chromium', { timeout: 180000 }, () => {
   }
 
   it('selecting a history entry shows its diff, unified or side by side', async (t) => {
-    if (needs(t, 'door', 'show')) return;
     const r = await gw.post('/v1/edits?agent=dash-agent', block('notes.txt', 'alpha', 'alpha\nbeta-from-dashboard'), 'text/plain');
     const { commit } = summaryOf(r.text);
     assert.match(commit, /^[0-9a-f]{40}$/, r.text);
@@ -207,7 +182,6 @@ describe('dashboard in headless Chromium', { timeout: 180000 }, () => {
   });
 
   it('a failing edit run shows its failing block highlighted with its diagnostic', async (t) => {
-    if (needs(t, 'door', 'show', 'runs')) return;
     const text = `${block('app.js', 'const b = 2;', 'const b = 3;')}\n${block('app.js', 'const c = 9;', 'const c = 10;')}`;
     const r = await gw.post('/v1/edits?agent=dash-agent', text, 'text/plain');
     const { commit } = summaryOf(r.text);
@@ -223,7 +197,6 @@ describe('dashboard in headless Chromium', { timeout: 180000 }, () => {
   });
 
   it('a page from an origin not on the allow-list waits as pending, is allowed, and then connects', async (t) => {
-    if (needs(t, 'door', 'approve')) return;
     const away = await site('127.0.0.2', { '/tab.html': adapterPage(gw, 'Pending Tab') });
     const tabCtx = await browser.newContext();
     try {
@@ -245,7 +218,6 @@ describe('dashboard in headless Chromium', { timeout: 180000 }, () => {
   });
 
   it('a foreign origin cannot read the dashboard\'s data, even with the session cookie in its browser', async (t) => {
-    if (needs(t, 'door')) return;
     // Same browser context as the dashboard: the cookie is there. 127.0.0.1 on another
     // port is the same site (the cookie goes along), 127.0.0.2 another one.
     const probes = { '/probe.html': '<!doctype html><title>probe</title>' };
@@ -275,7 +247,6 @@ describe('dashboard in headless Chromium', { timeout: 180000 }, () => {
   });
 
   it('the keyboard reaches every view and list: arrows move, Enter selects, focus is visible', async (t) => {
-    if (needs(t, 'door')) return;
     await view('pages');
     await dash.focus('#tab-pages');
     await dash.keyboard.press('ArrowRight');
@@ -309,7 +280,6 @@ describe('dashboard in headless Chromium', { timeout: 180000 }, () => {
   });
 
   it('ran under the strict CSP without a refused script, style or error', (t) => {
-    if (needs(t, 'door')) return;
     assert.deepEqual(problems.filter((p) => !/WebSocket connection to .*(127\.0\.0\.2|probe)/.test(p)), []);
   });
 });
