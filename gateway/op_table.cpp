@@ -203,7 +203,7 @@ const std::vector<OpSpec>& op_table() {
        "a page's chat log for people (the built-in Node page when none is named): the entries (request, reply, "
        "error, event, note) that end before the cursor before, from its last limit_bytes (default 262144), each "
        "rendered to safe HTML, oldest first; next_before pages back",
-       false, HttpRoute{"GET", "/v1/log", true}, &op_log},
+       false, std::nullopt, &op_log},
       {"kill", {{"actor", T::string, true}},
        "stop a page: the Node page's process is restarted, a tab's connection dropped (it reconnects)", false,
        std::nullopt, &op_kill},

@@ -1,6 +1,6 @@
 // The log op against a real gateway and its Node page: the chat log's
 // entries with their kinds, rendered inert, paged back from the end over the
-// WebSocket, and the same over GET /v1/log.
+// WebSocket.
 #include "client.hpp"
 #include "pages.hpp"
 #include "support.hpp"
@@ -75,14 +75,6 @@ TEST_CASE_METHOD(pagetest::NodeGateway, "log renders the Node page's chat log an
   std::vector<std::int64_t> whole;
   for (const json::value& e : tail.at("entries").as_array()) whole.push_back(e.at("offset").as_int64());
   CHECK(offsets == whole);
-
-  // The same op over HTTP.
-  const std::map<std::string, std::string> auth{{"Authorization", "Bearer " + gw.cookie()}};
-  client::Response r = client::request(gw.port(), "GET", "/v1/log?limit_bytes=2048", "", auth);
-  REQUIRE(r.status == 200);
-  const json::object http = pagetest::obj(r.body);
-  CHECK(http.at("size") == size);
-  CHECK(http.at("next_before").is_int64());
 
   // Bad input: no such page, a cursor past the end, a window out of bounds.
   CHECK(log_op({{"page", "nowhere"}}).at("reason") == "not_found");
