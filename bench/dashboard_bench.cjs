@@ -54,7 +54,8 @@ async function agent(gw) {
 
 async function fill(gw, a, page) {
   const log = path.join(gw.root, (await a.call('pages', {})).pages.find((p) => p.page === page).log);
-  for (let i = 0; i < 4000 && (!fs.existsSync(log) || fs.statSync(log).size < LOG_MB * 1e6); i++)
+  // A reply keeps only the head of a long value: the loop runs until the log is that big.
+  for (let i = 0; i < 40000 && (!fs.existsSync(log) || fs.statSync(log).size < LOG_MB * 1e6); i++)
     await a.call('eval', { page, code: `'${i} ' + 'lorem ipsum dolor sit amet '.repeat(2000)` });
   return fs.statSync(log).size;
 }

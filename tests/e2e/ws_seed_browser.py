@@ -147,7 +147,13 @@ async def actors_and_kill(c, page, root):
     assert state["kind"] == "browser" and state["page"] == page["page"], state
     killed = await c.ok("kill", actor=page["page"])
     assert killed["value"] == "ok" and killed["page"] == page["page"] and killed["restart"], killed
-    # The adapter connects again, as the same instance: the same name and log.
+    # The connection drops (the kill's reply can come first), then the
+    # adapter connects again, as the same instance: the same name and log.
+    for _ in range(40):
+        pages = (await c.ok("pages"))["pages"]
+        if any(p["page"] == page["page"] and p["state"] == "disconnected" for p in pages):
+            break
+        await asyncio.sleep(0.05)
     for _ in range(400):
         pages = (await c.ok("pages"))["pages"]
         if any(p["page"] == page["page"] and p["state"] != "disconnected" for p in pages):
