@@ -113,7 +113,7 @@ function suite(label, { connect, browser, skip, progressLate }) {
       assert.equal(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8'), NOTES);
       // The pages commit their logs meanwhile (the Node page's connection, at
       // any moment after start): no commit of the checked file is the promise.
-      assert.equal(git(root, 'rev-list', `${head}..HEAD`, '--', 'notes.txt'), '');
+      assert.equal(git(root, 'rev-list', `${head.trim()}..HEAD`, '--', 'notes.txt'), '');
     });
 
     it('edit_apply streams a progress notification per block; the failed block is an error result with its diagnostic', async () => {
