@@ -92,23 +92,10 @@ std::string_view to_string(FileStatus s) {
 }
 
 Result<CommitPatch> Repository::patch(const std::string& id, const DiffBounds& bounds) const {
-  git_oid oid;
-  if (git_oid_fromstr(&oid, id.c_str()) < 0) return Failure{Error::invalid, "'" + id + "' is not a commit id"};
-  git_commit* raw = nullptr;
-  if (int rc = git_commit_lookup(&raw, repo_, &oid); rc < 0) return failure(rc, "no commit " + id);
-  CommitPtr commit(raw);
-  git_tree* t = nullptr;
-  if (int rc = git_commit_tree(&t, raw); rc < 0) return failure(rc, "cannot read the tree of " + id);
-  TreePtr tree(t);
-  TreePtr parent_tree;  // null for a root commit: the empty tree
-  if (git_commit_parentcount(raw) > 0) {
-    git_commit* p = nullptr;
-    if (int rc = git_commit_parent(&p, raw, 0); rc < 0) return failure(rc, "cannot read the parent of " + id);
-    CommitPtr parent(p);
-    git_tree* pt = nullptr;
-    if (int rc = git_commit_tree(&pt, p); rc < 0) return failure(rc, "cannot read the parent tree of " + id);
-    parent_tree.reset(pt);
-  }
+  auto trees = commit_trees(repo_, id);
+  if (!trees) return trees.error();
+  const TreePtr& tree = trees->tree;
+  const TreePtr& parent_tree = trees->parent_tree;
 
   git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
   opts.max_size = static_cast<git_off_t>(bounds.max_file_bytes);

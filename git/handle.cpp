@@ -58,4 +58,25 @@ Result<Head> read_head(git_repository* repo) {
   return h;
 }
 
+Result<CommitTrees> commit_trees(git_repository* repo, const std::string& id) {
+  git_oid oid;
+  if (git_oid_fromstr(&oid, id.c_str()) < 0) return Failure{Error::invalid, "'" + id + "' is not a commit id"};
+  git_commit* raw = nullptr;
+  if (int rc = git_commit_lookup(&raw, repo, &oid); rc < 0) return failure(rc, "no commit " + id);
+  CommitTrees out;
+  out.commit.reset(raw);
+  git_tree* t = nullptr;
+  if (int rc = git_commit_tree(&t, raw); rc < 0) return failure(rc, "cannot read the tree of " + id);
+  out.tree.reset(t);
+  if (git_commit_parentcount(raw) > 0) {
+    git_commit* p = nullptr;
+    if (int rc = git_commit_parent(&p, raw, 0); rc < 0) return failure(rc, "cannot read the parent of " + id);
+    CommitPtr parent(p);
+    git_tree* pt = nullptr;
+    if (int rc = git_commit_tree(&pt, p); rc < 0) return failure(rc, "cannot read the parent tree of " + id);
+    out.parent_tree.reset(pt);
+  }
+  return out;
+}
+
 }  // namespace editgit::detail

@@ -48,4 +48,13 @@ struct Head {
 };
 Result<Head> read_head(git_repository* repo);
 
+// Commit `id` (40 hex digits) and the trees a diff of it compares: its own
+// and its first parent's (null for a root commit: the empty tree).
+struct CommitTrees {
+  CommitPtr commit;
+  TreePtr tree;
+  TreePtr parent_tree;
+};
+Result<CommitTrees> commit_trees(git_repository* repo, const std::string& id);
+
 }  // namespace editgit::detail

@@ -1,4 +1,5 @@
 #include "repl/events_log.hpp"
+#include "repl/read_at.hpp"
 
 #include "editproto/unicode.hpp"
 #include "repl/page_state.hpp"
@@ -70,17 +71,7 @@ class BackLines {
   // Up to `n` bytes from `at`, from the block when it holds them.
   Result<std::string> bytes(std::uint64_t at, std::size_t n) const {
     if (at >= buf_at_ && at + n <= buf_at_ + buf_.size()) return buf_.substr(static_cast<std::size_t>(at - buf_at_), n);
-    std::string out(n, '\0');
-    std::size_t got = 0;
-    while (got < n) {
-      const ssize_t r = ::pread(fd_, out.data() + got, n - got, static_cast<off_t>(at + got));
-      if (r < 0 && errno == EINTR) continue;
-      if (r < 0) return read_failure(errno);
-      if (r == 0) break;
-      got += static_cast<std::size_t>(r);
-    }
-    out.resize(got);
-    return out;
+    return read_at(fd_, at, n, "the events log");
   }
 
   // The lowest offset read so far: where a scan stopped by its bound ends.

@@ -1,4 +1,5 @@
 #include "repl/log_render.hpp"
+#include "repl/read_at.hpp"
 
 #include "editproto/unicode.hpp"
 #include "repl/format.hpp"
@@ -79,22 +80,8 @@ void settle_kind(LogEntry& e) {
   if (at != std::string::npos && std::string_view(e.text).substr(at).starts_with("executing")) e.kind = EntryKind::reply;
 }
 
-Failure read_failure(int err) { return {Error::io, std::string("cannot read the chat log: ") + std::strerror(err)}; }
-
 // Up to `n` bytes from `at`; fewer at the end of the file.
-Result<std::string> read_at(int fd, std::uint64_t at, std::size_t n) {
-  std::string out(n, '\0');
-  std::size_t got = 0;
-  while (got < n) {
-    const ssize_t r = ::pread(fd, out.data() + got, n - got, static_cast<off_t>(at + got));
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) return read_failure(errno);
-    if (r == 0) break;
-    got += static_cast<std::size_t>(r);
-  }
-  out.resize(got);
-  return out;
-}
+Result<std::string> read_at(int fd, std::uint64_t at, std::size_t n) { return repl::read_at(fd, at, n, "the chat log"); }
 
 // Where the text of a window that starts inside an entry begins: at its
 // first entry (`found`), else (all of it inside one entry) at its start,
