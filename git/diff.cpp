@@ -92,20 +92,10 @@ std::string_view to_string(FileStatus s) {
 }
 
 Result<CommitPatch> Repository::patch(const std::string& id, const DiffBounds& bounds) const {
-  auto trees = commit_trees(repo_, id);
-  if (!trees) return trees.error();
-  const TreePtr& tree = trees->tree;
-  const TreePtr& parent_tree = trees->parent_tree;
-
-  git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
-  opts.max_size = static_cast<git_off_t>(bounds.max_file_bytes);
-  const std::string spec = prefix_;
-  char* specs[1] = {const_cast<char*>(spec.c_str())};
-  if (!prefix_.empty()) opts.pathspec = {specs, 1};
-  git_diff* d = nullptr;
-  if (int rc = git_diff_tree_to_tree(&d, repo_, parent_tree.get(), tree.get(), &opts); rc < 0)
-    return failure(rc, "cannot compare " + id + " with its parent");
-  DiffPtr diff(d);
+  auto compared = diff_with_parent(repo_, id, prefix_, static_cast<git_off_t>(bounds.max_file_bytes));
+  if (!compared) return compared.error();
+  DiffPtr diff = std::move(*compared);
+  git_diff* d = diff.get();
   git_diff_find_options find = GIT_DIFF_FIND_OPTIONS_INIT;
   find.flags = GIT_DIFF_FIND_RENAMES;
   if (int rc = git_diff_find_similar(d, &find); rc < 0) return failure(rc, "cannot find the renames of " + id);

@@ -58,25 +58,33 @@ Result<Head> read_head(git_repository* repo) {
   return h;
 }
 
-Result<CommitTrees> commit_trees(git_repository* repo, const std::string& id) {
+Result<DiffPtr> diff_with_parent(git_repository* repo, const std::string& id, const std::string& prefix,
+                                 git_off_t max_size) {
   git_oid oid;
   if (git_oid_fromstr(&oid, id.c_str()) < 0) return Failure{Error::invalid, "'" + id + "' is not a commit id"};
   git_commit* raw = nullptr;
   if (int rc = git_commit_lookup(&raw, repo, &oid); rc < 0) return failure(rc, "no commit " + id);
-  CommitTrees out;
-  out.commit.reset(raw);
+  CommitPtr commit(raw);
   git_tree* t = nullptr;
   if (int rc = git_commit_tree(&t, raw); rc < 0) return failure(rc, "cannot read the tree of " + id);
-  out.tree.reset(t);
+  TreePtr tree(t);
+  TreePtr parent_tree;  // null: the empty tree
   if (git_commit_parentcount(raw) > 0) {
     git_commit* p = nullptr;
     if (int rc = git_commit_parent(&p, raw, 0); rc < 0) return failure(rc, "cannot read the parent of " + id);
     CommitPtr parent(p);
     git_tree* pt = nullptr;
     if (int rc = git_commit_tree(&pt, p); rc < 0) return failure(rc, "cannot read the parent tree of " + id);
-    out.parent_tree.reset(pt);
+    parent_tree.reset(pt);
   }
-  return out;
+  git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+  if (max_size > 0) opts.max_size = max_size;
+  char* specs[1] = {const_cast<char*>(prefix.c_str())};
+  if (!prefix.empty()) opts.pathspec = {specs, 1};
+  git_diff* d = nullptr;
+  if (int rc = git_diff_tree_to_tree(&d, repo, parent_tree.get(), tree.get(), &opts); rc < 0)
+    return failure(rc, "cannot compare " + id + " with its parent");
+  return DiffPtr(d);
 }
 
 }  // namespace editgit::detail

@@ -48,13 +48,11 @@ struct Head {
 };
 Result<Head> read_head(git_repository* repo);
 
-// Commit `id` (40 hex digits) and the trees a diff of it compares: its own
-// and its first parent's (null for a root commit: the empty tree).
-struct CommitTrees {
-  CommitPtr commit;
-  TreePtr tree;
-  TreePtr parent_tree;
-};
-Result<CommitTrees> commit_trees(git_repository* repo, const std::string& id);
+// What commit `id` (40 hex digits) changed against its first parent (a
+// root commit: against the empty tree), under `prefix` (the workspace root
+// within the repository; "" for all), files over `max_size` bytes counted
+// as binary (0: libgit2's default).
+Result<DiffPtr> diff_with_parent(git_repository* repo, const std::string& id, const std::string& prefix,
+                                 git_off_t max_size = 0);
 
 }  // namespace editgit::detail

@@ -80,19 +80,10 @@ Result<CommitInfo> Repository::find_commit(const std::string& prefix) const {
 }
 
 Result<std::vector<FileDiff>> Repository::diff(const std::string& id) const {
-  auto trees = commit_trees(repo_, id);
-  if (!trees) return trees.error();
-  const TreePtr& tree = trees->tree;
-  const TreePtr& parent_tree = trees->parent_tree;
-
-  git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
-  const std::string spec = prefix_;
-  char* specs[1] = {const_cast<char*>(spec.c_str())};
-  if (!prefix_.empty()) opts.pathspec = {specs, 1};
-  git_diff* d = nullptr;
-  if (int rc = git_diff_tree_to_tree(&d, repo_, parent_tree.get(), tree.get(), &opts); rc < 0)
-    return failure(rc, "cannot compare " + id + " with its parent");
-  DiffPtr owned(d);
+  auto compared = diff_with_parent(repo_, id, prefix_);
+  if (!compared) return compared.error();
+  DiffPtr owned = std::move(*compared);
+  git_diff* d = owned.get();
 
   // Contents as a checkout would write them (smudge filters, line endings).
   auto content = [&](const git_diff_file& f, std::string& out) -> int {
