@@ -15,6 +15,7 @@
 #include <cstring>
 #include <deque>
 #include <fstream>
+#include <mutex>
 
 namespace editproto {
 
@@ -54,6 +55,14 @@ const char* kind_of(mode_t m) {
   if (S_ISSOCK(m)) return "a socket";
   if (S_ISCHR(m) || S_ISBLK(m)) return "a device";
   return "not a regular file";
+}
+
+void ignore_lease_signals() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction now{};
+    if (::sigaction(SIGIO, nullptr, &now) == 0 && now.sa_handler == SIG_DFL) ::signal(SIGIO, SIG_IGN);
+  });
 }
 
 }  // namespace detail

@@ -99,6 +99,26 @@ class Workspace {
   Outcome<Replaced> replace(const std::string& real_rel, std::span<const std::string_view> chunks, const Stamp& seen,
                             const std::function<bool(std::string_view)>& same, std::size_t max_bytes) const;
 
+  // Rewrites the file in place from byte `offset` on: `old_tail` there (to
+  // the end of the file) becomes `new_tail`. Only while nobody else has the
+  // file open: a write lease (F_SETLEASE) is taken first, so an open by any
+  // other process waits until the write is done and a reader never sees it
+  // half made; then the file must still end in exactly `old_tail` at
+  // `offset` (its size and those bytes, read back), or nothing is written.
+  // `before_write` runs between that check and the write (a journal records
+  // it there). The bytes before `offset` are neither read nor written.
+  enum class Tail {
+    written,      // `stamp` is the file as written
+    changed,      // the file is not what the caller expected: nothing written
+    unavailable,  // someone has it open, or no leases here: nothing written
+  };
+  struct TailWrite {
+    Tail outcome = Tail::unavailable;
+    Stamp stamp;
+  };
+  Outcome<TailWrite> write_tail(const std::string& real_rel, std::size_t offset, std::string_view old_tail,
+                                std::string_view new_tail, const std::function<void()>& before_write = {}) const;
+
   // Removes temp files of this writer (".<name>.editgate-<pid>-<n>") that a
   // process no longer running left in the folder of `real_rel`, after a crash.
   void clean_leftovers(const std::string& real_rel) const;

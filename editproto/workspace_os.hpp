@@ -1,5 +1,6 @@
-// What the workspace's two files (workspace.cpp: paths and reads;
-// workspace_write.cpp: writes) share: system errors as failures, stamps and
+// What the workspace's files (workspace.cpp: paths and reads;
+// workspace_write.cpp: replacing writes; workspace_tail.cpp: in-place tail
+// writes) share: system errors as failures, stamps and
 // kinds of file. Internal to editproto::Workspace.
 #pragma once
 
@@ -20,5 +21,11 @@ Stamp stamp_of(const struct stat& st);
 
 // "a folder", "a named pipe", ... for a file that is not a regular one.
 const char* kind_of(mode_t m);
+
+// Leases (fcntl F_SETLEASE) make another process's open of a file wait until
+// the holder lets go, and tell the holder someone is waiting. The kernel
+// signals a lease break with SIGIO, whose default action ends the process;
+// editgate waits for nothing on it, so it is ignored (unless someone set it).
+void ignore_lease_signals();
 
 }  // namespace editproto::detail

@@ -130,18 +130,6 @@ bool exchange(int dir, const std::string& a, const std::string& b) {
   return ::renameat2(dir, a.c_str(), dir, b.c_str(), RENAME_EXCHANGE) == 0;
 }
 
-// Leases (fcntl F_SETLEASE) make another process's open of a file wait until
-// the holder lets go, and tell the holder someone is waiting. The kernel
-// signals a lease break with SIGIO, whose default action ends the process;
-// editgate waits for nothing on it, so it is ignored (unless someone set it).
-void ignore_lease_signals() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    struct sigaction now{};
-    if (::sigaction(SIGIO, nullptr, &now) == 0 && now.sa_handler == SIG_DFL) ::signal(SIGIO, SIG_IGN);
-  });
-}
-
 // A read lease on the file we are about to replace: from here on nobody can
 // open it for writing without waiting for us. Refused while someone has it
 // open for writing (a save in progress): wait for that to end, up to a

@@ -232,6 +232,7 @@ repl::Options repl_options_of(const ServeArgs& args, const StateDir& state) {
   repl::Options o;
   o.timeout = std::chrono::milliseconds(args.job_timeout_ms);
   o.keys_file = state.path() + "/page-keys";
+  o.tail_journal = state.path() + "/tail-journal";
   o.max_pages_per_origin = args.pages_per_origin;
   o.max_pages_kept = args.pages_kept;
   o.registry_disconnected = args.registry_disconnected;

@@ -2,6 +2,8 @@
 
 #include "editproto/block.hpp"
 #include "editproto/applier.hpp"
+#include "editproto/unicode.hpp"
+#include "repl/log.hpp"
 
 #include <algorithm>
 
@@ -33,7 +35,68 @@ Lines engine_lines(std::string_view text) {
   return lines;
 }
 
+// Text the in-place way may start from: text the engine edits (UTF-8, no
+// NUL byte), of LF lines only (no CR anywhere, no byte-order mark) with its
+// last line ended, so lines joined with LF are its bytes, as the engine
+// would write them.
+bool plain(std::string_view text) {
+  return !text.starts_with("\xEF\xBB\xBF") && text.find('\r') == std::string_view::npos &&
+         text.find('\0') == std::string_view::npos && (text.empty() || text.back() == '\n') &&
+         editproto::unicode::find_invalid_utf8(text) == std::string_view::npos;
+}
+
+std::string joined(const Lines& lines) {
+  std::string out;
+  for (const std::string& l : lines) (out += l) += '\n';
+  return out;
+}
+
+// Where the whole lines `lines` (joined) last occur in `text`, or npos.
+std::size_t last_lines(std::string_view text, std::string_view lines) {
+  std::size_t at = text.rfind(lines);
+  while (at != std::string_view::npos && at != 0 && text[at - 1] != '\n')
+    at = text.rfind(lines, at - 1);
+  return at;
+}
+
 }  // namespace
+
+void ChatLog::set_known(std::string text) {
+  known_plain_ = plain(text);
+  known_ = std::make_shared<const std::string>(std::move(text));
+}
+
+void ChatLog::wrote(Text after) {
+  known_ = std::move(after);
+  if (on_written) on_written();
+}
+
+std::optional<FileChange> ChatLog::write_in_place(std::size_t from, std::size_t to, std::string_view with) {
+  const std::string& text = *known_;
+  if (!journal_ || !known_plain_ || text.empty()) return std::nullopt;
+  // What the engine's way would refuse, it refuses, and says why.
+  if (with.find('\r') != std::string_view::npos || with.find('\0') != std::string_view::npos ||
+      editproto::unicode::find_invalid_utf8(with) != std::string_view::npos)
+    return std::nullopt;
+  const std::size_t size = text.size() - (to - from) + with.size();
+  if (size > max_log_bytes) return std::nullopt;
+  std::string now;
+  now.reserve(size);
+  now.append(text, 0, from).append(with).append(text, to);
+  // From the line end before the change: the bytes checked in the file are
+  // the lines matched and everything after them.
+  const std::size_t start = from > 0 ? from - 1 : 0;
+  const std::string_view old_tail = std::string_view(text).substr(start), new_tail = std::string_view(now).substr(start);
+  if (old_tail.size() + new_tail.size() > TailJournal::max_record_bytes) return std::nullopt;
+  auto written = ws_.write_tail(path_, start, old_tail, new_tail, [&] {
+    if (auto r = journal_->record(path_, start, old_tail, new_tail); !r)
+      log_line(path_ + ": written in place without its journal record: " + r.error().message);
+  });
+  if (!written || written->outcome != editproto::Workspace::Tail::written) return std::nullopt;
+  FileChange out{path_, known_, std::make_shared<const std::string>(std::move(now))};
+  wrote(out.after);
+  return out;
+}
 
 Result<std::optional<std::string>> ChatLog::read() const {
   auto content = ws_.read(path_, max_log_bytes);
@@ -46,6 +109,15 @@ Result<FileChange> ChatLog::create(const Lines& lines) { return apply({}, lines)
 
 Result<FileChange> ChatLog::replace(const Lines& old_lines, const Lines& new_lines, bool blank_after) {
   if (old_lines.empty()) return Failure{Error::log_conflict, "nothing to anchor the edit of " + path_ + " on"};
+  if (known_plain_) {
+    const std::string old_text = joined(old_lines);
+    if (const std::size_t at = last_lines(*known_, old_text); at != std::string::npos) {
+      const std::size_t end = at + old_text.size();
+      std::string with = joined(new_lines);
+      if (blank_after && end < known_->size() && (*known_)[end] != '\n') with += '\n';
+      if (auto done = write_in_place(at, end, with)) return std::move(*done);
+    }
+  }
   auto now = read();
   if (!now) return now.error();
   if (!*now) return Failure{Error::log_conflict, path_ + " is gone"};
@@ -75,6 +147,7 @@ Result<FileChange> ChatLog::replace(const Lines& old_lines, const Lines& new_lin
 }
 
 Result<FileChange> ChatLog::append(const Lines& lines) {
+  if (auto done = write_in_place(known_->size(), known_->size(), joined(lines))) return std::move(*done);
   auto now = read();
   if (!now) return now.error();
   if (!*now) return Failure{Error::log_conflict, path_ + " is gone"};
@@ -104,17 +177,20 @@ Result<FileChange> ChatLog::apply(const Lines& old_lines, const Lines& new_lines
   if (changes.empty()) return Failure{Error::io, path_ + ": the edit wrote nothing"};
   FileChange out;
   out.path = changes.front().path;
-  if (changes.front().before) out.before = *changes.front().before;
-  for (std::string_view piece : changes.front().after) out.after += piece;
-  const std::string found = out.before.value_or(std::string());
-  if (!known_.empty() && found != known_) {
+  if (changes.front().before) out.before = std::make_shared<const std::string>(*changes.front().before);
+  std::string after;
+  for (std::string_view piece : changes.front().after) after += piece;
+  known_plain_ = plain(after);
+  out.after = std::make_shared<const std::string>(std::move(after));
+  static const std::string none;
+  const std::string& found = out.before ? *out.before : none;
+  if (!known_->empty() && found != *known_) {
     if (unseen_)
       unseen_->found = found;
     else
-      unseen_ = Unseen{known_, found};
+      unseen_ = Unseen{*known_, found};
   }
-  known_ = out.after;
-  if (on_written) on_written();
+  wrote(out.after);
   return out;
 }
 

@@ -85,7 +85,7 @@ void Committer::commit_one(editgit::Repository& repo, std::vector<CommitItem*> b
     editgit::Change c;
     c.path = f.path;
     if (f.before) c.before = std::string_view(*f.before);
-    c.after = {std::string_view(f.after)};
+    c.after = {std::string_view(*f.after)};
     req.changes.push_back(std::move(c));
   }
   if (batch.size() == 1) {

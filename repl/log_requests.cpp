@@ -213,7 +213,8 @@ std::vector<std::shared_ptr<Repl::Job>> Repl::accept(Page& p, const Appended& a,
     // Nothing to change: the text as saved is what is committed (an agent's
     // edit run commits its own first).
     if (before_write) before_write(p.log->path());
-    files.push_back(FileChange{p.log->path(), found, found});
+    auto text = std::make_shared<const std::string>(found);
+    files.push_back(FileChange{p.log->path(), text, text});
   }
   commit(p, std::move(files), jobs.front()->agent,
          "request: " + header_name(jobs.front()->agent) + " to " + p.stem + (jobs.size() == 1 ? ", job " : ", jobs ") +

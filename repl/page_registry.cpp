@@ -267,7 +267,7 @@ Result<Repl::Page*> Repl::new_page(const Hello& hello, std::string& secret) {
 // what is below its last footer was appended while no gateway watched.
 void Repl::open_log(Page& p, bool returning) {
   if (!p.log) {
-    p.log = std::make_unique<ChatLog>(ws_, "debug/" + p.stem + ".md");
+    p.log = std::make_unique<ChatLog>(ws_, "debug/" + p.stem + ".md", journal_ ? &*journal_ : nullptr);
     p.log->on_written = [this, stem = p.stem, path = p.log->path()] {
       if (log_changed) log_changed(stem, path);
     };

@@ -4,6 +4,7 @@
 // status_files.cpp. Their shared state is page_state.hpp's.
 #include "repl/repl.hpp"
 
+#include "repl/log.hpp"
 #include "repl/names.hpp"
 #include "repl/page_state.hpp"
 
@@ -39,7 +40,23 @@ Repl::Repl(const editproto::Workspace& ws, Committer& committer, boost::asio::an
       opt_(options),
       registry_timer_(std::make_unique<boost::asio::steady_timer>(ex_)),
       keys_(opt_.keys_file, [ids = log_ids(ws.root() + "/debug")](const std::string& id) { return ids.count(id) > 0; }),
-      provenance_(ws.root()) {}
+      provenance_(ws.root()) {
+  if (opt_.tail_journal.empty()) return;
+  auto journal = TailJournal::open(opt_.tail_journal);
+  if (!journal) {
+    log_line(journal.error().message + "; the logs are written whole");
+    return;
+  }
+  // Before any log is read: the last in-place write a crash cut short is finished.
+  auto found = journal->recover(ws_);
+  if (!found)
+    log_line(found.error().message);
+  else if (found->found == TailJournal::Found::repaired)
+    log_line(found->path + ": the write a stopped gateway left half done was finished from its journal record");
+  else if (found->found == TailJournal::Found::changed_since)
+    log_line(found->path + ": changed since a stopped gateway's last write to it; left as it is");
+  journal_ = std::move(*journal);
+}
 
 Repl::~Repl() = default;
 

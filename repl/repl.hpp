@@ -112,6 +112,9 @@ struct Options {
   // rest are counted in one line.
   std::size_t registry_disconnected = 10;
   std::string keys_file;  // where PageKeys keeps its hashes; "" in memory
+  // Where the logs' in-place writes are recorded first (repl/tail_journal.hpp);
+  // "": every log write replaces the file whole.
+  std::string tail_journal;
   // A job's console output, kept for its reply and its events log and
   // passed to its agent as it comes: the first 1000 events and 1 MiB of
   // their text; beyond that only counted (the final reply's events_dropped).
@@ -346,6 +349,7 @@ class Repl {
   std::map<std::string, Bucket> new_pages_;  // by origin
   std::map<std::string, std::size_t> made_;  // new instances in this run, by origin
   GitProvenance provenance_;
+  std::optional<TailJournal> journal_;
 };
 
 }  // namespace repl

@@ -116,11 +116,11 @@ std::vector<FileChange> Repl::log_events(Page& p, const std::vector<Event>& even
   if (events.empty()) return {};
   auto now = ws_.read(p.events_path, 64u << 20);
   if (!now) return {};
-  std::string before = now->bytes;
-  const std::string after = before + events_log_text(events);
-  const std::string_view bytes = after;
+  auto after = std::make_shared<const std::string>(now->bytes + events_log_text(events));
+  const std::string_view bytes = *after;
   if (!ws_.write_atomic(p.events_path, std::span<const std::string_view>(&bytes, 1))) return {};
-  FileChange c{p.events_path, now->stamp.exists ? std::optional<std::string>(std::move(before)) : std::nullopt, after};
+  FileChange c{p.events_path, now->stamp.exists ? std::make_shared<const std::string>(std::move(now->bytes)) : nullptr,
+               std::move(after)};
   return {std::move(c)};
 }
 

@@ -1,7 +1,8 @@
 // The gateway's own changes to a chat log someone left as the input's text:
-// ChatLog's appends and replacements (through the edit engine, on disk in a
-// tmpfs workspace) land as asked or fail with a named error, what they
-// report is what is on disk, and a failed one changes nothing. Slow by
+// ChatLog's appends and replacements (on disk in a tmpfs workspace) land as
+// asked or fail with a named error, what they report is what is on disk, a
+// failed one changes nothing, and the in-place way (write_tail) leaves the
+// very bytes the edit engine's way leaves. Slow by
 // nature (files are written per input); the reader and lint are the
 // chatlog target.
 #include "check.hpp"
@@ -53,48 +54,68 @@ std::string read_file(const std::string& path) {
   return s.str();
 }
 
+void write_file(const std::string& path, std::string_view text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+}
+
+repl::TailJournal& journal() {
+  static repl::TailJournal j = [] {
+    auto opened = repl::TailJournal::open(workspace().root() + "/tail-journal");
+    FUZZ_CHECK(opened.has_value());
+    return std::move(*opened);
+  }();
+  return j;
+}
+
+// One of the gateway's changes made twice: on `a`, whose log may write in
+// place, and on `b`, whose log always goes through the edit engine. Both
+// must succeed or fail alike and leave the same bytes.
+template <class Change>
+void both(repl::ChatLog& a, repl::ChatLog& b, const std::string& full_a, const std::string& full_b, Change change) {
+  const std::string before = read_file(full_a);
+  auto da = change(a);
+  auto db = change(b);
+  FUZZ_CHECK(da.has_value() == db.has_value());
+  FUZZ_CHECK(read_file(full_a) == read_file(full_b));
+  if (da) {
+    FUZZ_CHECK(*da->after == read_file(full_a));
+    FUZZ_CHECK(*da->after == *db->after);
+    FUZZ_CHECK(da->before && *da->before == before);
+    FUZZ_CHECK(a.known() == *da->after);
+  } else {
+    FUZZ_CHECK(read_file(full_a) == before);  // a failed edit changes nothing
+  }
+}
+
 // The gateway's own changes to a log someone left as `text`.
 void check_writer(std::string_view text, std::size_t pick) {
   const editproto::Workspace& ws = workspace();
-  const std::string path = "debug/page-1a2b.md";
-  const std::string full = g_root + "/" + path;
-  {
-    std::ofstream out(full, std::ios::binary | std::ios::trunc);
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  }
-  repl::ChatLog log(ws, path);
-  auto read = log.read();
+  const std::string path_a = "debug/page-1a2b.md", path_b = "debug/page-3c4d.md";
+  const std::string full_a = g_root + "/" + path_a, full_b = g_root + "/" + path_b;
+  write_file(full_a, text);
+  write_file(full_b, text);
+  repl::ChatLog a(ws, path_a, &journal()), b(ws, path_b);
+  auto read = a.read();
   FUZZ_CHECK(read && *read && **read == text);
-  log.set_known(std::string(text));
+  a.set_known(std::string(text));
+  b.set_known(std::string(text));
 
   const repl::Lines added{"", "> **page** to agent at 12:00:00 (1ms)", "```JSON", "1", "```"};
-  if (auto done = log.append(added)) {
-    FUZZ_CHECK(done->after == read_file(full));
-    FUZZ_CHECK(done->before && *done->before == text);
-    repl::Lines now = repl::split_lines(done->after);
-    for (std::string& l : now)
-      if (!l.empty() && l.back() == '\r') l.pop_back();
-    FUZZ_CHECK(now.size() >= added.size());
-    FUZZ_CHECK(std::equal(added.begin(), added.end(), now.end() - static_cast<std::ptrdiff_t>(added.size())));
-    FUZZ_CHECK(log.known() == done->after);
-  }
-
-  // Replace a run of the text's own lines.
-  repl::Lines lines = repl::split_lines(read_file(full));
-  for (std::string& l : lines)
+  both(a, b, full_a, full_b, [&](repl::ChatLog& log) { return log.append(added); });
+  repl::Lines now = repl::split_lines(read_file(full_a));
+  for (std::string& l : now)
     if (!l.empty() && l.back() == '\r') l.pop_back();
-  if (lines.empty()) return;
-  const std::size_t first = pick % lines.size();
-  const std::size_t count = 1 + (pick / lines.size()) % std::min<std::size_t>(3, lines.size() - first);
-  const repl::Lines old(lines.begin() + static_cast<std::ptrdiff_t>(first),
-                        lines.begin() + static_cast<std::ptrdiff_t>(first + count));
-  const std::string before = read_file(full);
-  if (auto done = log.replace(old, {"replaced"})) {
-    FUZZ_CHECK(done->after == read_file(full));
-    FUZZ_CHECK(done->before && *done->before == before);
-  } else {
-    FUZZ_CHECK(read_file(full) == before);  // a failed edit changes nothing
-  }
+  if (now.empty()) return;
+
+  // Replace a run of the text's own lines, then the lines just added by
+  // others (the reply under its request), with a blank line after.
+  const std::size_t first = pick % now.size();
+  const std::size_t count = 1 + (pick / now.size()) % std::min<std::size_t>(3, now.size() - first);
+  const repl::Lines old(now.begin() + static_cast<std::ptrdiff_t>(first),
+                        now.begin() + static_cast<std::ptrdiff_t>(first + count));
+  both(a, b, full_a, full_b, [&](repl::ChatLog& log) { return log.replace(old, {"replaced"}, pick % 2 == 0); });
+  both(a, b, full_a, full_b, [&](repl::ChatLog& log) { return log.replace({"```JSON", "1"}, {"```JSON", "2", ""}, true); });
 }
 
 }  // namespace

@@ -34,7 +34,7 @@ struct Gate {
 repl::CommitItem item(const test::TempDir& dir, int n) {
   const std::string file = "f" + std::to_string(n) + ".txt";
   test::write_file(dir / file, std::to_string(n) + "\n");
-  return repl::CommitItem{{repl::FileChange{file, std::nullopt, std::to_string(n) + "\n"}},
+  return repl::CommitItem{{repl::FileChange{file, nullptr, std::make_shared<const std::string>(std::to_string(n) + "\n")}},
                           {"agent", "agent@example.com"},
                           "exchange " + std::to_string(n),
                           {{"Editgate-Kind", "reply"}},

@@ -186,12 +186,12 @@ TEST_CASE("the log changes only through anchored edits", "[repl]") {
   auto made = log.create(new_log("p-1a2b", "http://localhost/", "p-1a2b.events.log"));
   REQUIRE(made.has_value());
   CHECK_FALSE(made->before);
-  CHECK(test::read_file(dir / "debug/p-1a2b.md") == made->after);
-  CHECK(made->after.find(std::string(footer) + "\n") == made->after.size() - footer.size() - 1);
+  CHECK(test::read_file(dir / "debug/p-1a2b.md") == *made->after);
+  CHECK(made->after->find(std::string(footer) + "\n") == made->after->size() - footer.size() - 1);
 
   auto replaced = log.replace({std::string(footer)}, {"hello", std::string(footer)});
   REQUIRE(replaced.has_value());
-  CHECK(replaced->before == made->after);
+  CHECK(*replaced->before == *made->after);
 
   CHECK_FALSE(log.take_unseen());
 
@@ -237,7 +237,7 @@ TEST_CASE("the committer commits each exchange on its own, and groups only when 
     for (int i = 0; i < n; ++i, ++next) {
       const std::string file = "f" + std::to_string(next) + ".txt";
       test::write_file(dir / file, std::to_string(next) + "\n");
-      (*committer)->submit(CommitItem{{FileChange{file, std::nullopt, std::to_string(next) + "\n"}},
+      (*committer)->submit(CommitItem{{FileChange{file, nullptr, std::make_shared<const std::string>(std::to_string(next) + "\n")}},
                                       {"agent", "agent@example.com"},
                                       "exchange " + std::to_string(next),
                                       {{"Editgate-Kind", "reply"}},
