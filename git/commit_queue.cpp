@@ -1,5 +1,7 @@
 #include "git/commit_queue.hpp"
 
+#include <pthread.h>
+
 #include <exception>
 #include <future>
 #include <string>
@@ -91,6 +93,7 @@ void CommitQueue::after_each(Work observer) {
 }
 
 void CommitQueue::loop() {
+  ::pthread_setname_np(::pthread_self(), "eg-commits");  // for top -H and perf
   for (;;) {
     Item item;
     Work observer;

@@ -3,14 +3,19 @@
 
 #include <boost/json/serialize.hpp>
 
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <ctime>
-#include <fcntl.h>
 #include <filesystem>
 #include <iostream>
-#include <sys/stat.h>
-#include <unistd.h>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
 
 namespace repl {
 
@@ -108,6 +113,7 @@ void AgentFiles::record(const std::string& page, boost::json::object record) {
 }
 
 void AgentFiles::loop() {
+  ::pthread_setname_np(::pthread_self(), "eg-status-files");  // for top -H and perf
   for (;;) {
     std::deque<Op> batch;
     {
@@ -117,14 +123,14 @@ void AgentFiles::loop() {
       batch.swap(queue_);
       busy_ = true;
     }
-    // A file replaced again later in the batch is written once, last.
-    for (std::size_t i = 0; i < batch.size(); ++i) {
-      bool superseded = false;
-      if (batch[i].kind != Op::append)
-        for (std::size_t j = i + 1; j < batch.size() && !superseded; ++j)
-          superseded = batch[j].kind != Op::append && batch[j].rel == batch[i].rel;
-      if (!superseded) run(batch[i]);
-    }
+    // A file replaced again later in the batch is written once, last (found
+    // from the end, so a batch of many pages' files costs its length).
+    std::vector<bool> superseded(batch.size());
+    std::unordered_set<std::string_view> replaced_later;
+    for (std::size_t i = batch.size(); i-- > 0;)
+      if (batch[i].kind != Op::append) superseded[i] = !replaced_later.insert(batch[i].rel).second;
+    for (std::size_t i = 0; i < batch.size(); ++i)
+      if (!superseded[i]) run(batch[i]);
     {
       std::lock_guard lock(mutex_);
       busy_ = false;
