@@ -10,7 +10,7 @@ root="$(dirname "$here")"
 build="$root/build-bench"
 
 cmake -S "$root" -B "$build" -G Ninja -DEDITGATE_BENCH=ON -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >&2
-ninja -C "$build" commit_bench >&2
+ninja -C "$build" commit_bench editgate >&2
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/commit_bench.XXXXXX")"
 trap 'rm -rf "$work"' EXIT

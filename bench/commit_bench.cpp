@@ -7,6 +7,7 @@
 #include "process.hpp"
 
 #include <git2.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -29,11 +30,13 @@ struct Args {
   int commits = 100;
   int git_commits_large = 30;  // git CLI commits above 10,000 files (each takes long)
   std::string workdir = "/tmp";
+  std::string editgate;  // the binary for the whole-process row; default ../gateway/editgate from this one
 };
 
 [[noreturn]] void usage(int code) {
   std::fprintf(code ? stderr : stdout,
-               "usage: commit_bench [--sizes 10,1000,...] [--commits N] [--git-commits-large N] [--workdir DIR]\n");
+               "usage: commit_bench [--sizes 10,1000,...] [--commits N] [--git-commits-large N] [--workdir DIR]\n"
+               "                    [--editgate PATH]\n");
   std::exit(code);
 }
 
@@ -53,6 +56,7 @@ Args parse_args(int argc, char** argv) {
     } else if (k == "--commits") a.commits = std::stoi(next());
     else if (k == "--git-commits-large") a.git_commits_large = std::stoi(next());
     else if (k == "--workdir") a.workdir = next();
+    else if (k == "--editgate") a.editgate = next();
     else usage(2);
   }
   return a;
@@ -121,7 +125,7 @@ std::string content(const std::string& who, int k, std::size_t i) {
 
 struct Row {
   std::size_t files = 0;
-  Stats floor, once, fresh, cli, index_write;
+  Stats floor, once, fresh, cli, index_write, apply;
   int cli_commits = 0;
 };
 
@@ -257,6 +261,32 @@ Row run_size(const Args& a, std::size_t n) {
     clean("git");
     row.cli = stats(t);
   }
+
+  // `editgate apply` of one block, as a process: start, repository, edit,
+  // commit and exit, the same number of commits as git's row.
+  {
+    std::cerr << "commit_bench: " << n << " files: editgate apply (" << row.cli_commits << " commits)\n";
+    const int before = count();
+    const fs::path response = scratch / "response.md";
+    std::string last = content("git", row.cli_commits, 0);
+    std::vector<double> t;
+    for (int k = 1; k <= row.cli_commits; ++k) {
+      const std::string next = content("apply", k, 0);
+      const std::string old_line = last.substr(last.find('\n') + 1, last.size() - last.find('\n') - 2);
+      const std::string new_line = next.substr(next.find('\n') + 1, next.size() - next.find('\n') - 2);
+      write(response, rel + "\n\u00ab\u00ab\u00ab EDIT\n" + old_line + "\n\u2550\u2550\u2550\u2550\u2550\u2550\u2550 REPL\n" +
+                          new_line + "\n\u00bb\u00bb\u00bb EDIT END\n");
+      const std::vector<std::string> argv = {a.editgate, "apply", "--root", dir.string(), response.string()};
+      auto t0 = Clock::now();
+      if (bench::run_process(argv) != 0) wrong("failed: " + bench::shell_line(argv));
+      t.push_back(ms_since(t0));
+      last = next;
+    }
+    if (count() != before + row.cli_commits) wrong("editgate apply: commit count");
+    if (git_out(dir, {"show", "HEAD:" + rel}, scratch) != last) wrong("editgate apply: HEAD's file");
+    clean("editgate apply");
+    row.apply = stats(t);
+  }
   fs::remove_all(dir);
   return row;
 }
@@ -265,6 +295,12 @@ Row run_size(const Args& a, std::size_t n) {
 
 int main(int argc, char** argv) {
   Args a = parse_args(argc, argv);
+  if (a.editgate.empty())
+    a.editgate = (fs::read_symlink("/proc/self/exe").parent_path().parent_path() / "gateway" / "editgate").string();
+  if (::access(a.editgate.c_str(), X_OK) != 0) {
+    std::cerr << "commit_bench: no editgate binary at " << a.editgate << " (pass --editgate PATH)\n";
+    return 2;
+  }
   git_libgit2_init();
   bench::set_child_tmpdir(a.workdir);
   std::vector<Row> rows;
@@ -281,6 +317,12 @@ int main(int argc, char** argv) {
                 r.cli.median / r.once.median, r.once.median / r.floor.median, r.index_write.median,
                 r.index_write.p90);
 
+  std::printf("\nOne block applied and committed by a whole process, against git's two (ms, median / p90)\n\n");
+  std::printf("| files | git add + git commit | editgate apply | editgate apply / git |\n|---|---|---|---|\n");
+  for (const Row& r : rows)
+    std::printf("| %zu | %.2f / %.2f | %.2f / %.2f | %.2f |\n", r.files, r.cli.median, r.cli.p90, r.apply.median,
+                r.apply.p90, r.apply.median / r.cli.median);
+
   std::printf("\nGOALS\n");
   bool fast = true, near_floor = true;
   for (const Row& r : rows) {
@@ -290,6 +332,10 @@ int main(int argc, char** argv) {
   std::printf("- >= 10x faster than git add + git commit at every size (kept open and open per commit): %s\n",
               fast ? "met" : "MISSED");
   std::printf("- within 2x of the floor at every size (repo kept open): %s\n", near_floor ? "met" : "MISSED");
+  for (const Row& r : rows)
+    if (r.files == 10000)
+      std::printf("- editgate apply <= 0.5x git add + git commit at 10000 files: %.2fx, %s\n", r.apply.median / r.cli.median,
+                  r.apply.median / r.cli.median <= 0.5 ? "met" : "MISSED");
   if (rows.size() >= 2) {
     const Row& s = rows.front();
     const Row& l = rows.back();

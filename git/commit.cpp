@@ -55,11 +55,10 @@ std::optional<Entry> entry_at(git_tree* tree, const std::string& path) {
 
 // The folder of `path` that is a submodule (a gitlink in HEAD or the index),
 // or "".
-std::string submodule_of(git_tree* tree, git_index* index, const std::string& path) {
+std::string submodule_of(git_tree* tree, const IndexImage& index, const std::string& path) {
   for (std::size_t slash = path.find('/'); slash != std::string::npos; slash = path.find('/', slash + 1)) {
     const std::string dir = path.substr(0, slash);
-    if (const git_index_entry* e = git_index_get_bypath(index, dir.c_str(), 0); e && e->mode == GIT_FILEMODE_COMMIT)
-      return dir;
+    if (const auto* e = index.find(dir); e && e->mode == GIT_FILEMODE_COMMIT) return dir;
     git_tree_entry* raw = nullptr;
     if (tree && git_tree_entry_bypath(&raw, tree, dir.c_str()) == 0) {
       TreeEntryPtr entry(raw);
@@ -67,7 +66,7 @@ std::string submodule_of(git_tree* tree, git_index* index, const std::string& pa
       if (git_tree_entry_type(raw) != GIT_OBJECT_TREE) return {};
     } else {
       git_error_clear();
-      if (!git_index_get_bypath(index, dir.c_str(), 0)) return {};  // a new folder: nothing below is a submodule
+      if (!index.find(dir)) return {};  // a new folder: nothing below is a submodule
     }
   }
   return {};
@@ -172,12 +171,12 @@ int signature(const Identity& who, SignaturePtr& out) {
 }
 
 // Why a changed path stays out of the commit, or "" when it goes in.
-std::string left_out(git_repository* repo, git_tree* head, git_index* index, const std::string& path) {
+std::string left_out(git_repository* repo, git_tree* head, const IndexImage& index, const std::string& path) {
   // A file inside a submodule belongs to that repository: adding it here
   // would turn the submodule into a folder.
   if (std::string sub = submodule_of(head, index, path); !sub.empty())
     return "inside submodule " + sub + "; commit it in that repository";
-  const bool tracked = entry_at(head, path) || git_index_get_bypath(index, path.c_str(), 0);
+  const bool tracked = entry_at(head, path) || index.find(path);
   if (!tracked) {
     int ignored = 0;
     if (git_ignore_path_is_ignored(&ignored, repo, path.c_str()) == 0 && ignored)
@@ -360,18 +359,15 @@ void back_off(int attempt) {
 // tree the last attempt built on.
 Result<void> update_index(IndexFile& index, CommitLock& own, Clock::time_point deadline,
                           const std::vector<Planned>& plan, git_tree* head, bool trust_mode) {
+  std::vector<IndexEdit> edits;
+  for (const Planned& p : plan) {
+    if (!p.after || !p.st)
+      edits.push_back({p.path, std::nullopt});
+    else
+      edits.push_back({p.path, index_entry(p, mode_of(p, entry_at(head, p.path), trust_mode))});
+  }
   own.holding(index.lock_path());
-  auto updated = index.update(deadline, [&](git_index* idx) {
-    for (const Planned& p : plan) {
-      if (!p.after || !p.st) {
-        if (int rc = git_index_remove(idx, p.path.c_str(), 0); rc < 0 && rc != GIT_ENOTFOUND) return rc;
-        continue;
-      }
-      const git_index_entry e = index_entry(p, mode_of(p, entry_at(head, p.path), trust_mode));
-      if (int rc = git_index_add(idx, &e); rc < 0) return rc;
-    }
-    return 0;
-  });
+  auto updated = index.update(deadline, edits);
   own.released();
   return updated;
 }
@@ -401,7 +397,7 @@ Result<CommitResult> Repository::commit(const CommitRequest& req) {
   const bool trust_mode = trusts_file_mode(repo_);
   std::vector<Planned> plan;
   for (const Change& c : req.changes) {
-    if (std::string why = left_out(repo_, head->tree.get(), *index, prefix_ + c.path); !why.empty()) {
+    if (std::string why = left_out(repo_, head->tree.get(), **index, prefix_ + c.path); !why.empty()) {
       result.not_committed.push_back({c.path, std::move(why)});
       continue;
     }

@@ -1,7 +1,5 @@
 #include "git/index.hpp"
 
-#include "git/handle.hpp"
-
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -17,14 +15,25 @@ namespace {
 
 // Inode, size and mtime: git replaces the index by rename, so a file written
 // by anyone else has another inode.
-std::string stamp_of(const std::string& path) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return {};
+std::string stamp_of(const struct stat& st) {
   return std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
          std::to_string(st.st_mtim.tv_nsec);
 }
 
+std::string stamp_of(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return {};
+  return stamp_of(st);
+}
+
 Failure os_failure(const std::string& what) { return {Error::io, what + ": " + std::strerror(errno)}; }
+
+struct Fd {
+  int fd;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
 
 }  // namespace
 
@@ -33,36 +42,69 @@ IndexFile::IndexFile(const std::string& gitdir) : real_(gitdir + "index"), lock_
   work_ = gitdir + "index.editgate-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
 }
 
-IndexFile::~IndexFile() {
-  if (index_) git_index_free(index_);
-}
+IndexFile::~IndexFile() = default;
 
 Result<void> IndexFile::sync() {
-  const std::string now = stamp_of(real_);
-  if (index_ && !now.empty() && now == stamp_) return {};  // the file we hold in memory
-  if (now.empty()) {  // no index file yet (a new repository), or it was deleted
-    int rc = index_ ? git_index_clear(index_) : git_index_open(&index_, work_.c_str());
-    if (rc < 0) return failure(rc, "cannot create an empty index");
+  if (!stamp_.empty() && stamp_of(real_) == stamp_) return {};  // the file we hold in memory
+  Fd in{::open(real_.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (in.fd < 0) {
+    if (errno != ENOENT) return os_failure("cannot read " + real_);
+    image_ = IndexImage();  // no index file yet (a new repository), or it was deleted
     stamp_.clear();
     return {};
   }
-  ::unlink(work_.c_str());
-  if (::link(real_.c_str(), work_.c_str()) != 0) return os_failure("cannot read " + real_);
-  const std::string linked = stamp_of(work_);  // exactly the file read below
-  int rc = index_ ? git_index_read(index_, 1) : git_index_open(&index_, work_.c_str());
-  ::unlink(work_.c_str());
-  if (rc < 0) return failure(rc, "cannot read the index " + real_);
-  stamp_ = linked;
+  struct stat st;
+  if (::fstat(in.fd, &st) != 0) return os_failure("cannot read " + real_);
+  std::string bytes(static_cast<std::size_t>(st.st_size), '\0');
+  std::size_t got = 0;
+  while (got < bytes.size()) {
+    const ssize_t n = ::read(in.fd, bytes.data() + got, bytes.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return os_failure("cannot read " + real_);
+    if (n == 0) break;  // replaced by rename, so never shorter than its size; be safe all the same
+    got += static_cast<std::size_t>(n);
+  }
+  bytes.resize(got);
+  auto parsed = IndexImage::parse(std::move(bytes));
+  if (!parsed) {
+    Failure f = parsed.error();
+    f.message += " (" + real_ + ")";
+    return f;
+  }
+  image_ = std::move(*parsed);
+  stamp_ = stamp_of(st);  // exactly the file read above
   return {};
 }
 
-Result<git_index*> IndexFile::current() {
+Result<const IndexImage*> IndexFile::current() {
   if (auto ok = sync(); !ok) return ok.error();
-  return index_;
+  return &image_;
 }
 
-Result<void> IndexFile::update(std::chrono::steady_clock::time_point deadline,
-                               const std::function<int(git_index*)>& edit) {
+// next_ into a new file, which then replaces the index by rename, as git and
+// libgit2 write it; the new file is read back as image_ without touching disk.
+Result<void> IndexFile::write_and_replace() {
+  ::unlink(work_.c_str());
+  Fd out{::open(work_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666)};
+  if (out.fd < 0) return os_failure("cannot create " + work_);
+  for (std::size_t done = 0; done < next_.size();) {
+    const ssize_t n = ::write(out.fd, next_.data() + done, next_.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return os_failure("cannot write " + work_);
+    done += static_cast<std::size_t>(n);
+  }
+  struct stat st;
+  if (::fstat(out.fd, &st) != 0) return os_failure("cannot write " + work_);
+  auto parsed = IndexImage::parse(std::move(next_));
+  if (!parsed) return parsed.error();
+  if (::rename(work_.c_str(), real_.c_str()) != 0) return os_failure("cannot replace " + real_);
+  next_ = std::move(image_).take_bytes();  // the old bytes' buffer serves the next write
+  image_ = std::move(*parsed);
+  stamp_ = stamp_of(st);
+  return {};
+}
+
+Result<void> IndexFile::update(std::chrono::steady_clock::time_point deadline, const std::vector<IndexEdit>& edits) {
   // Taking the lock is an exclusive create. A hard link of the index is one
   // (it fails when the name exists) and costs no new inode; git never reads
   // the lock's content, only its existence matters.
@@ -92,11 +134,8 @@ Result<void> IndexFile::update(std::chrono::steady_clock::time_point deadline,
   } release{lock_, work_};
 
   if (auto ok = sync(); !ok) return ok.error();
-  if (int rc = edit(index_); rc < 0) return failure(rc, "cannot update the index");
-  if (int rc = git_index_write(index_); rc < 0) return failure(rc, "cannot write the index");
-  if (::rename(work_.c_str(), real_.c_str()) != 0) return os_failure("cannot replace " + real_);
-  stamp_ = stamp_of(real_);
-  return {};
+  image_.write_edited(edits, next_);
+  return write_and_replace();
 }
 
 }  // namespace editgit::detail

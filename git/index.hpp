@@ -2,15 +2,15 @@
 // and again only when another program has replaced it; it is changed under
 // git's own index.lock, held from that re-read to the rename that replaces
 // the file, as git does, so a concurrent `git add` is never overwritten.
+// The changed file is spliced from the one read (git/index_image.hpp).
 #pragma once
 
 #include "git/error.hpp"
-
-#include <git2.h>
+#include "git/index_image.hpp"
 
 #include <chrono>
-#include <functional>
 #include <string>
+#include <vector>
 
 namespace editgit::detail {
 
@@ -22,23 +22,25 @@ class IndexFile {
   IndexFile& operator=(const IndexFile&) = delete;
 
   // The index as it is on disk now, to look entries up.
-  Result<git_index*> current();
+  Result<const IndexImage*> current();
 
-  // Takes index.lock (waiting until `deadline`), runs `edit` on the current
-  // index and replaces the index file with the result. `edit` returns a
-  // libgit2 code; the lock is released on every path.
-  Result<void> update(std::chrono::steady_clock::time_point deadline, const std::function<int(git_index*)>& edit);
+  // Takes index.lock (waiting until `deadline`), applies `edits` to the
+  // current index and replaces the index file with the result. The lock is
+  // released on every path.
+  Result<void> update(std::chrono::steady_clock::time_point deadline, const std::vector<IndexEdit>& edits);
 
   const std::string& lock_path() const { return lock_; }
 
  private:
   Result<void> sync();
+  Result<void> write_and_replace();
 
   std::string real_;   // .git/index
-  std::string work_;   // a private hard link to it, which libgit2 reads and writes
+  std::string work_;   // the new index while it is written
   std::string lock_;   // .git/index.lock
-  git_index* index_ = nullptr;
-  std::string stamp_;  // identity of the file index_ was read from or written to
+  IndexImage image_;
+  std::string next_;   // the bytes of the next index (its buffer is reused)
+  std::string stamp_;  // identity of the file image_ was read from or written to
 };
 
 }  // namespace editgit::detail
