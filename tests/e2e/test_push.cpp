@@ -138,7 +138,7 @@ struct Served {
 
 }  // namespace
 
-TEST_CASE("serve --push: an edit's commit reaches a local bare repository; the push op and watch tell it",
+TEST_CASE("serve --push: an edit's commit reaches a local bare repository, and the push op and watch tell it",
           "[server][push]") {
   Served s([](Served& self) { return std::vector<std::string>{"--push", self.bare.string()}; });
   client::Ws watcher(s.gw->port());
