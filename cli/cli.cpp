@@ -465,6 +465,9 @@ CLI::App* add_serve(CLI::App& app, gateway::ServeArgs& a) {
                     "Disconnected pages debug.md lists, the most recently seen first; the rest are counted in one "
                     "line (default: 10)")
       ->check(CLI::Range(0u, 1000u));
+  serve->add_option("--push", a.push,
+                    "Push the branch to this remote (a remote's name in the repository, a URL or a path) after "
+                    "commits settle, fast-forward only, never forced; the push op pushes at once");
   return serve;
 }
 

@@ -48,6 +48,9 @@ std::string_view to_string(Error e) {
     case Error::queue_full: return "queue_full";
     case Error::too_many_sessions: return "too_many_sessions";
     case Error::origin_pending: return "origin_pending";
+    case Error::no_remote: return "no_remote";
+    case Error::push_rejected: return "push_rejected";
+    case Error::remote_unreachable: return "remote_unreachable";
     case Error::rate_limited: return "rate_limited";
   }
   return "internal";
@@ -66,12 +69,14 @@ unsigned http_status(Error e) {
     case Error::origin_pending:
     case Error::host_not_allowed: return 403;
     case Error::not_found:
+    case Error::no_remote:
     case Error::module_not_loaded: return 404;
     case Error::method_not_allowed: return 405;
     case Error::request_timeout: return 408;
     case Error::conflict:
     case Error::ambiguous:
     case Error::commit_failed:
+    case Error::push_rejected:
     case Error::locked:
     case Error::in_use: return 409;
     case Error::payload_too_large: return 413;
@@ -93,6 +98,8 @@ unsigned http_status(Error e) {
     case Error::page_error: return 200;
     // The gateway waited for a page, as a proxy for its upstream.
     case Error::page_timeout: return 504;
+    // The remote is the gateway's upstream for a push.
+    case Error::remote_unreachable: return 502;
     case Error::rate_limited: return 429;
     // The page went away or cannot take the job now.
     case Error::context_destroyed:

@@ -55,6 +55,9 @@ enum class Error {
   queue_full,            // too many jobs wait for the page
   too_many_sessions,     // the gateway keeps as many agents' sessions as it may
   origin_pending,        // a page from an origin not allowed yet: the person decides on the dashboard
+  no_remote,             // the push op on a gateway started without --push
+  push_rejected,         // the remote refused the push: its branch has commits this one lacks
+  remote_unreachable,    // the push could not reach the remote; the pusher retries with back-off
   rate_limited,          // too many new page instances from one origin lately; stays last (error_named)
 };
 

@@ -92,6 +92,15 @@ void EventHub::run_finished(json::object run) {
   send({{"type", "run"}, {"run", std::move(run)}}, to);
 }
 
+void EventHub::pushed(json::object push) {
+  std::vector<Watcher> to;
+  {
+    std::lock_guard lock(mutex_);
+    to = live_watchers();
+  }
+  send({{"type", "push"}, {"push", std::move(push)}}, to);
+}
+
 void EventHub::flush() {
   std::vector<Watcher> to;
   bool pages = false, origins = false;

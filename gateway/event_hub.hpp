@@ -56,6 +56,9 @@ class EventHub {
   void origins_changed();
   // Not coalesced: every run is an event of its own.
   void run_finished(boost::json::object run);
+  // A push's outcome (gateway/pusher.hpp), as the push op answers it. Not
+  // coalesced; any thread.
+  void pushed(boost::json::object push);
 
  private:
   struct Watcher {

@@ -29,6 +29,7 @@ namespace gateway {
 
 class McpServer;
 class EventHub;
+class Pusher;
 
 struct ServeLimits {
   std::size_t header_bytes = 16 * 1024;
@@ -83,6 +84,9 @@ class Gateway {
   // (tests of other parts). Any thread.
   EventHub* events() { return events_; }
   void set_events(EventHub* e) { events_ = e; }
+  // Pushes the branch to `serve --push`'s remote; null without one. Any thread.
+  Pusher* pusher() { return pusher_; }
+  void set_pusher(Pusher* p) { pusher_ = p; }
   // Who may open the dashboard, and the origins decided on it. Any thread.
   DashboardAuth& dashboard() { return dashboard_; }
   OriginApprovals& approvals() { return approvals_; }
@@ -126,6 +130,7 @@ class Gateway {
   RealmHost* realms_ = nullptr;
   McpServer* mcp_ = nullptr;
   EventHub* events_ = nullptr;
+  Pusher* pusher_ = nullptr;
   DashboardAuth dashboard_;
   OriginApprovals approvals_;
   std::string url_;

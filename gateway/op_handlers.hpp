@@ -15,6 +15,10 @@ enum class Error;
 struct EvalRequest;
 }
 
+namespace editgit {
+enum class Error;
+}
+
 namespace gateway {
 
 // ops_gateway.cpp: the gateway itself.
@@ -61,6 +65,10 @@ void op_modules(OpCall call);
 void op_unload(OpCall call);
 
 // ops_history.cpp: the newest edit undone; a page's events log, paged.
+// The git layer's codes as the gateway's: conflict (a file changed since;
+// git mid-merge), not_found (nothing to undo), a push's refusal and an
+// unreachable remote pass as they are.
+Error from_git(editgit::Error e);
 void op_undo(OpCall call);
 void op_events(OpCall call);
 
@@ -76,6 +84,9 @@ void op_watch(OpCall call);
 void op_origins(OpCall call);
 void op_approve(OpCall call);
 void op_dashboard(OpCall call);
+
+// ops_push.cpp: the branch pushed to serve's --push remote, now.
+void op_push(OpCall call);
 
 // ops_actors.cpp: the pages as the gateway's actors.
 void op_actors(OpCall call);

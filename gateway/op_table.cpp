@@ -234,6 +234,11 @@ const std::vector<OpSpec>& op_table() {
        std::nullopt, &op_approve},
       {"dashboard", {}, "a new one-time sign-in URL for the dashboard", false,
        HttpRoute{"POST", "/v1/dashboard-url", true}, &op_dashboard},
+      {"push", {},
+       "push the branch to the remote `serve --push` names, now, fast-forward only: remote, ref, commit, previous, "
+       "up_to_date; push_rejected when the remote's branch moved on (nothing forced), remote_unreachable, "
+       "no_remote without --push",
+       false, HttpRoute{"POST", "/v1/push", true}, &op_push},
   };
   return table;
 }

@@ -15,10 +15,6 @@ namespace gateway {
 
 namespace json = boost::json;
 
-namespace {
-
-// The git layer's codes as the gateway's: conflict (a file changed since;
-// git mid-merge) and not_found (nothing to undo) pass as they are.
 Error from_git(editgit::Error e) {
   switch (e) {
     case editgit::Error::not_found: return Error::not_found;
@@ -26,11 +22,15 @@ Error from_git(editgit::Error e) {
     case editgit::Error::locked: return Error::locked;
     case editgit::Error::io: return Error::io;
     case editgit::Error::queue_full: return Error::too_many_requests;
+    case editgit::Error::rejected: return Error::push_rejected;
+    case editgit::Error::unreachable: return Error::remote_unreachable;
     case editgit::Error::invalid:
     case editgit::Error::internal: break;
   }
   return Error::internal;
 }
+
+namespace {
 
 json::object undone_json(const record::Undone& u, const std::string& session) {
   json::array paths;

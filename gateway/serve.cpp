@@ -14,6 +14,7 @@
 #include "repl/repl.hpp"
 #include "gateway/state_dir.hpp"
 #include "gateway/op_table.hpp"
+#include "gateway/pusher.hpp"
 
 #include <boost/json.hpp>
 
@@ -258,7 +259,8 @@ void connect_pages(repl::Repl& pages, Worker& eng, Gateway& gw) {
 // thread's, which has ended by then).
 struct Unfollow {
   editgit::CommitQueue& commits;
-  ~Unfollow() { commits.after_each({}); }
+  std::size_t observer;
+  ~Unfollow() { commits.forget(observer); }
 };
 
 Unfollow follow(EventHub& events, repl::Repl& pages, Gateway& gw, Worker& eng) {
@@ -268,12 +270,61 @@ Unfollow follow(EventHub& events, repl::Repl& pages, Gateway& gw, Worker& eng) {
   gw.approvals().on_change([&events] { events.origins_changed(); });
   // Set before any run can start (the listener and the inbox come later).
   eng.runs().on_run = [&events](const boost::json::object& run) { events.run_finished(run); };
-  eng.commits().after_each([&events](editgit::Repository& repo) {
+  const std::size_t observer = eng.commits().after_each([&events](editgit::Repository& repo) {
     if (!events.watched()) return;
     auto head = repo.history([](const editgit::CommitInfo&) { return true; }, 1);
     if (head && !head->empty()) events.committed(head->front().id);
   });
-  return Unfollow{eng.commits()};
+  return Unfollow{eng.commits(), observer};
+}
+
+void log_push(const PushOutcome& o) {
+  const std::string remote(o.body.at("remote").get_string());
+  std::string line;
+  if (o.failure) {
+    line = "push to " + remote + " failed: " + std::string(to_string(o.failure->code)) + ": " + o.failure->message;
+    if (const auto* retry = o.body.if_contains("retry_in_ms"))
+      line += "; trying again in " + std::to_string(retry->as_int64()) + " ms";
+    else
+      line += "; not tried again until the next commit or push op";
+  } else if (o.body.at("up_to_date").as_bool()) {
+    line = "push: " + remote + " has " + std::string(o.body.at("commit").get_string()) + " already";
+  } else {
+    const auto* previous = o.body.if_contains("previous");
+    line = "pushed " + std::string(o.body.at("ref").get_string()) + " to " + remote + ": " +
+           (previous ? std::string(previous->get_string()).substr(0, 12) + ".." : std::string("new branch at ")) +
+           std::string(o.body.at("commit").get_string()).substr(0, 12);
+  }
+  repl::log_line(line);
+}
+
+// `--push REMOTE`: a pusher whose outcomes go to the log and the watchers
+// (null without --push; nullopt, with the reason on `err`, when it cannot
+// start). A path is made absolute here (libgit2 would read it against the
+// gateway's working folder at each push); a name without '/' or ':' is the
+// repository's remote.
+std::optional<std::unique_ptr<Pusher>> start_pusher(const ServeArgs& args, const std::string& root,
+                                                    EventHub& events, std::ostream& err) {
+  if (args.push.empty()) return std::unique_ptr<Pusher>();
+  std::string remote = args.push;
+  std::error_code fs_ec;
+  if (remote.find_first_of("/:") != std::string::npos && std::filesystem::exists(remote, fs_ec))
+    remote = std::filesystem::absolute(remote, fs_ec).lexically_normal().string();
+  auto pusher = Pusher::open(root, remote, [&events](const PushOutcome& o) {
+    log_push(o);
+    boost::json::object event = o.body;
+    event["ok"] = !o.failure;
+    if (o.failure) {
+      event["error"] = to_string(o.failure->code);
+      event["message"] = o.failure->message;
+    }
+    events.pushed(std::move(event));
+  }, {});
+  if (!pusher) {
+    err << "editgate serve: --push: " << pusher.error().message << '\n';
+    return std::nullopt;
+  }
+  return std::move(*pusher);
 }
 
 // The folders agents save into: chat logs under debug/, messages in the
@@ -357,6 +408,13 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   gw.set_mcp(&mcp);
   EventHub events(eng.executor());
   gw.set_events(&events);
+  std::optional<std::unique_ptr<Pusher>> pusher = start_pusher(args, root, events, err);
+  if (!pusher) return 2;
+  gw.set_pusher(pusher->get());
+  // The commit queue wakes the pusher after each commit (observer 0: none).
+  Unfollow unpush{eng.commits(), *pusher ? eng.commits().after_each([p = pusher->get()](editgit::Repository&) {
+    p->committed();
+  }) : 0};
 
   // The live pages: their logs are written on the worker thread and
   // committed on the workspace's one commit queue, as the edit runs are.
@@ -417,6 +475,8 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   // commit queue makes the commits they left before it stops.
   gw.worker().post([&pages] { pages.shutdown(); });
   eng.join();
+  // The last commits are made: pushed once more before the gateway ends.
+  if (*pusher) (*pusher)->finish();
   err << "editgate: stopped\n";
   return 0;
 }

@@ -87,16 +87,21 @@ void CommitQueue::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-void CommitQueue::after_each(Work observer) {
-  std::lock_guard lock(mutex_);
-  after_each_ = std::move(observer);
+std::size_t CommitQueue::after_each(Work observer) {
+  std::lock_guard lock(observing_);
+  observers_.emplace_back(++observers_added_, std::move(observer));
+  return observers_added_;
+}
+
+void CommitQueue::forget(std::size_t observer) {
+  std::lock_guard lock(observing_);
+  std::erase_if(observers_, [observer](const auto& o) { return o.first == observer; });
 }
 
 void CommitQueue::loop() {
   ::pthread_setname_np(::pthread_self(), "eg-commits");  // for top -H and perf
   for (;;) {
     Item item;
-    Work observer;
     {
       std::unique_lock lock(mutex_);
       wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
@@ -105,7 +110,6 @@ void CommitQueue::loop() {
       queue_.pop_front();
       waiting_ -= item.weight;
       busy_ = true;
-      observer = after_each_;
     }
     try {
       item.work(repo_);
@@ -113,10 +117,16 @@ void CommitQueue::loop() {
       // A work that throws ends alone (run() hands its exception to the
       // waiter); the queue, and everyone behind it, goes on.
     }
-    try {
-      if (observer) observer(repo_);
-    } catch (...) {
-      // An observer's failure is its own; the commits go on.
+    {
+      std::lock_guard lock(observing_);
+      for (auto& [number, observer] : observers_) {
+        try {
+          observer(repo_);
+        } catch (...) {
+          // An observer's failure is its own; the commits and the other
+          // observers go on.
+        }
+      }
     }
     {
       std::lock_guard lock(mutex_);

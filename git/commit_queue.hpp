@@ -21,6 +21,8 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 namespace editgit {
 
@@ -47,9 +49,14 @@ class CommitQueue {
   // from the queue's own thread (work that runs there waits for nothing).
   Result<void> run(Work work);
 
-  // Called on the queue's thread after each piece of work (whoever follows
-  // the commits: the dashboard's events); an empty one to stop.
-  void after_each(Work observer);
+  // Adds `observer`, called on the queue's thread after each piece of work
+  // (whoever follows the commits: the dashboard's events, the pusher), in
+  // the order added. Returns its number, for forget(). Observers must be
+  // quick: the next commit waits for them.
+  std::size_t after_each(Work observer);
+  // Removes an observer; once this returns it is not running and never runs
+  // again, so what it points at may go.
+  void forget(std::size_t observer);
 
   // Blocks until everything submitted so far has run.
   void wait_idle();
@@ -75,7 +82,9 @@ class CommitQueue {
   std::size_t waiting_ = 0;  // the weights queued
   bool busy_ = false;
   bool stopping_ = false;
-  Work after_each_;
+  std::vector<std::pair<std::size_t, Work>> observers_;
+  std::size_t observers_added_ = 0;
+  std::mutex observing_;  // held while observers run: forget() waits for them
   std::thread thread_;
 };
 

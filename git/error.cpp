@@ -16,6 +16,8 @@ std::string_view to_string(Error e) {
     case Error::io: return "io_error";
     case Error::internal: return "git_error";
     case Error::queue_full: return "commit_queue_full";
+    case Error::rejected: return "push_rejected";
+    case Error::unreachable: return "remote_unreachable";
   }
   return "git_error";
 }

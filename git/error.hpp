@@ -20,6 +20,8 @@ enum class Error {
   io,             // the operating system refused a read or write
   internal,       // any other libgit2 failure
   queue_full,     // the commit queue holds its bound of waiting commits, or has stopped
+  rejected,       // a push the remote refused: its branch moved on (not a fast-forward), or its own rule
+  unreachable,    // a push that could not reach the remote, or lost it midway (the network, the server)
 };
 
 std::string_view to_string(Error e);

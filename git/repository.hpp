@@ -7,6 +7,7 @@
 
 #include "git/diff.hpp"
 #include "git/error.hpp"
+#include "git/push.hpp"
 
 #include <chrono>
 #include <cstddef>
@@ -165,6 +166,14 @@ class Repository {
   // already says it: for files editgate keeps in the work tree but never
   // commits (.editgate/). Leaves the rest of the file as it was.
   Result<void> exclude(std::string_view pattern) const;
+
+  // Pushes the branch HEAD is on to the same branch of `request.remote`,
+  // as a fast-forward only (git/push.hpp). Error::rejected when the remote
+  // refuses (its branch has commits this one lacks), unreachable when it
+  // cannot be reached, not_found for an unknown remote or an unborn
+  // branch, invalid for a detached HEAD. Blocks for the network's time:
+  // never on a thread that serves anyone.
+  Result<Pushed> push(const PushRequest& request);
 
   // The configured user (user.name/user.email, then GIT_AUTHOR_NAME/EMAIL,
   // then the login name).

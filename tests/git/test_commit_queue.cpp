@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <future>
 #include <optional>
 #include <stdexcept>
@@ -198,4 +199,32 @@ TEST_CASE("a REPL item the full queue refuses is reported, and its callback hear
   CHECK(refused.files.size() == 1);
   gate.open.set_value();
   committer.wait_idle();
+}
+
+TEST_CASE("the commit queue tells every observer after each piece of work, until each is forgotten",
+          "[unit][commit_queue]") {
+  test::TempDir dir;
+  test::git_ok(dir.path(), {"init", "-q"});
+  auto queue = CommitQueue::open(dir.str());
+  REQUIRE(queue.has_value());
+  std::atomic<int> events{0}, pushes{0};
+  const std::size_t hub = (*queue)->after_each([&](editgit::Repository&) { ++events; });
+  const std::size_t pusher = (*queue)->after_each([&](editgit::Repository&) {
+    ++pushes;
+    throw std::runtime_error("an observer's failure is its own");
+  });
+  CHECK(hub != pusher);
+  REQUIRE((*queue)->run([](editgit::Repository&) {}).has_value());
+  (*queue)->wait_idle();  // run() returns after the work, before its observers
+  CHECK(events == 1);
+  CHECK(pushes == 1);  // both told, the throwing one too
+  (*queue)->forget(pusher);
+  REQUIRE((*queue)->run([](editgit::Repository&) {}).has_value());
+  (*queue)->wait_idle();  // run() returns after the work, before its observers
+  CHECK(events == 2);
+  CHECK(pushes == 1);
+  (*queue)->forget(hub);
+  REQUIRE((*queue)->run([](editgit::Repository&) {}).has_value());
+  (*queue)->wait_idle();  // run() returns after the work, before its observers
+  CHECK(events == 2);
 }

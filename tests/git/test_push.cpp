@@ -1,0 +1,114 @@
+// Repository::push (git/push.cpp) against local bare repositories and a
+// closed port, checked with the git command line: what arrives, what a
+// refusal leaves, and the named codes.
+#include "git/repository.hpp"
+#include "support.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <boost/asio/ip/tcp.hpp>
+
+#include <string>
+
+using test::TempDir;
+
+namespace {
+
+std::string trimmed(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+  return s;
+}
+
+// A work tree with one commit on main, and an empty bare repository.
+struct Pair {
+  TempDir work, bare;
+  Pair() {
+    test::git_ok(work.path(), {"init", "-q", "-b", "main"});
+    commit("a.txt", "one\n");
+    test::git_ok(bare.path(), {"init", "-q", "--bare", "-b", "main"});
+  }
+  void commit(const std::string& file, const std::string& text) {
+    test::write_file(work / file, text);
+    test::git_ok(work.path(), {"add", file});
+    test::git_ok(work.path(), {"commit", "-q", "-m", "add " + file});
+  }
+  std::string head() { return trimmed(test::git_ok(work.path(), {"rev-parse", "HEAD"})); }
+  std::string bare_main() { return trimmed(test::git_ok(bare.path(), {"rev-parse", "refs/heads/main"})); }
+  editgit::Result<editgit::Pushed> push(std::string remote = {}) {
+    auto repo = editgit::Repository::open(work.str(), {}, false);
+    REQUIRE(repo.has_value());
+    return repo->push({remote.empty() ? bare.str() : remote});
+  }
+};
+
+// A port nobody listens on: bound, then closed.
+unsigned short closed_port() {
+  boost::asio::io_context ioc;
+  boost::asio::ip::tcp::acceptor a(ioc, {boost::asio::ip::make_address("127.0.0.1"), 0});
+  return a.local_endpoint().port();
+}
+
+}  // namespace
+
+TEST_CASE("push: the branch arrives in a bare repository, by path or by a configured remote's name", "[git][push]") {
+  Pair p;
+  auto first = p.push();
+  REQUIRE(first.has_value());
+  CHECK(first->ref == "refs/heads/main");
+  CHECK(first->commit == p.head());
+  CHECK_FALSE(first->previous);  // the push created the branch there
+  CHECK_FALSE(first->up_to_date);
+  CHECK(p.bare_main() == p.head());
+
+  const std::string before = p.head();
+  p.commit("b.txt", "two\n");
+  test::git_ok(p.work.path(), {"remote", "add", "review", p.bare.str()});
+  auto second = p.push("review");
+  REQUIRE(second.has_value());
+  CHECK(second->previous == before);
+  CHECK(p.bare_main() == p.head());
+
+  auto again = p.push("review");
+  REQUIRE(again.has_value());
+  CHECK(again->up_to_date);
+  CHECK(again->commit == p.head());
+}
+
+TEST_CASE("push: a remote branch that moved on is rejected, never overwritten", "[git][push]") {
+  Pair p;
+  REQUIRE(p.push().has_value());
+  // Someone else pushes a commit the workspace lacks.
+  TempDir other;
+  test::git_ok(other.path(), {"clone", "-q", p.bare.str(), "."});
+  test::write_file(other / "theirs.txt", "theirs\n");
+  test::git_ok(other.path(), {"add", "theirs.txt"});
+  test::git_ok(other.path(), {"commit", "-q", "-m", "theirs"});
+  test::git_ok(other.path(), {"push", "-q", "origin", "main"});
+  const std::string theirs = p.bare_main();
+
+  p.commit("mine.txt", "mine\n");
+  auto refused = p.push();
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(refused.error().code == editgit::Error::rejected);
+  CHECK(editgit::to_string(refused.error().code) == "push_rejected");
+  CHECK(p.bare_main() == theirs);
+}
+
+TEST_CASE("push: named codes for a closed port, an unknown remote and a detached HEAD", "[git][push]") {
+  Pair p;
+  auto dead = p.push("git://127.0.0.1:" + std::to_string(closed_port()) + "/x.git");
+  REQUIRE_FALSE(dead.has_value());
+  CHECK(dead.error().code == editgit::Error::unreachable);
+  CHECK(editgit::to_string(dead.error().code) == "remote_unreachable");
+
+  auto unknown = p.push("nosuchremote");
+  REQUIRE_FALSE(unknown.has_value());
+  CHECK(unknown.error().code == editgit::Error::not_found);
+
+  test::git_ok(p.work.path(), {"checkout", "-q", "--detach"});
+  auto detached = p.push();
+  REQUIRE_FALSE(detached.has_value());
+  CHECK(detached.error().code == editgit::Error::invalid);
+  // Nothing arrived: the bare repository's branch is still unborn.
+  CHECK(test::git(p.bare.path(), {"rev-parse", "--verify", "-q", "refs/heads/main"}).exit_code != 0);
+}
