@@ -114,9 +114,9 @@ void soak_verdicts(const Args& a, const Result& g) {
     const bench::Percentiles p = bench::percentiles(in);
     std::printf("| %.0f-%.0f | %.0f | %.0f | %.0f |\n", i.from, i.to, p.p50, p.p99, *std::max_element(in.begin(), in.end()));
   }
-  std::printf("\nsoak memory after the %.0f s warm-up: gateway %.1f-%.1f MB (spread %.1f %%), Node page %.1f-%.1f MB "
-              "(spread %.1f %%): goal flat within 10 %%: %s\n",
-              a.warmup, glo, ghi, 100 * gs, nlo, nhi, 100 * ns, met(gs <= 0.10 && ns <= 0.10));
+  std::printf("\nsoak memory after the %.0f s warm-up, goal flat within 10 %% ((max - min) / min):\n"
+              "  gateway   %.1f-%.1f MB, spread %.1f %%: %s\n  Node page %.1f-%.1f MB, spread %.1f %%: %s\n",
+              a.warmup, glo, ghi, 100 * gs, met(gs <= 0.10), nlo, nhi, 100 * ns, met(ns <= 0.10));
   std::printf("soak p99 per row after the warm-up: median %.1f ms, worst %.1f ms: goal bounded (worst <= 2x median): %s\n",
               median_p99, worst_p99, met(worst_p99 <= 2 * median_p99));
 }
