@@ -306,8 +306,9 @@ json::array pages(client::Ws& ws) {
 }
 
 // The connected pages' names once `n` of `kind` are there.
-std::vector<std::string> wait_pages(client::Ws& ws, const std::string& kind, std::size_t n) {
-  for (int i = 0; i < 1200; ++i) {
+std::vector<std::string> wait_pages(client::Ws& ws, const std::string& kind, std::size_t n,
+                                    std::chrono::seconds within = 60s) {
+  for (auto until = clock_type::now() + within; clock_type::now() < until;) {
     std::vector<std::string> names;
     for (const auto& p : pages(ws))
       if (p.at("kind") == json::string_view(kind) && p.at("state") != "disconnected") names.emplace_back(p.at("page").as_string());
@@ -514,7 +515,9 @@ int run(int argc, char** argv) {
       raw.expect_pages(0);  // their browser closes next
     }
     fs::path dir = workspace(a, "busy");
-    client::Gateway gw(dir.string());
+    // One origin's tabs: past 64 the gateway refuses new ones by default, and
+    // it lets in 10 at once, then one every 2 s (so 100 take about 3 minutes).
+    client::Gateway gw(dir.string(), {"--pages-per-origin", std::to_string(a.pages + 16)});
     raw.set_gateway(gw.port());
     Child browser({a.node, a.script, a.chromium}, (fs::path(a.workdir) / "playwright-busy.log").string(), a.workdir);
     open_tabs(browser, raw.url("/busy.html"), a.pages);
@@ -522,7 +525,8 @@ int run(int argc, char** argv) {
     {
       client::Ws agent(gw.port());
       agent.login(gw.cookie());
-      names = wait_pages(agent, "browser", static_cast<std::size_t>(a.pages));
+      names = wait_pages(agent, "browser", static_cast<std::size_t>(a.pages),
+                         std::chrono::seconds(60 + 2 * a.pages));
     }
     // Agent k drives pages k, k + agents, ...; each page gets its share of
     // the evals, one in flight at a time.
