@@ -35,6 +35,9 @@ class Child {
       FILE* f = std::fopen(log.c_str(), "w");
       if (f) ::dup2(fileno(f), 2);
       if (fd3 >= 0) ::dup2(fd3, 3);
+      // Nothing else of this process: an inherited fd 4 would be read by
+      // the Node page as its interrupt channel (and steal its peer's lines).
+      ::close_range(fd3 >= 0 ? 4 : 3, ~0U, 0);
       if (::chdir(cwd.c_str()) != 0) ::_exit(126);
       std::vector<char*> args;
       for (std::string& s : argv) args.push_back(s.data());

@@ -27,7 +27,7 @@
 namespace gateway {
 
 struct SessionLimits {
-  std::size_t max_sessions = 1024;  // above the connections and realms there can be at once
+  std::size_t max_sessions = 2048;  // above the connections and realms there can be at once
   std::chrono::seconds expire_after{600};  // a session no connection holds
 };
 
