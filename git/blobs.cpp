@@ -9,8 +9,7 @@ namespace editgit {
 using namespace detail;
 
 std::string blob_id(std::string_view bytes) {
-  static const int initialised = git_libgit2_init();
-  (void)initialised;
+  init_library();
   git_oid id;
   if (git_odb_hash(&id, bytes.data(), bytes.size(), GIT_OBJECT_BLOB) < 0) return {};
   char hex[GIT_OID_HEXSZ + 1];

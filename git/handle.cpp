@@ -2,6 +2,15 @@
 
 namespace editgit::detail {
 
+void init_library() {
+  static const bool done = [] {
+    git_libgit2_init();
+    git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_TREE, static_cast<std::size_t>(4) << 20);
+    return true;
+  }();
+  (void)done;
+}
+
 Failure failure(int rc, std::string_view what) {
   const git_error* e = git_error_last();
   Error code = Error::internal;

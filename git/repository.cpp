@@ -35,8 +35,7 @@ std::string CommitInfo::trailer(std::string_view key) const {
 }
 
 Result<Repository> Repository::open(const std::string& root, Options options, bool create) {
-  static const int initialised = git_libgit2_init();
-  (void)initialised;
+  init_library();
 
   auto abs = real_path(root);
   if (!abs) return Failure{Error::not_found, "the workspace root " + root + " does not exist"};
