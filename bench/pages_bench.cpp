@@ -515,9 +515,10 @@ int run(int argc, char** argv) {
       raw.expect_pages(0);  // their browser closes next
     }
     fs::path dir = workspace(a, "busy");
-    // One origin's tabs: past 64 the gateway refuses new ones by default, and
-    // it lets in 10 at once, then one every 2 s (so 100 take about 3 minutes).
-    client::Gateway gw(dir.string(), {"--pages-per-origin", std::to_string(a.pages + 16)});
+    // One origin's tabs: past 64 instances (32 connected) the gateway refuses
+    // new ones by default; half of --pages-per-origin may be connected. It
+    // lets in 10 at once, then one every 2 s (so 100 take about 3 minutes).
+    client::Gateway gw(dir.string(), {"--pages-per-origin", std::to_string(2 * a.pages + 16)});
     raw.set_gateway(gw.port());
     Child browser({a.node, a.script, a.chromium}, (fs::path(a.workdir) / "playwright-busy.log").string(), a.workdir);
     open_tabs(browser, raw.url("/busy.html"), a.pages);

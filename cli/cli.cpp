@@ -454,8 +454,8 @@ CLI::App* add_serve(CLI::App& app, gateway::ServeArgs& a) {
                     "Milliseconds a saved chat log or inbox file must be quiet before it is read (default: 150)")
       ->check(CLI::Range(1u, 60'000u));
   serve->add_option("--pages-per-origin", a.pages_per_origin,
-                    "New page instances one browser origin may make in this run; a page coming back to its "
-                    "instance is not counted (default: 64)")
+                    "New page instances one browser origin may make in this run, half of them (at least 32) connected at "
+                    "once; a page coming back to its instance is not counted (default: 64)")
       ->check(CLI::Range(1u, 100'000u));
   serve->add_option("--pages-kept", a.pages_kept,
                     "Pages kept in memory; past it disconnected pages with no work left are forgotten until they "

@@ -24,6 +24,7 @@
 
 #include <fcntl.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <csignal>
 #include <filesystem>
@@ -226,6 +227,10 @@ ServeLimits limits_of(const ServeArgs& args) {
   limits.header_timeout = std::chrono::milliseconds(args.header_timeout_ms);
   limits.body_timeout = std::chrono::milliseconds(args.body_timeout_ms);
   limits.auth_timeout = std::chrono::milliseconds(args.auth_timeout_ms);
+  // Half an origin's instances may be connected at once (32 of the default
+  // 64, never fewer): the rest is room for its tabs closed and opened again.
+  limits.page_sockets_per_origin =
+      std::clamp<std::size_t>(args.pages_per_origin / 2, limits.page_sockets_per_origin, limits.page_sockets);
   return limits;
 }
 

@@ -215,6 +215,23 @@ TEST_CASE("page sockets cannot keep the agents out: a cap per origin, and places
   CHECK(obj(agent.until_done().back()).at("status") == json::array{"done"});
 }
 
+TEST_CASE("a larger --pages-per-origin lets half of that many of one origin's pages connect at once", "[pages]") {
+  test::TempDir dir;
+  client::Gateway gw(dir.str(), {"--pages-per-origin", "100"});
+  std::vector<std::unique_ptr<client::Ws>> held;
+  int opened = 0;
+  for (int i = 0; i < 60; ++i) {
+    try {
+      held.push_back(std::make_unique<client::Ws>(
+          gw.port(), std::map<std::string, std::string>{{"Origin", "http://127.0.0.1:3000"}}, "/v1/page"));
+      ++opened;
+    } catch (const std::exception&) {
+    }
+  }
+  CHECK(opened == 50);
+  CHECK(client::ws_refused_status(gw.port(), {{"Origin", "http://127.0.0.1:3000"}}, "/v1/page") == 429);
+}
+
 TEST_CASE("an origin makes at most its cap of page instances in a run; coming back to one is not counted",
           "[pages][security]") {
   test::TempDir dir;
