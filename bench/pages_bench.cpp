@@ -338,6 +338,9 @@ class FileAgent {
   FileAgent(const fs::path& root, const std::string& page)
       : page_(page), log_(root / "debug" / (page + ".md")), dir_(root / ".editgate/pages" / page),
         fd_(::inotify_init1(IN_CLOEXEC)) {
+    // The page's folder appears with its first status file, on the status
+    // files' thread, maybe after the page is listed as connected.
+    for (int i = 0; i < 500 && !fs::exists(dir_); ++i) std::this_thread::sleep_for(10ms);
     if (fd_ < 0 || ::inotify_add_watch(fd_, dir_.c_str(), IN_MOVED_TO | IN_CLOSE_WRITE) < 0)
       throw std::runtime_error("inotify on " + dir_.string());
   }

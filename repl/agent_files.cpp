@@ -63,7 +63,7 @@ std::string iso_now() {
   return buf;
 }
 
-AgentFiles::AgentFiles(std::string dir, std::chrono::milliseconds gather) : dir_(std::move(dir)), gather_(gather) {
+AgentFiles::AgentFiles(std::string dir) : dir_(std::move(dir)) {
   // Sequence numbers go on from the highest any marker holds.
   std::error_code ec;
   for (const char* area : {"pages", "outbox"})
@@ -82,14 +82,11 @@ AgentFiles::~AgentFiles() {
 }
 
 void AgentFiles::enqueue(Op op) {
-  bool first = false;
   {
     std::lock_guard lock(mutex_);
-    first = queue_.empty();
     queue_.push_back(std::move(op));
   }
-  // The thread waits for an empty queue to fill; the rest only lengthen it.
-  if (first) wake_.notify_one();
+  wake_.notify_one();
 }
 
 void AgentFiles::put(std::string rel, std::string content) { enqueue({Op::put, std::move(rel), std::move(content)}); }
@@ -98,10 +95,7 @@ void AgentFiles::erase(std::string rel) { enqueue({Op::erase, std::move(rel), {}
 
 void AgentFiles::flush() {
   std::unique_lock lock(mutex_);
-  ++flushing_;
-  wake_.notify_one();
   idle_.wait(lock, [this] { return queue_.empty() && !busy_; });
-  --flushing_;
 }
 
 void AgentFiles::status(const std::string& page, boost::json::object status) {
@@ -125,13 +119,9 @@ void AgentFiles::loop() {
     {
       std::unique_lock lock(mutex_);
       wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      // At most one batch per `gather` (none waits after a quiet spell):
-      // what comes meanwhile joins this one.
-      wake_.wait_until(lock, last_batch_ + gather_, [this] { return stopping_ || flushing_ > 0; });
       if (queue_.empty()) return;
       batch.swap(queue_);
       busy_ = true;
-      last_batch_ = std::chrono::steady_clock::now();
     }
     // A file replaced again later in the batch is written once, last (found
     // from the end, so a batch of many pages' files costs its length).
@@ -140,10 +130,7 @@ void AgentFiles::loop() {
     for (std::size_t i = batch.size(); i-- > 0;)
       if (batch[i].kind != Op::append) superseded[i] = !replaced_later.insert(batch[i].rel).second;
     for (std::size_t i = 0; i < batch.size(); ++i)
-      if (!superseded[i]) {
-        run(batch[i]);
-        ++written_;
-      }
+      if (!superseded[i]) run(batch[i]);
     {
       std::lock_guard lock(mutex_);
       busy_ = false;

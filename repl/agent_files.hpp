@@ -9,15 +9,10 @@
 // restarts too), so a marker an earlier job left is never taken for the
 // current one. Files are replaced atomically (temp file + rename) by a
 // thread of their own, in the order asked, so the REPL never waits on them.
-// Under load its batches are at least `gather` apart, and a file replaced
-// again within a batch is written once: every new file is a new inode, and
-// ext4 grows slow at finding free ones when thousands a second come and go.
 #pragma once
 
 #include <boost/json/object.hpp>
 
-#include <atomic>
-#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -31,9 +26,7 @@ namespace repl {
 class AgentFiles {
  public:
   // `dir`: the workspace's .editgate folder.
-  static constexpr std::chrono::milliseconds default_gather{20};
-
-  explicit AgentFiles(std::string dir, std::chrono::milliseconds gather = default_gather);
+  explicit AgentFiles(std::string dir);
   ~AgentFiles();  // writes what is queued
   AgentFiles(const AgentFiles&) = delete;
   AgentFiles& operator=(const AgentFiles&) = delete;
@@ -49,9 +42,6 @@ class AgentFiles {
   void erase(std::string rel);
   // Blocks until everything asked so far is on disk.
   void flush();
-  // Files written, appended to or removed so far (tests, and a measure of
-  // what the gathering saves).
-  std::uint64_t written() const { return written_; }
 
   // The page's files, by page name.
   void status(const std::string& page, boost::json::object status);  // adds updated_at
@@ -68,15 +58,11 @@ class AgentFiles {
   void run(const Op& op);
 
   std::string dir_;
-  const std::chrono::milliseconds gather_;
   std::uint64_t last_ = 0;
   std::mutex mutex_;
   std::condition_variable wake_, idle_;
   std::deque<Op> queue_;
   bool busy_ = false, stopping_ = false;
-  std::atomic<std::uint64_t> written_{0};
-  int flushing_ = 0;  // flush() calls waiting: the gathering pause is cut short
-  std::chrono::steady_clock::time_point last_batch_{};
   std::thread thread_;
 };
 

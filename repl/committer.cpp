@@ -25,18 +25,18 @@ Result<void> Committer::submit(CommitItem&& item) {
   std::lock_guard lock(mutex_);
   // Items that wait together, with nothing else queued between them, are
   // one batch: a commit each, or one for all when there are many.
-  auto joined = queue_.join_last(this, [&] { last_->push_back(std::move(item)); });
+  auto joined = queue_.join_last(this, [&] { last_->join(std::move(item)); });
   if (joined && *joined) return {};
   if (joined) {
     auto batch = std::make_shared<Batch>();
-    batch->push_back(std::move(item));
+    batch->items.push_back(std::move(item));
     auto queued = queue_.submit([this, batch](editgit::Repository& repo) { commit(repo, std::move(*batch)); }, this);
     if (queued) {
       last_ = std::move(batch);
       return {};
     }
     joined = queued.error();
-    item = std::move(batch->front());
+    item = std::move(batch->items.front());
   }
   log_line("the REPL's commit \"" + item.summary + "\" was not made: " + joined.error().message);
   if (item.committed) item.committed("");
@@ -56,15 +56,30 @@ void Committer::stop() {
   if (own_) own_->stop();
 }
 
+void Committer::Batch::join(CommitItem item) {
+  items.push_back(std::move(item));
+  if (items.size() <= group_above) return;
+  // One commit from here on (a batch only grows until it runs).
+  for (; scanned < items.size(); ++scanned)
+    for (FileChange& f : items[scanned].files) {
+      auto [it, fresh] = newest.try_emplace(f.path, scanned);
+      if (fresh) continue;
+      for (FileChange& older : items[it->second].files)
+        if (older.path == f.path) older.after.reset();
+      f.before.reset();
+      it->second = scanned;
+    }
+}
+
 void Committer::commit(editgit::Repository& repo, Batch batch) {
   // One commit per exchange while the queue keeps up; when it falls behind
   // (many pages, a busy machine), what waits goes in one.
-  if (batch.size() > group_above) {
+  if (batch.items.size() > group_above) {
     std::vector<CommitItem*> all;
-    for (CommitItem& item : batch) all.push_back(&item);
+    for (CommitItem& item : batch.items) all.push_back(&item);
     return commit_one(repo, std::move(all));
   }
-  for (CommitItem& item : batch) commit_one(repo, {&item});
+  for (CommitItem& item : batch.items) commit_one(repo, {&item});
 }
 
 void Committer::commit_one(editgit::Repository& repo, std::vector<CommitItem*> batch) {
@@ -77,7 +92,7 @@ void Committer::commit_one(editgit::Repository& repo, std::vector<CommitItem*> b
       if (fresh)
         order.push_back(f.path);
       else
-        it->second.after = std::move(f.after);
+        it->second.after = std::move(f.after);  // released (null) until the path's last item
     }
   editgit::CommitRequest req;
   for (const std::string& path : order) {

@@ -17,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace repl {
@@ -57,7 +58,16 @@ class Committer {
   std::uint64_t commits() const { return commits_; }
 
  private:
-  using Batch = std::vector<CommitItem>;
+  // Items that wait together. Past group_above items a batch is one commit,
+  // which takes each path's first `before` and last `after`: the texts in
+  // between are let go as items join (each is a whole log, and thousands
+  // wait while commits lag under load).
+  struct Batch {
+    std::vector<CommitItem> items;
+    std::unordered_map<std::string, std::size_t> newest;  // path -> the item with its last `after`
+    std::size_t scanned = 0;  // items whose texts were looked at
+    void join(CommitItem item);
+  };
   void commit(editgit::Repository& repo, Batch batch);
   void commit_one(editgit::Repository& repo, std::vector<CommitItem*> items);
 

@@ -178,6 +178,48 @@ TEST_CASE("the REPL's items group only when more than 8 wait together with nothi
   CHECK(test::git_ok(dir.path(), {"status", "--porcelain"}).empty());
 }
 
+TEST_CASE("a grouped batch keeps one log's first text before and last text after, not every one between",
+          "[unit][commit_queue]") {
+  test::TempDir dir;
+  test::git_ok(dir.path(), {"init", "-q"});
+  auto queue = CommitQueue::open(dir.str());
+  REQUIRE(queue.has_value());
+  repl::Committer committer(**queue);
+  Gate gate;
+  REQUIRE((*queue)->submit(gate.work()).has_value());
+  gate.entered.get_future().wait();
+  // 20 writes of one log while the queue is busy, each text the last one
+  // grown by a line, as a page's log grows exchange by exchange.
+  std::vector<std::weak_ptr<const std::string>> texts;
+  repl::Text before;
+  std::string text;
+  for (int n = 0; n < 20; ++n) {
+    text += "line " + std::to_string(n) + "\n";
+    auto after = std::make_shared<const std::string>(text);
+    texts.push_back(after);
+    REQUIRE(committer.submit(repl::CommitItem{{repl::FileChange{"log.md", before, after}},
+                                               {"agent", "agent@example.com"},
+                                               "exchange " + std::to_string(n),
+                                               {{"Editgate-Kind", "reply"}},
+                                               {}})
+                .has_value());
+    before = after;
+  }
+  test::write_file(dir / "log.md", text);
+  before.reset();
+  // Only the last text is still held by the waiting batch (there was no first
+  // one: the file is new); the 19 between are let go.
+  CHECK(texts.back().lock() != nullptr);
+  int held = 0;
+  for (std::size_t i = 0; i + 1 < texts.size(); ++i) held += texts[i].expired() ? 0 : 1;
+  CHECK(held == 0);
+  gate.open.set_value();
+  committer.wait_idle();
+  CHECK(test::git_ok(dir.path(), {"log", "-1", "--format=%s"}) == "repl: 20 exchanges\n");
+  CHECK(test::git_ok(dir.path(), {"show", "HEAD:log.md"}) == text);
+  CHECK(test::git_ok(dir.path(), {"status", "--porcelain"}).empty());
+}
+
 TEST_CASE("a REPL item the full queue refuses is reported, and its callback hears no commit", "[unit][commit_queue]") {
   test::TempDir dir;
   test::git_ok(dir.path(), {"init", "-q"});
