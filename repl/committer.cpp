@@ -60,15 +60,18 @@ void Committer::Batch::join(CommitItem item) {
   items.push_back(std::move(item));
   if (items.size() <= group_above) return;
   // One commit from here on (a batch only grows until it runs).
-  for (; scanned < items.size(); ++scanned)
-    for (FileChange& f : items[scanned].files) {
-      auto [it, fresh] = newest.try_emplace(f.path, scanned);
+  for (; scanned < items.size(); ++scanned) {
+    // An item may change one log more than once (placeholders, then its reply).
+    std::vector<FileChange>& files = items[scanned].files;
+    for (std::size_t k = 0; k < files.size(); ++k) {
+      auto [it, fresh] = newest.try_emplace(files[k].path, scanned, k);
       if (fresh) continue;
-      for (FileChange& older : items[it->second].files)
-        if (older.path == f.path) older.after.reset();
-      f.before.reset();
-      it->second = scanned;
+      const auto [item, file] = it->second;
+      items[item].files[file].after.reset();
+      files[k].before.reset();
+      it->second = {scanned, k};
     }
+  }
 }
 
 void Committer::commit(editgit::Repository& repo, Batch batch) {

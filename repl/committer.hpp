@@ -18,6 +18,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace repl {
@@ -64,7 +65,8 @@ class Committer {
   // wait while commits lag under load).
   struct Batch {
     std::vector<CommitItem> items;
-    std::unordered_map<std::string, std::size_t> newest;  // path -> the item with its last `after`
+    // path -> the item, and the change in it, with the path's last `after`
+    std::unordered_map<std::string, std::pair<std::size_t, std::size_t>> newest;
     std::size_t scanned = 0;  // items whose texts were looked at
     void join(CommitItem item);
   };

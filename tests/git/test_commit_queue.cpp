@@ -188,16 +188,20 @@ TEST_CASE("a grouped batch keeps one log's first text before and last text after
   Gate gate;
   REQUIRE((*queue)->submit(gate.work()).has_value());
   gate.entered.get_future().wait();
-  // 20 writes of one log while the queue is busy, each text the last one
-  // grown by a line, as a page's log grows exchange by exchange.
+  // 20 exchanges on one log while the queue is busy, each writing it twice
+  // (a placeholder, then the reply), each text the last one grown by a line.
   std::vector<std::weak_ptr<const std::string>> texts;
   repl::Text before;
   std::string text;
   for (int n = 0; n < 20; ++n) {
+    text += "placeholder " + std::to_string(n) + "\n";
+    auto placeholder = std::make_shared<const std::string>(text);
     text += "line " + std::to_string(n) + "\n";
     auto after = std::make_shared<const std::string>(text);
+    texts.push_back(placeholder);
     texts.push_back(after);
-    REQUIRE(committer.submit(repl::CommitItem{{repl::FileChange{"log.md", before, after}},
+    REQUIRE(committer.submit(repl::CommitItem{{repl::FileChange{"log.md", before, placeholder},
+                                                repl::FileChange{"log.md", placeholder, after}},
                                                {"agent", "agent@example.com"},
                                                "exchange " + std::to_string(n),
                                                {{"Editgate-Kind", "reply"}},
@@ -208,7 +212,7 @@ TEST_CASE("a grouped batch keeps one log's first text before and last text after
   test::write_file(dir / "log.md", text);
   before.reset();
   // Only the last text is still held by the waiting batch (there was no first
-  // one: the file is new); the 19 between are let go.
+  // one: the file is new); the 39 between are let go.
   CHECK(texts.back().lock() != nullptr);
   int held = 0;
   for (std::size_t i = 0; i + 1 < texts.size(); ++i) held += texts[i].expired() ? 0 : 1;
