@@ -21,14 +21,18 @@ const RATE = opt('rate', 500), SECONDS = opt('seconds', 4), RUNS = opt('runs', 5
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const median = (a) => { const s = a.slice().sort((x, y) => x - y); return s[Math.floor(s.length / 2)]; };
 
+// What `editgate where` names for the workspace at `root` (its state folder's files): absolute paths.
+const places = (root) => JSON.parse(execFileSync(editgate, ['where', '--root', root, '--format', 'json'], { encoding: 'utf8' }));
+
 async function serve(root) {
+  const where = places(root);
   const child = spawn(editgate, ['serve', '--port', '0', '--root', root], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (d) => { out += d; });
-  for (let i = 0; i < 400 && !fs.existsSync(path.join(root, '.editgate/port')); i++) await sleep(50);
+  for (let i = 0; i < 400 && !fs.existsSync(where.port); i++) await sleep(50);
   const url = /dashboard: (\S+)/.exec(out);
   if (!url) throw new Error('serve printed no dashboard URL:\n' + out);
-  return { child, url: url[1], base: new URL(url[1]).origin, cookie: fs.readFileSync(path.join(root, '.editgate/cookie'), 'utf8').trim() };
+  return { child, url: url[1], base: new URL(url[1]).origin, cookie: fs.readFileSync(where.cookie, 'utf8').trim() };
 }
 
 // An agent on /v1/ws: requests by id, each resolved by its final reply.

@@ -25,6 +25,13 @@ def percentile(xs, p):
     return xs[min(len(xs) - 1, int(p / 100 * len(xs)))]
 
 
+def places(editgate, root):
+    """What `editgate where` names for the workspace at `root`: absolute paths."""
+    out = subprocess.run([editgate, "where", "--root", root, "--format", "json"], check=True,
+                         capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("editgate")
@@ -32,14 +39,14 @@ def main():
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as root:
         subprocess.run(["git", "init", "-q", root], check=True)
+        where = places(a.editgate, root)
         gw = subprocess.Popen([a.editgate, "serve", "--port", "0", "--root", root],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            state = os.path.join(root, ".editgate")
-            while not os.path.exists(os.path.join(state, "port")):
+            while not os.path.exists(where["port"]):
                 time.sleep(0.05)
-            port = int(open(os.path.join(state, "port")).read())
-            cookie = open(os.path.join(state, "cookie")).read().strip()
+            port = int(open(where["port"]).read())
+            cookie = open(where["cookie"]).read().strip()
             bridge = subprocess.Popen([a.editgate, "mcp", "--root", root], stdin=subprocess.PIPE,
                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
             conn = http.client.HTTPConnection("127.0.0.1", port)

@@ -6,7 +6,7 @@
 // writes the request into the page's log, runs it in the page, writes the
 // reply under it and answers; timed at the agent from the op sent to the
 // reply read. Floors, the same page with no gateway in between:
-//  - Node: the page program the gateway runs (.editgate/node-page.cjs), driven
+//  - Node: the page program the gateway runs (node-page.cjs in its state folder), driven
 //    straight over its fd 3 socket pair by this program;
 //  - Chromium: the same /adapter.js in a tab of the same browser, connected to
 //    a WebSocket server in this program that speaks the page protocol itself.
@@ -17,6 +17,7 @@
 // exchange is in the log and committed (HEAD's log holds every reply and the
 // work tree is clean).
 #include "child.hpp"
+#include "gateway/places.hpp"
 #include "percentiles.hpp"
 #include "process.hpp"
 #include "workspace.hpp"
@@ -112,7 +113,7 @@ class NodeFloor {
   NodeFloor(const Args& a, const fs::path& root) {
     int sv[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) throw std::runtime_error("socketpair");
-    child_ = std::make_unique<Child>(std::vector<std::string>{a.node, (root / ".editgate/node-page.cjs").string()},
+    child_ = std::make_unique<Child>(std::vector<std::string>{a.node, gateway::places_of(root.string())->state + "/node-page.cjs"},
                                      (root.parent_path() / "node-floor.log").string(), root, sv[1]);
     ::close(sv[1]);
     fd_ = sv[0];
@@ -336,7 +337,7 @@ double gateway_eval(client::Ws& ws, const std::string& page) {
 class FileAgent {
  public:
   FileAgent(const fs::path& root, const std::string& page)
-      : page_(page), log_(root / "debug" / (page + ".md")), dir_(root / ".editgate/pages" / page),
+      : page_(page), log_(root / "debug" / (page + ".md")), dir_(fs::path(gateway::places_of(root.string())->agents) / "pages" / page),
         fd_(::inotify_init1(IN_CLOEXEC)) {
     // The page's folder appears with its first status file, on the status
     // files' thread, maybe after the page is listed as connected.

@@ -6,7 +6,7 @@
 // sent -> final reply read), the commit lag (below), and in the soak the
 // resident memory of the gateway and of the Node page every interval.
 // Baseline in the same run: the same number of realms in the same page
-// program (.editgate/node-page.cjs) driven straight over its fd 3 socket
+// program (node-page.cjs in the state folder) driven straight over its fd 3 socket
 // pair, as the gateway drives it, one eval in flight per realm.
 //
 // Commit lag, exact to the poll interval: a thread polls HEAD (libgit2, every
@@ -21,6 +21,7 @@
 // At the end: every reply in HEAD's copy of its log (`git show`), `git
 // status` clean, and in the soak `git fsck` clean.
 #include "percentiles.hpp"
+#include "gateway/places.hpp"
 #include "process.hpp"
 #include "realms_drive.hpp"
 #include "workspace.hpp"
@@ -150,7 +151,7 @@ int run(int argc, char** argv) {
     Load load(a, dir, gw.port(), gw.cookie());
     load.wait_node_page();
     // The floor runs the same program, after the gateway is gone.
-    fs::copy_file(dir / ".editgate" / "node-page.cjs", fs::path(a.workdir) / "node-page.cjs",
+    fs::copy_file(gateway::places_of(dir.string())->state + "/node-page.cjs", fs::path(a.workdir) / "node-page.cjs",
                   fs::copy_options::overwrite_existing);
     const double cloned = load.clone_realms();
     std::printf("%d realms cloned by %d agents in %.1f s\n\n", a.realms, a.agents, cloned / 1000);

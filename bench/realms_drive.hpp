@@ -118,7 +118,7 @@ class Load {
   std::atomic<bool> stopping_{false};
 };
 
-// The same realms in .editgate/node-page.cjs alone, over its socket pair.
+// The same realms in the state folder's node-page.cjs alone, over its socket pair.
 Result drive_floor(const Args& a, const std::filesystem::path& root);
 
 // Resident memory in MB of `pid` (0 when gone), and the gateway's Node page.

@@ -15,6 +15,7 @@
 #include "record/run_report.hpp"
 #include "gateway/serve.hpp"
 #include "cli/wait.hpp"
+#include "cli/where.hpp"
 #include "git/repository.hpp"
 #include "repl/lint.hpp"
 
@@ -383,7 +384,7 @@ CLI::App* add_undo(CLI::App& app, UndoArgs& a) {
 
 // The commands that talk to a running gateway find it as git finds .git.
 constexpr const char* gateway_root_help =
-    "Workspace root (default: the nearest folder holding .editgate/, the current one or one above it)";
+    "Workspace root (default: from the current folder up, the nearest a gateway served, else the top of its git repository)";
 
 CLI::App* add_eval(CLI::App& app, EvalArgs& a) {
   CLI::App* evalc = app.add_subcommand("eval", "Run code in a page of the running gateway, as the eval op does: "
@@ -401,10 +402,10 @@ CLI::App* add_eval(CLI::App& app, EvalArgs& a) {
 
 CLI::App* add_wait(CLI::App& app, WaitArgs& a) {
   CLI::App* waitc = app.add_subcommand("wait", "Block until a page's job or an inbox message is answered, reading "
-                                               "only .editgate/; print the reply (exit 1 when it failed, 124 on "
+                                               "only the agents' files (.git/editgate/); print the reply (exit 1 when it failed, 124 on "
                                                "--timeout)");
   waitc->add_option("--page", a.page, "The page: its name (node-1a2b), or a bare name with one page (node)");
-  waitc->add_option("--inbox", a.inbox, "The name of a message dropped as .editgate/inbox/NAME.md");
+  waitc->add_option("--inbox", a.inbox, "The name of a message dropped as .git/editgate/inbox/NAME.md");
   waitc->add_option("--job", a.job, "The job's sequence number (default: the newest job, once nothing "
                                     "waits in the log)");
   waitc->add_option("--timeout", a.timeout_s, "Seconds to wait at most (default: 120)")->check(CLI::PositiveNumber);
@@ -429,10 +430,23 @@ CLI::App* add_pages(CLI::App& app, PagesArgs& a) {
   return pagesc;
 }
 
+CLI::App* add_where(CLI::App& app, WhereArgs& a) {
+  CLI::App* wherec = app.add_subcommand("where", "Print every place editgate keeps something for the workspace: the "
+                                                 "per-user state folder (cookie, server.json...) and the agents' "
+                                                 "files in the git folder (inbox, pages' status files)");
+  wherec->add_option("place", a.place, "Print only this place's path, for a shell: cookie, server_json, port, "
+                                      "state, serve_log, agents, pages, inbox, outbox...");
+  wherec->add_option("--root", a.root, gateway_root_help)->check(CLI::ExistingDirectory);
+  wherec->add_option("--format", a.format, "Output: text (default) or json")->check(CLI::IsMember({"text", "json"}));
+  return wherec;
+}
+
 CLI::App* add_serve(CLI::App& app, gateway::ServeArgs& a) {
   CLI::App* serve = app.add_subcommand("serve", "Run the gateway: edits over HTTP and WebSocket, until SIGINT, "
                                                 "SIGTERM or the shutdown op");
-  serve->add_option("--root", a.root, "Workspace root (default: the current folder)")->check(CLI::ExistingDirectory);
+  serve->add_option("--root", a.root, std::string(gateway_root_help) + "; a folder with no repository gets one, "
+                                      "and outside any repository nothing is made unless --root names the folder")
+      ->check(CLI::ExistingDirectory);
   serve->add_option("--port", a.port, "Port (default: 8302; 0 for any free port)");
   serve->add_option("--bind", a.bind, "Address to listen on (default: 127.0.0.1; anything but "
                                       "loopback lets other machines in)");
@@ -491,8 +505,7 @@ struct McpCommands {
 McpCommands add_mcp(CLI::App& app, McpArgs& a, McpConfigArgs& c) {
   CLI::App* mcp = app.add_subcommand("mcp", "Serve the Model Context Protocol on standard input and output, through "
                                             "the workspace's gateway (started in the background when none runs)");
-  mcp->add_option("--root", a.root, "Workspace root (default: the nearest folder holding .editgate/, else .git, "
-                                    "the current one or one above it)")
+  mcp->add_option("--root", a.root, gateway_root_help)
       ->check(CLI::ExistingDirectory);
   mcp->add_option("--port", a.port, "Port of the gateway it starts when none serves the workspace (default: 8302, "
                                     "or any free port when that is taken; 0: any free port)");
@@ -521,6 +534,7 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
   WaitArgs wait_args;
   PagesArgs pages_args;
   DashboardArgs dashboard_args;
+  WhereArgs where_args;
   gateway::ServeArgs serve_args;
   LintArgs lint_args;
   McpArgs mcp_args;
@@ -533,6 +547,7 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
   CLI::App* waitc = add_wait(app, wait_args);
   CLI::App* pagesc = add_pages(app, pages_args);
   CLI::App* dashc = add_dashboard(app, dashboard_args);
+  CLI::App* wherec = add_where(app, where_args);
   CLI::App* serve = add_serve(app, serve_args);
   CLI::App* lintc = add_lint(app, lint_args);
   const McpCommands mcpc = add_mcp(app, mcp_args, mcp_config_args);
@@ -549,6 +564,7 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
   if (waitc->parsed()) return run_wait(wait_args, out, err);
   if (pagesc->parsed()) return run_pages(pages_args, out, err);
   if (dashc->parsed()) return run_dashboard(dashboard_args, out, err);
+  if (wherec->parsed()) return run_where(where_args, out, err);
   if (log->parsed()) return run_log(log_args, out, err);
   if (undo->parsed()) return run_undo(undo_args, out, err);
   if (lintc->parsed()) return run_lint(lint_args, out, err);

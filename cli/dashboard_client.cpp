@@ -1,6 +1,7 @@
 #include "cli/dashboard_client.hpp"
 
 #include "cli/remote.hpp"
+#include "gateway/places.hpp"
 #include "gateway/state_dir.hpp"
 
 #include <boost/json.hpp>
@@ -8,7 +9,7 @@
 namespace cli {
 
 int run_dashboard(const DashboardArgs& args, std::ostream& out, std::ostream& err) {
-  auto root = gateway::client_root(args.root);
+  auto root = gateway::find_workspace(args.root);
   if (!root) {
     err << "editgate dashboard: " << root.error().message << '\n';
     return 2;

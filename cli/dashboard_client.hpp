@@ -1,6 +1,6 @@
 // `editgate dashboard`: a new one-time sign-in URL for the running
 // gateway's dashboard (POST /v1/dashboard-url, with the cookie from
-// .editgate/), for a browser that has none (each URL signs in one, once).
+// its state folder), for a browser that has none (each URL signs in one, once).
 #pragma once
 
 #include <ostream>
@@ -9,7 +9,7 @@
 namespace cli {
 
 struct DashboardArgs {
-  std::string root;  // empty: the folder found by searching upward for .editgate/
+  std::string root;  // empty: gateway::find_workspace's
 };
 
 // Exit 0 with the URL on `out`, 2 when no gateway answers or it refused.

@@ -2,6 +2,7 @@
 
 #include "cli/remote.hpp"
 #include "gateway/error.hpp"
+#include "gateway/places.hpp"
 #include "gateway/state_dir.hpp"
 #include "repl/format.hpp"
 
@@ -12,7 +13,7 @@ namespace cli {
 namespace json = boost::json;
 
 int run_eval(const EvalArgs& args, std::ostream& out, std::ostream& err) {
-  auto root = gateway::client_root(args.root);
+  auto root = gateway::find_workspace(args.root);
   if (!root) {
     err << "editgate eval: " << root.error().message << '\n';
     return 2;

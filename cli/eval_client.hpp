@@ -1,5 +1,5 @@
 // `editgate eval PAGE CODE`: one eval through the running gateway (its port
-// and cookie from .editgate/, see cli/remote.hpp), printed as the log
+// and cookie from its state folder, see cli/remote.hpp), printed as the log
 // shows it.
 #pragma once
 
@@ -9,7 +9,7 @@
 namespace cli {
 
 struct EvalArgs {
-  std::string root;  // empty: the folder found by searching upward for .editgate/
+  std::string root;  // empty: gateway::find_workspace's
   std::string page;
   std::string code;
   std::string agent = "cli";

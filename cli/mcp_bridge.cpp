@@ -7,6 +7,7 @@
 #include "cli/mcp_launch.hpp"
 #include "cli/mcp_stdio.hpp"
 #include "cli/mcp_wire.hpp"
+#include "gateway/places.hpp"
 #include "gateway/state_dir.hpp"
 
 #include <boost/asio/io_context.hpp>
@@ -117,8 +118,11 @@ bool still_open(Conn& c) {
 
 class Bridge {
  public:
-  Bridge(net::io_context& ioc, std::string root, unsigned short port, std::ostream& err)
-      : ioc_(ioc), root_(std::move(root)), port_(port), err_(err), start_timer_(ioc), stop_timer_(ioc) {}
+  // `refusal`: why there is no workspace to serve; every request is
+  // answered with it, so the client shows it, and nothing is created.
+  Bridge(net::io_context& ioc, std::string root, std::string refusal, unsigned short port, std::ostream& err)
+      : ioc_(ioc), root_(std::move(root)), refusal_(std::move(refusal)), port_(port), err_(err), start_timer_(ioc),
+        stop_timer_(ioc) {}
 
   void resolve();
   void on_input(mcp::InputEvent e);
@@ -152,6 +156,7 @@ class Bridge {
 
   net::io_context& ioc_;
   std::string root_;
+  std::string refusal_;
   unsigned short port_;  // for a gateway started here
   std::ostream& err_;
   std::optional<Endpoint> endpoint_;
@@ -247,6 +252,7 @@ void Bridge::resolve() {
 }
 
 void Bridge::poll_gateway() {
+  if (!refusal_.empty()) return gateway_failed(refusal_);
   auto published = gateway::read_published(root_);
   if (published) return gateway_ready(*published);
   if (published.error().code != gateway::Error::not_found) return gateway_failed(published.error().message);
@@ -292,7 +298,7 @@ void Bridge::gateway_failed(const std::string& message) {
 }
 
 // The gateway went away or refused our cookie: the next call reads
-// .editgate/ again (and starts a gateway when none runs).
+// the state folder again (and starts a gateway when none runs).
 void Bridge::forget_gateway() {
   endpoint_.reset();
   idle_.clear();
@@ -634,16 +640,21 @@ void Bridge::maybe_exit() {
 }  // namespace
 
 int run_mcp(const McpArgs& args, std::ostream& err) {
-  auto root = mcp::workspace_of(args.root);
+  auto root = gateway::find_workspace(args.root);
+  std::string refusal;
   if (!root) {
-    err << "editgate mcp: " << root.error().message << '\n';
-    return 2;
+    if (root.error().code != gateway::Error::not_found) {
+      err << "editgate mcp: " << root.error().message << '\n';
+      return 2;
+    }
+    refusal = root.error().message + " (an MCP client: start it in the project's folder, or add \"--root\", \"DIR\" "
+                                     "to editgate's args in its MCP configuration)";
   }
   ::signal(SIGPIPE, SIG_IGN);  // a closed standard output is an error of write(), handled there
   // Owned by the reader thread too: it may outlive this function, blocked
   // in read() after a signal stopped the bridge.
   auto ioc = std::make_shared<net::io_context>(1);
-  Bridge bridge(*ioc, *root, args.port, err);
+  Bridge bridge(*ioc, root ? *root : std::string(), refusal, args.port, err);
   net::signal_set signals(*ioc, SIGINT, SIGTERM);
   signals.async_wait([&bridge](beast::error_code ec, int) {
     if (!ec) bridge.stop("stopped by a signal");

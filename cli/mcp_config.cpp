@@ -2,6 +2,7 @@
 
 #include "cli/mcp_launch.hpp"
 #include "gateway/serve.hpp"
+#include "gateway/places.hpp"
 #include "gateway/state_dir.hpp"
 
 #include <boost/json.hpp>
@@ -40,6 +41,7 @@ struct Snippet {
   std::string command;
   std::vector<std::string> args;  // after the command
   std::string url;                // Streamable HTTP
+  std::string state;              // the gateway's state folder
   std::string cookie_file;
   bool port_known = false;
 };
@@ -75,7 +77,7 @@ void token_note(std::ostream& out, const Snippet& s, const std::string& how) {
   out << "# The token is the gateway's cookie (" << s.cookie_file << "); " << how << "\n";
   if (!s.port_known)
     out << "# (no gateway runs there now: " << s.url << " is the default port; the running one's is in "
-        << ".editgate/server.json)\n";
+        << s.state << "/server.json)\n";
 }
 
 void print(const std::string& client, const Snippet& s, std::ostream& out) {
@@ -117,7 +119,7 @@ void print(const std::string& client, const Snippet& s, std::ostream& out) {
                      "      \"type\": \"http\",\n      \"url\": " + quoted(s.url) +
                          ",\n      \"headers\": {\"Authorization\": \"Bearer ${input:editgate-token}\"}",
                      "  \"inputs\": [\n    {\"type\": \"promptString\", \"id\": \"editgate-token\", "
-                     "\"description\": \"editgate token (.editgate/cookie)\", \"password\": true}\n  ],\n");
+                     "\"description\": \"editgate token (`editgate where` names its file)\", \"password\": true}\n  ],\n");
   } else {  // gemini
     out << "# Gemini CLI: ~/.gemini/settings.json (or .gemini/settings.json in the workspace), key mcpServers\n"
         << json_file("mcpServers", stdio_entry(s, false, s.args)) << "\n"
@@ -141,7 +143,7 @@ int run_mcp_config(const McpConfigArgs& a, std::ostream& out, std::ostream& err)
     ws = fs::absolute(a.root, ec).lexically_normal().string();
     if (ws.size() > 1 && ws.back() == '/') ws.pop_back();
     s.args.insert(s.args.end(), {"--root", ws});
-  } else if (auto found = mcp::workspace_of("")) {
+  } else if (auto found = gateway::find_workspace("")) {
     ws = *found;
   } else {
     err << "editgate mcp config: " << found.error().message << '\n';
@@ -153,7 +155,13 @@ int run_mcp_config(const McpConfigArgs& a, std::ostream& out, std::ostream& err)
     s.port_known = true;
   }
   s.url = "http://127.0.0.1:" + std::to_string(port) + "/mcp";
-  s.cookie_file = ws + "/.editgate/cookie";
+  auto places = gateway::places_of(ws);
+  if (!places) {
+    err << "editgate mcp config: " << places.error().message << '\n';
+    return 2;
+  }
+  s.state = places->state;
+  s.cookie_file = places->state + "/cookie";
   print(a.client, s, out);
   return 0;
 }

@@ -1,6 +1,6 @@
 #include "cli/mcp_launch.hpp"
 
-#include "gateway/state_dir.hpp"
+#include "gateway/places.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -36,29 +36,16 @@ bool port_free(unsigned short port) {
 
 }  // namespace
 
-std::string serve_log(const std::string& ws) { return ws + "/.editgate/serve.log"; }
-
-gateway::Result<std::string> workspace_of(const std::string& root) {
-  if (!root.empty()) return root;
-  auto served = gateway::client_root("");
-  if (served) return served;
-  if (served.error().code != gateway::Error::not_found) return served.error();
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::path here = fs::current_path(ec);
-  if (ec) return gateway::Failure{gateway::Error::io, "cannot tell the current folder (" + ec.message() + "); give --root"};
-  for (fs::path dir = here;; dir = dir.parent_path()) {
-    if (fs::exists(dir / ".git", ec)) return dir.string();
-    if (!dir.has_relative_path()) break;
-  }
-  return here.string();
+std::string serve_log(const std::string& ws) {
+  auto places = gateway::places_of(ws);
+  return places ? places->state + "/serve.log" : ws + ": " + places.error().message;
 }
 
 gateway::Result<pid_t> start_gateway(const std::string& ws, unsigned short wanted) {
-  const std::string dir = ws + "/.editgate";
-  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
-    return gateway::Failure{gateway::Error::io, "cannot create " + dir + ": " + std::strerror(errno)};
-  const std::string log = serve_log(ws);
+  auto places = gateway::places_of(ws);
+  if (!places) return places.error();
+  if (auto made = gateway::make_state_folder(*places); !made) return made.error();
+  const std::string log = places->state + "/serve.log";
   ::rename(log.c_str(), (log + ".1").c_str());  // the last gateway's log stays one start longer
   const int log_fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (log_fd < 0) return gateway::Failure{gateway::Error::io, "cannot write " + log + ": " + std::strerror(errno)};

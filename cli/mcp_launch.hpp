@@ -1,6 +1,6 @@
-// How `editgate mcp` finds its workspace and, when no gateway serves it,
-// starts one in the background that outlives the bridge (docs/decisions.md,
-// "editgate mcp"). No Beast here.
+// How `editgate mcp` starts a gateway in the background, when none serves
+// its workspace, that outlives the bridge (docs/decisions.md, "editgate
+// mcp"). No Beast here.
 #pragma once
 
 #include "gateway/error.hpp"
@@ -11,16 +11,11 @@
 
 namespace cli::mcp {
 
-// The workspace: `root` when given; else the nearest folder holding
-// .editgate/ (as `eval` and `pages` find it); else the nearest holding .git
-// (a workspace no gateway has served yet); else the current folder.
-gateway::Result<std::string> workspace_of(const std::string& root);
-
 // Starts `<this binary> serve --root ws` detached: its own session, standard
-// input /dev/null, output and errors appended to .editgate/serve.log (the
-// one before kept as serve.log.1). On `port` when it is free, else on any
-// free port (0 asks for that). The child's pid; Error::io when it cannot
-// start.
+// input /dev/null, output and errors appended to serve.log in the
+// workspace's state folder, private to the user (the one before kept as
+// serve.log.1). On `port` when it is free, else on any free port (0 asks
+// for that). The child's pid; Error::io when it cannot start.
 gateway::Result<pid_t> start_gateway(const std::string& ws, unsigned short port);
 
 // Whether a child started by start_gateway has exited (and reaps it).

@@ -1,6 +1,7 @@
 #include "cli/pages_client.hpp"
 
 #include "cli/remote.hpp"
+#include "gateway/places.hpp"
 #include "gateway/state_dir.hpp"
 
 #include <boost/json.hpp>
@@ -26,7 +27,7 @@ std::string field(const json::object& o, std::string_view key) {
 }  // namespace
 
 int run_pages(const PagesArgs& args, std::ostream& out, std::ostream& err) {
-  auto root = gateway::client_root(args.root);
+  auto root = gateway::find_workspace(args.root);
   if (!root) {
     err << "editgate pages: " << root.error().message << '\n';
     return 2;

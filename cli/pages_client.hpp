@@ -1,5 +1,5 @@
 // `editgate pages`: the running gateway's pages (GET /v1/pages, with the
-// port and cookie from .editgate/), as a table for people or as JSON.
+// port and cookie from its state folder), as a table for people or as JSON.
 #pragma once
 
 #include <ostream>
@@ -8,7 +8,7 @@
 namespace cli {
 
 struct PagesArgs {
-  std::string root;  // empty: the folder found by searching upward for .editgate/
+  std::string root;  // empty: gateway::find_workspace's
   std::string format = "text";
 };
 

@@ -1,6 +1,6 @@
 // The command-line clients of a running gateway (`eval`, `pages`): one HTTP
-// request to it with the port and cookie from .editgate/ (the workspace is
-// found by client_root, gateway/state_dir.hpp). Every way of not getting an answer is a named code
+// request to it with the port and cookie from its state folder (the workspace is
+// found by find_workspace, gateway/places.hpp). Every way of not getting an answer is a named code
 // with a message that says it once, and no library's source location.
 #pragma once
 

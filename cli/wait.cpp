@@ -1,5 +1,6 @@
 #include "cli/wait.hpp"
 
+#include "gateway/places.hpp"
 #include "gateway/state_dir.hpp"
 #include "repl/agent_files.hpp"
 #include "repl/format.hpp"
@@ -77,7 +78,7 @@ Tail log_tail(const fs::path& log, const std::string& page) {
   return pending ? Tail::request : Tail::settled;
 }
 
-// The page's folder under .editgate/pages: the name, or the folder of a bare
+// The page's folder under the agents' pages/ (.git/editgate/pages): the name, or the folder of a bare
 // name (node) when one page has it, or one connected page does, as the
 // gateway resolves a bare name. More than one is `ambiguous`, at once: no
 // wait makes it less so.
@@ -122,7 +123,7 @@ PageDir page_dir(const fs::path& pages, const std::string& name) {
 
 // What every wait checks between two looks at the files.
 struct Waiting {
-  fs::path root, state;
+  fs::path root, agents;
   std::chrono::steady_clock::time_point until;
   std::ostream& err;
 
@@ -139,15 +140,15 @@ struct Waiting {
 
 int wait_inbox(const WaitArgs& a, const Waiting& w, std::ostream& out) {
   std::error_code ec;
-  const fs::path in = w.state / "inbox" / (a.inbox + ".md"), marker = w.state / "outbox" / (a.inbox + ".completed.marker"),
-                 taken = w.state / "outbox" / (a.inbox + ".md");
+  const fs::path in = w.agents / "inbox" / (a.inbox + ".md"), marker = w.agents / "outbox" / (a.inbox + ".completed.marker"),
+                 taken = w.agents / "outbox" / (a.inbox + ".md");
   for (;;) {
     // The message has left the inbox and its answer is complete.
     if (!fs::exists(in, ec) && fs::exists(marker, ec)) break;
     // The gateway moves the message to the outbox, then writes the marker:
     // between the two, the message is in neither place but is answered.
     if (!fs::exists(in, ec) && !fs::exists(marker, ec) && !fs::exists(taken, ec)) {
-      w.err << "editgate wait: no message " << in.string() << " and no answer to it in " << (w.state / "outbox").string() << '\n';
+      w.err << "editgate wait: no message " << in.string() << " and no answer to it in " << (w.agents / "outbox").string() << '\n';
       return 2;
     }
     if (w.not_running()) return 2;
@@ -157,7 +158,7 @@ int wait_inbox(const WaitArgs& a, const Waiting& w, std::ostream& out) {
     }
     std::this_thread::sleep_for(poll_every);
   }
-  json::object answer = object_in(w.state / "outbox" / (a.inbox + ".json"));
+  json::object answer = object_in(w.agents / "outbox" / (a.inbox + ".json"));
   // The blocks as `editgate apply` prints them, diagnostics and all; an
   // answer without them (a message refused whole) says why.
   if (a.format == "json")
@@ -186,7 +187,7 @@ JobWait wait_job(const WaitArgs& a, const Waiting& w) {
   for (;;) {
     PageDir named;
     if (!dir) {
-      named = page_dir(w.state / "pages", a.page);
+      named = page_dir(w.agents / "pages", a.page);
       if (named.ambiguous) {
         w.err << "editgate wait: " << named.why << '\n';
         return exit_with(2);
@@ -256,13 +257,18 @@ int run_wait(const WaitArgs& a, std::ostream& out, std::ostream& err) {
     err << "editgate wait: give either --page NAME or --inbox NAME\n";
     return 2;
   }
-  auto found = gateway::client_root(a.root);
+  auto found = gateway::find_workspace(a.root);
   if (!found) {
     err << "editgate wait: " << found.error().message << '\n';
     return 2;
   }
   const fs::path root = *found;
-  const Waiting w{root, root / ".editgate",
+  auto places = gateway::places_of(root.string());
+  if (!places || places->agents.empty()) {
+    err << "editgate wait: " << (places ? root.string() + " has no git repository" : places.error().message) << '\n';
+    return 2;
+  }
+  const Waiting w{root, places->agents,
                   std::chrono::steady_clock::now() +
                       std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                           std::chrono::duration<double>(a.timeout_s)),

@@ -1,5 +1,5 @@
 // `editgate wait`: blocks until a page's job or an inbox message is answered,
-// reading only the files under .editgate/ (see repl/agent_files.hpp and
+// reading only the agents' files in .git/editgate/ (see repl/agent_files.hpp and
 // gateway/inbox.hpp), so it works for any agent that can run a command.
 #pragma once
 
@@ -10,7 +10,7 @@
 namespace cli {
 
 struct WaitArgs {
-  std::string root;    // empty: the folder found by searching upward for .editgate/
+  std::string root;    // empty: gateway::find_workspace's
   std::string page;   // a page's name (node-1a2b), or a bare name with one page (node)
   std::string inbox;  // an inbox message's name, without .md
   std::optional<unsigned long long> job;

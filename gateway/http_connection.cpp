@@ -384,7 +384,7 @@ class http_connection : public Stoppable, public HttpResponder, public std::enab
     auto token = bearer_token(parser_->get()[http::field::authorization]);
     if (token && constant_time_equal(*token, gw_.cookie())) return true;
     respond_error(Error::unauthorized,
-                  token ? "wrong cookie" : "send 'Authorization: Bearer <cookie>' (the cookie is in .editgate/cookie)",
+                  token ? "wrong cookie" : "send 'Authorization: Bearer <cookie>' (the cookie is in the gateway's cookie file: `editgate where` names it)",
                   !has_body);
     return false;
   }

@@ -20,17 +20,17 @@ constexpr std::size_t max_message_bytes = 64u << 20;  // as a POST /v1/edits bod
 
 }  // namespace
 
-void apply_inbox(Worker& worker, const std::string& state_dir, const std::string& name,
+void apply_inbox(Worker& worker, const std::string& agents, const std::string& name,
                  const std::function<std::uint64_t()>& sequence) {
   const std::string stem = name.substr(0, name.size() - 3);
-  const std::string in = state_dir + "/inbox/" + name;
-  const std::string out = state_dir + "/outbox/" + stem;
-  ::mkdir((state_dir + "/outbox").c_str(), 0700);
+  const std::string in = agents + "/inbox/" + name;
+  const std::string out = agents + "/outbox/" + stem;
+  ::mkdir((agents + "/outbox").c_str(), 0700);
   std::remove((out + ".completed.marker").c_str());
   std::remove((out + ".json").c_str());
 
   struct stat st {};
-  if (::stat(in.c_str(), &st) != 0) return;  // taken already (a second event for one drop)
+  if (::lstat(in.c_str(), &st) != 0) return;  // taken already (a second event for one drop)
   boost::json::object answer;
   if (!S_ISREG(st.st_mode) || static_cast<std::size_t>(st.st_size) > max_message_bytes) {
     mark_final(answer, S_ISREG(st.st_mode) ? Failure{Error::payload_too_large, "the message is over 64 MiB"}
@@ -63,7 +63,7 @@ void apply_inbox(Worker& worker, const std::string& state_dir, const std::string
   answer["file"] = "outbox/" + stem + ".md";
   if (!repl::replace_file(out + ".json", boost::json::serialize(answer) + "\n") || std::rename(in.c_str(), (out + ".md").c_str()) != 0 ||
       !repl::replace_file(out + ".completed.marker", std::to_string(sequence()) + "\n"))
-    repl::log_line("cannot answer inbox/" + name + " in " + state_dir + "/outbox");
+    repl::log_line("cannot answer inbox/" + name + " in " + agents + "/outbox");
 }
 
 }  // namespace gateway

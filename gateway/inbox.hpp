@@ -1,7 +1,8 @@
 // The inbox of agents that only write files. An agent drops
-// .editgate/inbox/<name>.md, a message of edit blocks (an LLM's answer);
-// the gateway applies it as `editgate apply` would, on the worker thread
-// with the other edits, and answers in .editgate/outbox/:
+// inbox/<name>.md in the agents' folder (.git/editgate/, where no commit can
+// put a file: gateway/places.hpp), a message of edit blocks (an LLM's
+// answer); the gateway applies it as `editgate apply` would, on the worker
+// thread with the other edits, and answers in outbox/ beside it:
 //   <name>.json              the results, the JSON of `apply --format json`,
 //                            with `summary`, `status` and `text` (apply's text output)
 //   <name>.md                the message, moved out of the inbox
@@ -19,9 +20,10 @@
 
 namespace gateway {
 
-// Applies inbox/<name> (a file name ending in .md) under `state_dir`.
+// Applies inbox/<name> (a file name ending in .md) under `agents`. A
+// symlink there is refused as "not a file".
 // `sequence()` gives the marker's number.
-void apply_inbox(Worker& worker, const std::string& state_dir, const std::string& name,
+void apply_inbox(Worker& worker, const std::string& agents, const std::string& name,
                  const std::function<std::uint64_t()>& sequence);
 
 }  // namespace gateway

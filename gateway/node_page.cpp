@@ -383,11 +383,11 @@ class NodePage : public RealmHost, public std::enable_shared_from_this<NodePage>
       h.id = id_;
       h.secret = secret_;
       if (auto got = repl_.connect(h, link_)) {
-        // Kept across gateway restarts too (mode 0600 in .editgate/): the next
+        // Kept across gateway restarts too (mode 0600 in the state folder): the next
         // gateway's Node page comes back to this log, where file-driven agents write.
         if (id_ != got->id) {
           const std::string line = got->id + ' ' + got->secret + '\n';
-          const int fd = ::open(id_file().c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+          const int fd = ::open(id_file().c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
           if (fd < 0 || ::write(fd, line.data(), line.size()) != static_cast<ssize_t>(line.size()))
             repl::log_line("cannot write " + id_file() + "; the next gateway's Node page gets a new log");
           if (fd >= 0) ::close(fd);
@@ -478,15 +478,15 @@ class NodePage : public RealmHost, public std::enable_shared_from_this<NodePage>
 std::shared_ptr<NodePage> start_node_page(Worker& worker, repl::Repl& repl, const std::string& root,
                                           const std::string& state_dir, const std::string& node) {
   const std::string program = state_dir + "/node-page.cjs";
-  {
-    std::ofstream out(program, std::ios::binary | std::ios::trunc);
-    out << repl::node_page_js();
-    if (!out) {
-      repl::log_line("cannot write " + program + "; the Node page is off");
-      return nullptr;
-    }
+  const std::string text = repl::node_page_js();
+  const int fd = ::open(program.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+  const bool written = fd >= 0 && ::fchmod(fd, 0600) == 0 &&
+                       ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  if (fd >= 0) ::close(fd);
+  if (!written) {
+    repl::log_line("cannot write " + program + "; the Node page is off");
+    return nullptr;
   }
-  ::chmod(program.c_str(), 0600);
   auto page = std::make_shared<NodePage>(worker, repl, root, program, node);
   net::post(worker.executor(), [page] { page->start(); });
   return page;

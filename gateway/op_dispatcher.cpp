@@ -102,7 +102,7 @@ Result<std::string> check_auth(std::string_view text, std::string_view cookie) {
   if (!type || !type->is_string() || type->get_string() != "auth")
     return Failure{Error::unauthorized, "the first message must be {\"type\":\"auth\",\"cookie\":\"...\"}"};
   if (!given || !given->is_string())
-    return Failure{Error::unauthorized, "the auth message has no cookie; it is in .editgate/cookie"};
+    return Failure{Error::unauthorized, "the auth message has no cookie; it is in the gateway's cookie file (`editgate where` names it)"};
   // The cookie file ends in a newline, and a client may send the file as it
   // is: white space around the cookie is not part of it (a cookie is hex).
   std::string_view sent = given->get_string();
@@ -110,7 +110,7 @@ Result<std::string> check_auth(std::string_view text, std::string_view cookie) {
   sent.remove_prefix(std::min(sent.size(), sent.find_first_not_of(space)));
   sent.remove_suffix(sent.size() - std::min(sent.size(), sent.find_last_not_of(space) + 1));
   if (!constant_time_equal(sent, cookie))
-    return Failure{Error::unauthorized, "wrong cookie; the right one is in .editgate/cookie"};
+    return Failure{Error::unauthorized, "wrong cookie; the right one is in the gateway's cookie file (`editgate where` names it)"};
   const json::value* resume = o.if_contains("resume");
   if (!resume || resume->is_null()) return std::string();
   if (!resume->is_string() || !valid_name(resume->get_string()))

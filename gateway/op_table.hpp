@@ -142,7 +142,7 @@ struct OpSpec {
   OpHandler handler = nullptr;
 };
 
-// The version of the agents' protocol, in `describe` and .editgate/server.json.
+// The version of the agents' protocol, in `describe` and server.json.
 inline constexpr std::string_view protocol_version = "1.0";
 
 // The table, in the order `describe` lists it.

@@ -81,7 +81,7 @@ void op_history(OpCall call) {
 
 void op_shutdown(OpCall call) {
   if (!constant_time_equal(call.params.at("cookie").get_string(), call.gw.cookie()))
-    return call.out->fail({Error::unauthorized, "wrong cookie; shutdown needs the one in .editgate/cookie"});
+    return call.out->fail({Error::unauthorized, "wrong cookie; shutdown needs the one in the gateway's cookie file (`editgate where` names it)"});
   call.out->done({{"value", "ok"}});
   call.gw.request_stop();
 }

@@ -27,7 +27,7 @@ constexpr std::size_t max_file_bytes = 1u << 20;
 const Failure no_pages{Error::not_found, "this gateway runs no pages"};
 
 // The file's text, checked as an edit's path is (inside the workspace, not
-// under .git or .editgate), and as code: text in UTF-8.
+// under .git), and as code: text in UTF-8.
 struct ModuleFile {
   std::string rel;  // the path, normalised
   std::string text;

@@ -23,6 +23,7 @@
 #include <boost/asio/strand.hpp>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <condition_variable>
@@ -79,16 +80,7 @@ class listener : public std::enable_shared_from_this<listener> {
   Gateway& gw_;
 };
 
-std::string workspace_id(const std::string& root) {
-  std::uint64_t h = 1469598103934665603ull;  // FNV-1a: stable for one root, nothing secret
-  for (unsigned char c : root) h = (h ^ c) * 1099511628211ull;
-  static constexpr char digits[] = "0123456789abcdef";
-  std::string out(16, '0');
-  for (int i = 15; i >= 0; --i, h >>= 4) out[static_cast<std::size_t>(i)] = digits[h & 15];
-  return out;
-}
-
-// .editgate/server.json: what a client needs to connect, and to tell a stale
+// server.json: what a client needs to connect, and to tell a stale
 // file (its pid is gone; its nonce is not the one `health` answers).
 std::string server_json(const Gateway& gw, const std::string& host, const std::string& root) {
   const std::string port = std::to_string(gw.binding().port);
@@ -135,7 +127,12 @@ class Watchdog {
 // The workspace's root as the gateway names it (canonical); nullopt, with
 // the reason on `err`, when it is no workspace.
 std::optional<std::string> workspace_root(const std::string& given, std::ostream& err) {
-  auto ws = editproto::Workspace::open(given);
+  auto found = find_workspace(given);
+  if (!found) {
+    err << "editgate serve: " << found.error().message << '\n';
+    return std::nullopt;
+  }
+  auto ws = editproto::Workspace::open(*found);
   if (!ws) {
     err << "editgate serve: " << ws.error().detail << '\n';
     return std::nullopt;
@@ -180,18 +177,33 @@ std::optional<Address> address_of(const ServeArgs& args, std::ostream& err) {
 // the workspace, the lock and cookie (a second gateway stops there, before
 // touching anything), the worker thread and its repository.
 struct Held {
-  std::string root;
+  Places places;
   Address address;
   StateDir state;
   std::unique_ptr<Worker> worker;
 };
+
+// A .editgate/ in the workspace is what an earlier editgate kept there, or
+// what a commit brought: said once, never read.
+void note_old_state(const std::string& root, std::ostream& err) {
+  struct stat st {};
+  if (::lstat((root + "/.editgate").c_str(), &st) != 0) return;
+  err << "editgate: " << root << "/.editgate is not read: editgate keeps nothing in the working tree, where "
+         "commits and dev servers reach (an earlier version kept its state there, or a commit brought it); "
+         "`editgate where` lists what is kept where; delete the folder when you like\n";
+}
 
 std::optional<Held> hold_workspace(const ServeArgs& args, std::ostream& err) {
   std::optional<std::string> root = workspace_root(args.root, err);
   if (!root) return std::nullopt;
   std::optional<Address> address = address_of(args, err);
   if (!address) return std::nullopt;
-  auto state = StateDir::open(*root);
+  auto places = places_of(*root);
+  if (!places) {
+    err << "editgate serve: " << places.error().message << '\n';
+    return std::nullopt;
+  }
+  auto state = StateDir::open(*places);
   if (!state) {
     err << "editgate serve: " << state.error().message << '\n';
     return std::nullopt;
@@ -201,7 +213,20 @@ std::optional<Held> hold_workspace(const ServeArgs& args, std::ostream& err) {
     err << "editgate serve: " << worker.error().message << '\n';
     return std::nullopt;
   }
-  return Held{std::move(*root), std::move(*address), std::move(*state), std::move(*worker)};
+  // The repository exists now (Worker::open made it when there was none):
+  // its git folder holds the agents' files.
+  const std::string git = git_folder_of(places->root);
+  if (git.empty()) {
+    err << "editgate serve: cannot find the git folder of " << places->root << '\n';
+    return std::nullopt;
+  }
+  places->agents = git + "/editgate";
+  if (auto made = private_folder(places->agents); !made) {
+    err << "editgate serve: " << made.error().message << '\n';
+    return std::nullopt;
+  }
+  note_old_state(places->root, err);
+  return Held{std::move(*places), std::move(*address), std::move(*state), std::move(*worker)};
 }
 
 // Opens, binds and listens; false, with the reason on `err`, when the port
@@ -344,7 +369,7 @@ struct Watches {
   }
 };
 
-Watches watch_folders(const ServeArgs& args, const std::string& root, const std::string& state_dir, Worker& eng,
+Watches watch_folders(const ServeArgs& args, const std::string& root, const std::string& agents, Worker& eng,
                       repl::Repl& pages, std::ostream& err) {
   auto watch = [&](std::string dir, bool logs, std::function<void(const std::string&)> saved) {
     // Logs: debug/ is not made before a page needs it; plain writes count
@@ -357,7 +382,12 @@ Watches watch_folders(const ServeArgs& args, const std::string& root, const std:
   };
   Watches w;
   w.logs = watch(root + "/debug", true, [&pages](const std::string& name) { pages.saved("debug/" + name); });
-  w.inbox = watch(state_dir + "/inbox", false, [&eng, &pages, dir = state_dir](const std::string& name) {
+  // A folder of its own, never a link: what lands in it is applied.
+  if (auto made = private_folder(agents + "/inbox"); !made) {
+    err << "editgate: " << made.error().message << "; the inbox is off\n";
+    return w;
+  }
+  w.inbox = watch(agents + "/inbox", false, [&eng, &pages, dir = agents](const std::string& name) {
     apply_inbox(eng, dir, name, [&pages] { return pages.next_sequence(); });
   });
   return w;
@@ -395,7 +425,7 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   } unhook;
   std::optional<Held> held = hold_workspace(args, err);
   if (!held) return 2;
-  const std::string& root = held->root;
+  const std::string& root = held->places.root;
   Binding& binding = held->address.binding;
   const net::ip::address& ip = held->address.ip;
   StateDir& state = held->state;
@@ -407,7 +437,7 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   binding.port = acceptor.local_endpoint().port();
   const std::string host = ip.is_v6() ? "[" + args.bind + "]" : args.bind;
   const std::string url = "http://" + host + ":" + std::to_string(binding.port) + "/";
-  Gateway gw(binding, state.cookie(), eng, limits_of(args), workspace_id(root));
+  Gateway gw(binding, state.cookie(), eng, limits_of(args), held->places.id);
   gw.set_url(url);
   McpServer mcp(gw, ioc.get_executor());
   gw.set_mcp(&mcp);
@@ -430,10 +460,10 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
 
   // Agents that only read and write files: status and markers per page,
   // saves of the logs, and the inbox. All on the worker thread.
-  repl::AgentFiles agent_files(state.path());
+  repl::AgentFiles agent_files(held->places.agents);
   pages.set_files(&agent_files);
   eng.post([&pages] { pages.mark_interrupted(); });
-  Watches watches = watch_folders(args, root, state.path(), eng, pages, err);
+  Watches watches = watch_folders(args, root, held->places.agents, eng, pages, err);
 
   net::signal_set signals(ioc, SIGINT, SIGTERM);
   signals.async_wait([&gw](boost::system::error_code e, int) {

@@ -8,7 +8,7 @@
 namespace gateway {
 
 struct ServeArgs {
-  std::string root = ".";
+  std::string root;  // empty: gateway::find_workspace's
   unsigned short port = 8302;
   std::string bind = "127.0.0.1";
   std::vector<std::string> allow_origins;

@@ -72,6 +72,30 @@ Result<std::string> load_cookie(const std::string& path) {
   return fresh;
 }
 
+// Removes the state folders of workspaces that are gone (their `root`
+// names a folder that no longer exists) and that no gateway holds: their
+// cookies and page keys would otherwise stay for good.
+void prune_gone(const std::string& home, const std::string& self) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (fs::directory_iterator it(home, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string dir = it->path().string();
+    if (dir == self) continue;
+    std::string root = read_small(dir + "/root");
+    while (!root.empty() && root.back() == '\n') root.pop_back();
+    struct stat st {};
+    if (root.empty() || root.front() != '/' || ::lstat(root.c_str(), &st) == 0 || errno != ENOENT) continue;
+    int fd = ::open((dir + "/lock").c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    struct flock whole = whole_file(F_WRLCK);
+    if (fd >= 0 && ::fcntl(fd, F_OFD_SETLK, &whole) != 0) {
+      ::close(fd);  // a gateway still serves a workspace deleted under it
+      continue;
+    }
+    fs::remove_all(dir, ec);
+    if (fd >= 0) ::close(fd);
+  }
+}
+
 }  // namespace
 
 StateDir::StateDir(std::string dir, int lock_fd, std::string cookie)
@@ -93,13 +117,10 @@ StateDir::~StateDir() {
   ::close(lock_fd_);
 }
 
-Result<StateDir> StateDir::open(const std::string& root) {
-  std::string dir = root + (root.empty() || root.back() == '/' ? "" : "/") + ".editgate";
-  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return os_failure("cannot create " + dir);
-  struct stat st {};
-  if (::lstat(dir.c_str(), &st) != 0) return os_failure("cannot read " + dir);
-  if (!S_ISDIR(st.st_mode)) return Failure{Error::io, dir + " is not a folder"};
-  if ((st.st_mode & 077) != 0 && ::chmod(dir.c_str(), 0700) != 0) return os_failure("cannot make " + dir + " private");
+Result<StateDir> StateDir::open(const Places& places) {
+  const std::string& dir = places.state;
+  const std::string home = std::filesystem::path(dir).parent_path().string();
+  if (auto made = make_state_folder(places); !made) return made.error();
 
   const std::string lock_path = dir + "/lock";
   int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
@@ -120,11 +141,15 @@ Result<StateDir> StateDir::open(const std::string& root) {
   ::unlink((dir + "/port").c_str());
   ::unlink((dir + "/server.json").c_str());
   auto cookie = load_cookie(dir + "/cookie");
+  if (cookie) {
+    if (auto w = write_file(dir + "/root", places.root + "\n", 0600); !w) cookie = w.error();
+  }
   if (!cookie) {
     ::close(fd);
     return cookie.error();
   }
-  return StateDir(std::move(dir), fd, std::move(*cookie));
+  prune_gone(home, dir);
+  return StateDir(dir, fd, std::move(*cookie));
 }
 
 Result<void> StateDir::publish(unsigned short port, const std::string& url, const std::string& server) {
@@ -138,22 +163,21 @@ Result<void> StateDir::publish(unsigned short port, const std::string& url, cons
   return {};
 }
 
-Result<std::string> client_root(const std::string& root) {
-  if (!root.empty()) return root;
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::path here = fs::current_path(ec);
-  if (ec) return Failure{Error::io, "cannot tell the current folder (" + ec.message() + "); give --root"};
-  for (fs::path dir = here;; dir = dir.parent_path()) {
-    if (fs::is_directory(dir / ".editgate", ec)) return dir.string();
-    if (!dir.has_relative_path()) break;  // "/" was the last
-  }
-  return Failure{Error::not_found, "no gateway is running (no .editgate/ in " + here.string() +
-                                       " or a folder above it); start one with `editgate serve`, or give --root"};
+namespace {
+
+// The state folder of the workspace at `root`, for a client.
+Result<std::string> state_of(const std::string& root) {
+  auto places = places_of(root);
+  if (!places) return places.error();
+  return places->state;
 }
 
+}  // namespace
+
 Result<void> gateway_running(const std::string& root) {
-  const std::string dir = root + (root.empty() || root.back() == '/' ? "" : "/") + ".editgate";
+  auto state = state_of(root);
+  if (!state) return state.error();
+  const std::string& dir = *state;
   const std::string lock_path = dir + "/lock";
   const std::string start = "; start one with `editgate serve`";
   int fd = ::open(lock_path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -183,7 +207,9 @@ Result<void> gateway_running(const std::string& root) {
 
 Result<Published> read_published(const std::string& root) {
   if (auto running = gateway_running(root); !running) return running.error();
-  const std::string dir = root + "/.editgate";
+  auto state = state_of(root);
+  if (!state) return state.error();
+  const std::string& dir = *state;
   Published p;
   std::string port = read_small(dir + "/port");
   std::string cookie = read_small(dir + "/cookie");

@@ -1,5 +1,6 @@
-// The gateway's own files in the workspace, under .editgate/ (mode 0700,
-// listed in .git/info/exclude so they are never committed):
+// The gateway's own files, in the workspace's per-user state folder (mode
+// 0700, outside every workspace: gateway/places.hpp):
+//   root    the workspace this folder belongs to
 //   lock    locked (an OFD lock) while a gateway serves the workspace; names its pid and URL
 //   cookie  the agents' secret: 128 random bits as hex, mode 0600, kept across restarts
 //   port    the port number while the gateway runs, as nREPL writes .nrepl-port
@@ -7,9 +8,12 @@
 //                stale gateway (URLs, pid, workspace, a nonce new per start)
 //   page-keys     SHA-256 hashes of the pages' secrets (repl/page_keys.hpp)
 //   node-page.id  the built-in Node page's instance id and secret, mode 0600
+//   node-page.cjs the Node page's program, tail-journal (repl/tail_journal.hpp),
+//                 serve.log (the output of a gateway `editgate mcp` started)
 #pragma once
 
 #include "gateway/error.hpp"
+#include "gateway/places.hpp"
 
 #include <string>
 
@@ -18,8 +22,9 @@ namespace gateway {
 class StateDir {
  public:
   // Creates the folder, takes the lock (Error::in_use naming the holder when
-  // another gateway has it) and reads or creates the cookie.
-  static Result<StateDir> open(const std::string& root);
+  // another gateway has it), reads or creates the cookie, and removes the
+  // state folders of workspaces that no longer exist.
+  static Result<StateDir> open(const Places& places);
 
   StateDir(StateDir&& other) noexcept;
   StateDir& operator=(StateDir&&) = delete;
@@ -42,19 +47,12 @@ class StateDir {
   bool published_ = false;
 };
 
-// The workspace of a command that talks to a running gateway (eval, wait,
-// pages): `root` when the user gave --root (empty when not); else the
-// nearest folder, the current one or one above it, that holds .editgate/,
-// as git finds .git. Error::not_found ("no gateway is running (...)") when
-// there is none.
-Result<std::string> client_root(const std::string& root);
-
 // Whether a gateway serves `root`: its lock is held, asked without taking
 // it. Error::not_found says why none runs ("no gateway is running (...)"),
 // a port file left by a gateway that was killed included.
 Result<void> gateway_running(const std::string& root);
 
-// The cookie and port of the gateway serving `root`, read from .editgate/,
+// The cookie and port of the gateway serving `root`, read from its state folder,
 // for clients (the tests, `editgate eval`): Error::not_found when none runs
 // (as gateway_running) or it has not published its port yet, Error::io when
 // the files are damaged.

@@ -7,7 +7,6 @@ Result<std::unique_ptr<Worker>> Worker::open(const std::string& root) {
   if (!ws) return Failure{Error::io, ws.error().detail};
   auto repo = editgit::Repository::open(ws->root());
   if (!repo) return Failure{Error::io, repo.error().message};
-  if (auto ex = repo->exclude(".editgate/"); !ex) return Failure{Error::io, ex.error().message};
   // The registry of connected pages is a live view, not history.
   if (auto ex = repo->exclude("/" + repo->prefix() + "debug.md"); !ex) return Failure{Error::io, ex.error().message};
   auto commits = editgit::CommitQueue::open(ws->root());

@@ -164,7 +164,7 @@ class Repository {
 
   // Adds `pattern` as a line of the repository's info/exclude unless one
   // already says it: for files editgate keeps in the work tree but never
-  // commits (.editgate/). Leaves the rest of the file as it was.
+  // commits (debug.md). Leaves the rest of the file as it was.
   Result<void> exclude(std::string_view pattern) const;
 
   // Pushes the branch HEAD is on to the same branch of `request.remote`,

@@ -1,5 +1,5 @@
 // The files an agent that can only read and write files watches,
-// under .editgate/ (never committed):
+// in the agents' folder (<gitdir>/editgate/, where no commit can put a file):
 //   pages/<page>/status.json         state, phase, progress, message, job, updated_at
 //   pages/<page>/ready.marker        the page is connected and idle
 //   pages/<page>/ack.marker          the newest request the gateway accepted
@@ -25,7 +25,7 @@ namespace repl {
 
 class AgentFiles {
  public:
-  // `dir`: the workspace's .editgate folder.
+  // `dir`: the workspace's agents' folder (gateway/places.hpp).
   explicit AgentFiles(std::string dir);
   ~AgentFiles();  // writes what is queued
   AgentFiles(const AgentFiles&) = delete;

@@ -3,7 +3,7 @@
 // secret in its first welcome; the page keeps it beside its id and sends
 // both in every later hello. Only a SHA-256 hash of each secret is kept,
 // with the kind of page it was issued to, one line per instance
-// ("<id> <kind> <hash>") appended to a file under .editgate/ (never
+// ("<id> <kind> <hash>") appended to a file in the per-user state folder (never
 // committed), so an instance keeps its id across gateway restarts.
 #pragma once
 

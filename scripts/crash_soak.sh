@@ -66,13 +66,16 @@ if [ $mode = serve ]; then
   children() { awk -v p="$1" '{ sub(/^.*\) /, ""); if ($1 != "Z" && $2 == p) print FILENAME }' /proc/[0-9]*/stat 2>/dev/null |
     cut -d/ -f3 || true; }
   alive() { [ -e "/proc/$1/stat" ] && ! awk '{ sub(/^.*\) /, ""); exit $1 != "Z" }' "/proc/$1/stat"; }
+  # The gateway's port and cookie files, in the workspace's state folder: `editgate where` names them.
+  port_file=$("$bin" where --root "$repo" port)
+  cookie_file=$("$bin" where --root "$repo" cookie)
   gw=
   serve() {  # starts a gateway, waits for its port and its Node page
-    rm -f "$repo/.editgate/port"
+    rm -f "$port_file"
     "$bin" serve --port 0 --root "$repo" >>"$work/serve.log" 2>&1 &
     gw=$!
-    for _ in $(seq 400); do [ -s "$repo/.editgate/port" ] && break; sleep 0.025; done
-    port=$(cat "$repo/.editgate/port") cookie=$(cat "$repo/.editgate/cookie")
+    for _ in $(seq 400); do [ -s "$port_file" ] && break; sleep 0.025; done
+    port=$(cat "$port_file") cookie=$(cat "$cookie_file")
     for _ in $(seq 400); do
       curl -s -H "Authorization: Bearer $cookie" "http://127.0.0.1:$port/v1/pages" | grep -q '"state":"idle"' && return
       sleep 0.025

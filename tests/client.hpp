@@ -19,7 +19,7 @@ namespace client {
 using namespace std::chrono_literals;
 
 // `editgate serve --port 0 --root ROOT [extra...]`, started and waited for
-// (its .editgate/port); stopped with SIGTERM when destroyed. Without
+// (its port file in the state folder); stopped with SIGTERM when destroyed. Without
 // `node`, with --no-node: tests of the edit doors see no page's commits.
 class Gateway {
  public:

@@ -5,7 +5,8 @@
 #   append_and_wait.sh EDITGATE ROOT PAGE CODE [wait|poll]
 set -eu
 editgate=$1 root=$2 page=$3 code=$4 how=${5:-wait}
-dir="$root/.editgate/pages/$page"
+# The page's markers, in the agents' folder in the git folder: `editgate where` names it.
+dir="$("$editgate" where --root "$root" pages)/$page"
 log="$root/debug/$page.md"
 number() { cat "$1" 2>/dev/null || echo 0; }
 

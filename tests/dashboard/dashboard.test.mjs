@@ -14,7 +14,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 
-import { waitFor, workspace } from '../mcp/harness.mjs';
+import { places, waitFor, workspace } from '../mcp/harness.mjs';
 
 const editgate = process.env.EDITGATE;
 const npm = process.env.DASHBOARD_NPM;
@@ -25,6 +25,7 @@ const block = (file, from, to) => `${file}\n««« EDIT\n${from}\n════�
 
 // `editgate serve --port 0`; the dashboard URL is read from its output, as a person reads it.
 async function serve(root) {
+  const where = places(editgate, root);
   const child = spawn(editgate, ['serve', '--port', '0', '--root', root], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
@@ -35,15 +36,15 @@ async function serve(root) {
   exited.then((code) => { early = code; });
   await waitFor('serve publishing its port', () => {
     if (early !== null) throw new Error(`editgate serve exited (${early}):\n${err}`);
-    return fs.existsSync(path.join(root, '.editgate/port'));
+    return fs.existsSync(where.port);
   });
   // The port file comes after everything serve prints, so the lines are in the
   // pipe by now, if not read yet; a binary without the door prints none.
   const m = await waitFor('serve\'s lines read', () => /dashboard: (http:\/\/\S+)\n/.exec(out), { tries: 40 })
     .catch(() => null);
   const url = m ? m[1] : null;
-  const cookie = fs.readFileSync(path.join(root, '.editgate/cookie'), 'utf8').trim();
-  const base = `http://127.0.0.1:${fs.readFileSync(path.join(root, '.editgate/port'), 'utf8').trim()}`;
+  const cookie = fs.readFileSync(where.cookie, 'utf8').trim();
+  const base = `http://127.0.0.1:${fs.readFileSync(where.port, 'utf8').trim()}`;
   return {
     url, base, cookie,
     async post(route, body, type = 'application/json') {

@@ -10,7 +10,6 @@ import asyncio
 import contextlib
 import http.client
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -19,7 +18,7 @@ import urllib.parse
 
 import websockets
 
-from seed_client import Session, connected, git, stop, wait_for
+from seed_client import Session, connected, git, places, stop, wait_for
 
 EDITGATE = sys.argv[1]
 
@@ -30,6 +29,7 @@ def serving():
     with tempfile.TemporaryDirectory() as root:
         git(root, "init", "-q", "-b", "main")
         git(root, "commit", "-q", "--allow-empty", "-m", "start")
+        where = places(EDITGATE, root)
         gw = subprocess.Popen([EDITGATE, "serve", "--port", "0", "--root", root],
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         try:
@@ -39,10 +39,10 @@ def serving():
                     url = line.split("dashboard: ", 1)[1].strip()
                     break
             assert url, "serve printed no dashboard URL"
-            wait_for(os.path.join(root, ".editgate", "port"))
-            with open(os.path.join(root, ".editgate", "server.json")) as f:
+            wait_for(where["port"])
+            with open(where["server_json"]) as f:
                 server = json.load(f)
-            with open(os.path.join(root, ".editgate", "cookie")) as f:
+            with open(where["cookie"]) as f:
                 cookie = f.read()
             yield root, server, cookie, url
         finally:

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """`editgate mcp` (the stdio bridge) against a fake gateway: a small HTTP
-server on 127.0.0.1 that plays POST /mcp, published in a workspace's
-.editgate/ as a gateway publishes itself (lock held, port, cookie). It checks
-the headers the bridge sends and answers with JSON, SSE, 202, 401, a stream
-cut in the middle and a slow stream, so the bridge's own behaviour is
-tested: concurrency, cancellation, stdin EOF, bounds.
+server on 127.0.0.1 that plays POST /mcp, published in the workspace's
+state folder (the one `editgate where` names) as a gateway publishes itself
+(lock held, port, cookie). It checks the headers the bridge sends and
+answers with JSON, SSE, 202, 401, a stream cut in the middle and a slow
+stream, so the bridge's own behaviour is tested: concurrency, cancellation,
+stdin EOF, bounds.
 
 Usage: mcp_stdio_bridge.py EDITGATE_BINARY. Exit 0 on success.
 """
@@ -16,6 +17,7 @@ import json
 import os
 import queue
 import select
+import shutil
 import socket
 import subprocess
 import sys
@@ -171,28 +173,43 @@ class RoomyServer(http.server.ThreadingHTTPServer):
     request_queue_size = 128
 
 
+def places(binary, root):
+    """What `editgate where` names for the workspace at `root`: absolute paths."""
+    r = subprocess.run([binary, "where", "--root", root, "--format", "json"], capture_output=True, text=True)
+    assert r.returncode == 0, "editgate where exited %d: %s" % (r.returncode, r.stderr)
+    return json.loads(r.stdout)
+
+
 @contextlib.contextmanager
-def fake_gateway():
-    """A workspace whose .editgate/ names the fake: the lock held as a
-    running gateway holds it, the port, the cookie."""
+def fake_gateway(binary):
+    """A workspace whose state folder (where `editgate where` says) names
+    the fake: the lock held as a running gateway holds it, the port, the
+    cookie."""
     fake = Fake()
     server = RoomyServer(("127.0.0.1", 0), handler_for(fake))
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
     with tempfile.TemporaryDirectory() as root:
-        state = os.path.join(root, ".editgate")
-        os.mkdir(state, 0o700)
-        lock = open(os.path.join(state, "lock"), "w")
+        where = places(binary, root)
+        # The state folder and editgate's folders above it, private as a gateway makes them.
+        state = where["state"]
+        workspaces = os.path.dirname(state)
+        os.makedirs(os.path.dirname(os.path.dirname(workspaces)), exist_ok=True)
+        for d in (os.path.dirname(workspaces), workspaces, state):
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(d, 0o700)
+        lock = open(where["lock"], "w")
         fcntl.lockf(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        with open(os.path.join(state, "cookie"), "w", opener=lambda p, f: os.open(p, f, 0o600)) as f:
-            f.write(COOKIE + "\n")
-        with open(os.path.join(state, "port"), "w") as f:
-            f.write("%d\n" % server.server_address[1])
         try:
+            with open(where["cookie"], "w", opener=lambda p, f: os.open(p, f, 0o600)) as f:
+                f.write(COOKIE + "\n")
+            with open(where["port"], "w") as f:
+                f.write("%d\n" % server.server_address[1])
             yield root, fake
         finally:
             server.shutdown()
             lock.close()
+            shutil.rmtree(state, ignore_errors=True)
 
 
 class Bridge:
@@ -245,7 +262,7 @@ def call(bridge, obj, seconds=10):
 
 
 def test_headers_json_sse_errors(binary):
-    with fake_gateway() as (root, fake):
+    with fake_gateway(binary) as (root, fake):
         b = Bridge(binary, root)
         r = call(b, {"jsonrpc": "2.0", "id": 1, "method": "initialize",
                      "params": {"protocolVersion": "2025-11-25", "capabilities": {},
@@ -292,7 +309,7 @@ def test_headers_json_sse_errors(binary):
 
 
 def test_concurrency_and_modern_cancel(binary):
-    with fake_gateway() as (root, fake):
+    with fake_gateway(binary) as (root, fake):
         b = Bridge(binary, root)
         name = "slow \u00e9t\u00e9"
         b.send({"jsonrpc": "2.0", "id": "s1", "method": "tools/call",
@@ -316,7 +333,7 @@ def test_concurrency_and_modern_cancel(binary):
 
 
 def test_eof_cancels_and_ends_session(binary):
-    with fake_gateway() as (root, fake):
+    with fake_gateway(binary) as (root, fake):
         b = Bridge(binary, root)
         call(b, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}})
         b.send({"jsonrpc": "2.0", "id": "s2", "method": "tools/call", "params": {"name": "slow", "arguments": {}}})
@@ -338,7 +355,7 @@ def test_lost_session_initialized_again(binary):
     """The gateway forgot the 2025-11-25 session (restarted, or idle past
     its time): 404 with -32001. The bridge initializes again as the client
     did and sends the call once more; the client sees only its answer."""
-    with fake_gateway() as (root, fake):
+    with fake_gateway(binary) as (root, fake):
         b = Bridge(binary, root)
         call(b, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}})
         with fake.lock:
@@ -351,7 +368,7 @@ def test_lost_session_initialized_again(binary):
 
 
 def test_gateway_gone_mid_call(binary):
-    with fake_gateway() as (root, fake):
+    with fake_gateway(binary) as (root, fake):
         b = Bridge(binary, root)
         b.send({"jsonrpc": "2.0", "id": "d", "method": "die"})
         r = b.next()
@@ -364,7 +381,7 @@ def test_gateway_gone_mid_call(binary):
 
 
 def test_line_bound(binary):
-    with fake_gateway() as (root, fake):
+    with fake_gateway(binary) as (root, fake):
         b = Bridge(binary, root)
         # A line over 16 MiB: refused by name, skipped; the next one is served.
         b.send_raw(b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"' + b"a" * (17 << 20) + b'"}}\n')
@@ -375,7 +392,7 @@ def test_line_bound(binary):
 
 
 def test_requests_bound(binary):
-    with fake_gateway() as (root, fake):
+    with fake_gateway(binary) as (root, fake):
         b = Bridge(binary, root)
         # 64 requests in flight at most: the 65th is refused by name.
         for i in range(64):
@@ -414,10 +431,13 @@ def test_starts_gateway_that_outlives_it(binary):
             line = b.stdout.readline()
             r = json.loads(line)
             assert r["id"] == 1, r
-            with open(os.path.join(root, ".editgate", "server.json")) as f:
+            where = places(binary, root)
+            assert where["running"], where
+            with open(where["server_json"]) as f:
                 server = json.load(f)
             assert pid_alive(server["pid"]), server
-            assert os.path.exists(os.path.join(root, ".editgate", "serve.log"))
+            assert os.path.exists(where["serve_log"]), where
+            assert not os.path.exists(os.path.join(root, ".editgate")), "state in the working tree"
             b.stdin.close()
             assert b.wait(5) == 0
             assert b.stdout.read() == b"", "stdout carries nothing but messages"

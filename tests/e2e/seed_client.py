@@ -21,6 +21,15 @@ def git(root, *args):
                    cwd=root, check=True, capture_output=True)
 
 
+def places(binary, root):
+    """What `editgate where` names for the workspace at `root` (its state
+    folder's files, the agents' folder), as absolute paths: the documented
+    way to find them, with or without a gateway running."""
+    r = subprocess.run([binary, "where", "--root", root, "--format", "json"], capture_output=True, text=True)
+    assert r.returncode == 0, "editgate where exited %d: %s" % (r.returncode, r.stderr)
+    return json.loads(r.stdout)
+
+
 def wait_for(path, seconds=20):
     deadline = time.monotonic() + seconds
     while not os.path.exists(path):
@@ -41,15 +50,15 @@ def gateway(binary, files):
                 f.write(text)
         git(root, "add", "-A")
         git(root, "commit", "-q", "--allow-empty", "-m", "start")
+        where = places(binary, root)
         gw = subprocess.Popen([binary, "serve", "--port", "0", "--root", root],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            state = os.path.join(root, ".editgate")
-            wait_for(os.path.join(state, "port"))
-            with open(os.path.join(state, "server.json")) as f:
+            wait_for(where["port"])
+            with open(where["server_json"]) as f:
                 server = json.load(f)
             assert server["pid"] == gw.pid, server
-            with open(os.path.join(state, "cookie")) as f:
+            with open(where["cookie"]) as f:
                 cookie_text = f.read()
             yield root, server, cookie_text
         finally:

@@ -2,6 +2,7 @@
 // localhost (by a small Node static server) that includes /adapter.js, and
 // an agent runs code in it through the gateway.
 #include "client.hpp"
+#include "places.hpp"
 #include "pages.hpp"
 #include "support.hpp"
 
@@ -302,7 +303,7 @@ TEST_CASE("a shell agent runs code in a Chromium tab through its log file and ed
   CHECK(w.out.find(R"("result":")" + std::to_string(web) + "\"") != std::string::npos);
   const std::string log = test::read_file(dir / ("debug/" + page + ".md"));
   CHECK(log.find("```JSON\n\"from the tab\"\n```") != std::string::npos);
-  CHECK(test::read_file(dir / (".editgate/pages/" + page + "/status.json")).find(R"("state":"completed")") !=
+  CHECK(test::read_file(test::agents_of(dir.path()) / "pages" / page / "status.json").find(R"("state":"completed")") !=
         std::string::npos);
 }
 

@@ -4,6 +4,7 @@
 // follows a job block by block, timeout replies that promise nothing that
 // cannot come, and logs the gateway writes that its own lint passes.
 #include "pages.hpp"
+#include "places.hpp"
 #include "repl/lint.hpp"
 
 #include <fcntl.h>
@@ -24,7 +25,7 @@ void append(const test::fs::path& path, const std::string& text) {
 }
 
 std::string page_file(const test::TempDir& dir, const std::string& page, const std::string& file) {
-  const auto p = dir / (".editgate/pages/" + page + "/" + file);
+  const auto p = test::agents_of(dir.path()) / "pages" / page / file;
   return test::fs::exists(p) ? test::read_file(p) : "";
 }
 

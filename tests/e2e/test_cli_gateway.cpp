@@ -2,6 +2,7 @@
 // find their workspace as git finds .git, recognise a gateway that died, say
 // an ambiguous page name is ambiguous, and show what an inbox message did.
 #include "pages.hpp"
+#include "places.hpp"
 
 #include <csignal>
 #include <thread>
@@ -10,7 +11,7 @@ using namespace pagetest;
 
 namespace {
 
-// `editgate args...` run from `folder` (the commands look for .editgate/ from there).
+// `editgate args...` run from `folder` (the commands look for their workspace from there).
 test::Proc editgate_in(const test::fs::path& folder, std::vector<std::string> args) {
   args.insert(args.begin(), {"sh", "-c", "cd \"$1\" && shift && exec \"$@\"", "sh", folder.string(), EDITGATE_BIN});
   return test::run(std::move(args));
@@ -36,7 +37,7 @@ void check_plain(const std::string& err) {
 
 }  // namespace
 
-TEST_CASE_METHOD(NodeGateway, "cli: eval, wait and pages find .editgate/ above the current folder, and --root overrides", "[cli]") {
+TEST_CASE_METHOD(NodeGateway, "cli: eval, wait and pages find the served workspace above the current folder, and --root overrides", "[cli]") {
   const auto deeper = dir / "src/deeper";
   test::fs::create_directories(deeper);
 
@@ -66,10 +67,10 @@ TEST_CASE_METHOD(NodeGateway, "cli: eval, wait and pages find .editgate/ above t
   CHECK(pj.exit_code == 0);
   CHECK(obj(pj.out).at("pages").as_array().at(0).at("page").as_string() == name);
 
-  // Inside another workspace whose gateway is not running: its .editgate/ is
-  // the one found, and --root names this one instead.
+  // Inside another repository whose gateway is not running: its top is the
+  // workspace found, and --root names this one instead.
   test::TempDir other;
-  test::fs::create_directories(other / ".editgate");
+  test::git_ok(other.path(), {"init", "-q"});
   test::fs::create_directories(other / "sub");
   test::Proc found = editgate_in(other / "sub", {"eval", "node", "1"});
   CHECK(found.exit_code == 2);
@@ -79,12 +80,21 @@ TEST_CASE_METHOD(NodeGateway, "cli: eval, wait and pages find .editgate/ above t
   CHECK(given.exit_code == 0);
   CHECK(given.out == "2\n");
 
-  // No .editgate/ here or above: said so, once.
+  // No repository here or above: said so, once, and nothing is made.
   test::TempDir none;
-  test::Proc nowhere = editgate_in(none.path(), {"pages"});
-  CHECK(nowhere.exit_code == 2);
-  CHECK(nowhere.err.find("editgate pages: no gateway is running (no .editgate/ in ") == 0);
-  check_plain(nowhere.err);
+  for (const char* command : {"pages", "eval", "wait", "where", "serve"}) {
+    std::vector<std::string> args = {command};
+    if (std::string(command) == "eval") args.insert(args.end(), {"node", "1"});
+    if (std::string(command) == "wait") args.insert(args.end(), {"--page", "node"});
+    test::Proc nowhere = editgate_in(none.path(), args);
+    INFO(command);
+    CHECK(nowhere.exit_code == 2);
+    CHECK(nowhere.err.find("editgate " + std::string(command) + ": " + none.str() +
+                           " is in no git repository, and editgate creates nothing outside one") == 0);
+    check_plain(nowhere.err);
+  }
+  CHECK(test::count_entries(none.path()) == 0);
+  CHECK_FALSE(test::fs::exists(test::state_of(none.path())));
 }
 
 TEST_CASE("cli: a gateway that was killed is recognised - no gateway is running, exit 2, one plain line", "[cli]") {
@@ -109,10 +119,10 @@ TEST_CASE("cli: a gateway that was killed is recognised - no gateway is running,
   check_plain(during.err);
 
   // Its port file stays behind: every client says what it means.
-  REQUIRE(test::fs::exists(dir / ".editgate/port"));
+  REQUIRE(test::fs::exists(test::state_of(dir.path()) / "port"));
   test::Proc e = editgate({"eval", "--root", dir.str(), "node", "1"});
   CHECK(e.exit_code == 2);
-  CHECK(e.err.find("editgate eval: no gateway is running (" + dir.str() + "/.editgate/port is left from one that "
+  CHECK(e.err.find("editgate eval: no gateway is running (" + test::state_of(dir.path()).string() + "/port is left from one that "
                    "stopped without removing it: pid ") == 0);
   check_plain(e.err);
 
@@ -121,7 +131,7 @@ TEST_CASE("cli: a gateway that was killed is recognised - no gateway is running,
   CHECK(w.err.find("editgate wait: no gateway is running (") == 0);
   check_plain(w.err);
 
-  test::write_file(dir / ".editgate/inbox/fix.md", "notes.txt\n««« EDIT\n═══════ REPL\nnew\n»»» EDIT END\n");
+  test::write_file(test::agents_of(dir.path()) / "inbox/fix.md", "notes.txt\n««« EDIT\n═══════ REPL\nnew\n»»» EDIT END\n");
   test::Proc inbox = editgate({"wait", "--root", dir.str(), "--inbox", "fix", "--timeout", "5"});
   CHECK(inbox.exit_code == 2);
   CHECK(inbox.err.find("editgate wait: no gateway is running (") == 0);
@@ -134,7 +144,7 @@ TEST_CASE("cli: a gateway that was killed is recognised - no gateway is running,
 
   // The next gateway takes the workspace back; the port file is its own.
   client::Gateway next(dir.str());
-  CHECK(std::stoi(test::read_file(dir / ".editgate/port")) == next.port());
+  CHECK(std::stoi(test::read_file(test::state_of(dir.path()) / "port")) == next.port());
   CHECK(editgate({"pages", "--root", dir.str()}).exit_code == 0);
 }
 
@@ -183,7 +193,7 @@ TEST_CASE("an ambiguous page name is ambiguous, listing the pages, at the gatewa
   check_names(ev.err);
   // `wait` reads the pages' status files, which their own thread writes
   // after the pages connect: both must be there before it can see two.
-  const auto status_of = [&](const std::string& name) { return dir / ".editgate" / "pages" / name / "status.json"; };
+  const auto status_of = [&](const std::string& name) { return test::agents_of(dir.path()) / "pages" / name / "status.json"; };
   for (int i = 0; i < 200 && !(std::filesystem::exists(status_of(a.name)) && std::filesystem::exists(status_of(b.name))); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   REQUIRE(std::filesystem::exists(status_of(a.name)));
@@ -209,7 +219,7 @@ TEST_CASE("cli: wait --inbox prints the failed blocks' diagnostics as apply does
   REQUIRE(diagnostic.find("failed (") != std::string::npos);
   test::fs::remove(dir / "message.md");
 
-  test::write_file(dir / ".editgate/inbox/two.md", message);
+  test::write_file(test::agents_of(dir.path()) / "inbox/two.md", message);
   test::Proc w = editgate({"wait", "--root", dir.str(), "--inbox", "two", "--timeout", "20"});
   INFO(w.out << w.err);
   CHECK(w.exit_code == 1);

@@ -5,6 +5,7 @@
 // page outlives its gateway, and the next eval and apply commit as their
 // authors. scripts/crash_soak.sh runs the same for as long as asked.
 #include "client.hpp"
+#include "places.hpp"
 #include "pages.hpp"
 #include "repl/lint.hpp"
 #include "support.hpp"
@@ -296,7 +297,7 @@ TEST_CASE("crash: serve killed at random points - whole files and logs, interrup
   constexpr int kRounds = 12;
   for (int round = 0; round < kRounds; ++round) {
     // The killed gateway's port file stays behind: a new gateway's is waited for.
-    test::fs::remove(d / ".editgate/port");
+    test::fs::remove(test::state_of(d.path()) / "port");
     client::Gateway gw(d.str(), {}, true);
     client::Ws ws(gw.port());
     ws.login(gw.cookie());
@@ -345,7 +346,7 @@ TEST_CASE("crash: serve killed at random points - whole files and logs, interrup
   CHECK(while_running > 0);
 
   // The next gateway marks what the killed ones left executing, and works.
-  test::fs::remove(d / ".editgate/port");
+  test::fs::remove(test::state_of(d.path()) / "port");
   {
     client::Gateway gw(d.str(), {}, true);
     client::Ws ws(gw.port());

@@ -3,6 +3,7 @@
 // markers, the inbox, and `editgate wait`, all against a real gateway with
 // its built-in Node page. The agent is a shell script (tests/agents/).
 #include "pages.hpp"
+#include "places.hpp"
 
 #include <csignal>
 #include <fcntl.h>
@@ -21,9 +22,9 @@ std::string trimmed(std::string s) {
   return s;
 }
 
-// A page's file under .editgate/pages/<page>/, "" when missing.
+// A page's file under the agents' pages/<page>/, "" when missing.
 std::string page_file(const test::TempDir& dir, const std::string& page, const std::string& file) {
-  const auto p = dir / (".editgate/pages/" + page + "/" + file);
+  const auto p = test::agents_of(dir.path()) / "pages" / page / file;
   return test::fs::exists(p) ? trimmed(test::read_file(p)) : "";
 }
 
@@ -207,7 +208,7 @@ TEST_CASE("a restarted gateway marks the jobs its predecessor left executing as 
     append(dir / rel, "```js\nawait new Promise(r => setTimeout(r, 60000))\n```\n");
     wait_file(dir / rel, [](const std::string& t) { return t.find("executing (0s)") != std::string::npos; });
     // The markers are written after the log (off the reply's path): wait for the job's ack.
-    wait_file(dir / (".editgate/pages/" + name + "/ack.marker"), [](const std::string& t) { return !trimmed(t).empty(); });
+    wait_file(test::agents_of(dir.path()) / "pages" / name / "ack.marker", [](const std::string& t) { return !trimmed(t).empty(); });
     before = page_file(dir, name, "ack.marker");
     CHECK(gw.stop(SIGKILL) == -1);  // no chance to write anything
   }
@@ -234,7 +235,7 @@ TEST_CASE("the inbox applies a dropped message of edit blocks as apply would, an
   test::git_ok(dir.path(), {"add", "notes.txt"});
   test::git_ok(dir.path(), {"commit", "-qm", "notes"});
   client::Gateway gw{dir.str()};
-  const auto inbox = dir / ".editgate/inbox";
+  const auto inbox = test::agents_of(dir.path()) / "inbox";
   REQUIRE(test::fs::is_directory(inbox));
   const std::string message = "Here is the fix.\n\nnotes.txt\n««« EDIT\nbeta\n═══════ REPL\ngamma\n»»» EDIT END\n";
 
@@ -253,8 +254,8 @@ TEST_CASE("the inbox applies a dropped message of edit blocks as apply would, an
   CHECK(w.out.find("notes.txt:2: applied  block 1, response line 4, -1 +1 lines\n1 applied\ncommitted ") == 0);
   CHECK(test::read_file(dir / "notes.txt") == "alpha\ngamma\n");
   CHECK_FALSE(test::fs::exists(inbox / "fix.md"));
-  CHECK(test::read_file(dir / ".editgate/outbox/fix.md") == message);
-  const json::object answer = json::parse(test::read_file(dir / ".editgate/outbox/fix.json")).as_object();
+  CHECK(test::read_file(test::agents_of(dir.path()) / "outbox/fix.md") == message);
+  const json::object answer = json::parse(test::read_file(test::agents_of(dir.path()) / "outbox/fix.json")).as_object();
   CHECK(answer.at("blocks").as_array().at(0).at("status") == "applied");
   CHECK(answer.at("commit").is_string());
   CHECK(test::git_ok(dir.path(), {"log", "-1", "--format=%an"}) == "agent\n");

@@ -3,6 +3,7 @@
 // page-door socket becomes the Node page, a burst of hellos makes no flood
 // of logs, and page sockets never keep the agents out.
 #include "pages.hpp"
+#include "places.hpp"
 
 #include <chrono>
 #include <csignal>
@@ -108,15 +109,15 @@ TEST_CASE("a page keeps its instance across a gateway restart, and only with its
     name = page.name;
   }
   // The gateway keeps hashes, never the secret itself.
-  const std::string keys = test::read_file(dir / ".editgate/page-keys");
+  const std::string keys = test::read_file(test::state_of(dir.path()) / "page-keys");
   CHECK(keys.find(id + " browser ") != std::string::npos);
   CHECK(keys.find(secret) == std::string::npos);
 
   // A key whose log is gone is dropped when the next gateway starts.
-  test::write_file(dir / ".editgate/page-keys", keys + "0123456789ab browser " + std::string(64, 'f') + "\n");
+  test::write_file(test::state_of(dir.path()) / "page-keys", keys + "0123456789ab browser " + std::string(64, 'f') + "\n");
 
   client::Gateway gw(dir.str());
-  CHECK(test::read_file(dir / ".editgate/page-keys") == keys);
+  CHECK(test::read_file(test::state_of(dir.path()) / "page-keys") == keys);
   FakePage wrong(gw.port(), id, std::string(secret.rbegin(), secret.rend()));
   wrong.welcome();
   CHECK(wrong.id != id);

@@ -51,7 +51,7 @@ TEST_CASE_METHOD(NodeGateway, "the Node page answers an eval, and the log and gi
   CHECK(trailers.find("Editgate-Page: " + name) != std::string::npos);
   CHECK(trailers.find("Editgate-Job: 1") != std::string::npos);
   CHECK(trailers.find("Editgate-Status: ok") != std::string::npos);
-  // debug.md and .editgate/ stay out of commits; nothing is left uncommitted.
+  // debug.md stays out of commits; nothing is left uncommitted.
   CHECK(test::git_ok(dir.path(), {"status", "--porcelain"}).empty());
   CHECK(test::git_ok(dir.path(), {"ls-files"}).find("debug.md\n") == std::string::npos);
 }

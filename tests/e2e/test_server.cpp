@@ -1,6 +1,7 @@
 // `editgate serve` end to end: a real gateway on 127.0.0.1 port 0, real
 // clients (Beast, and curl as an independent one), real files and commits.
 #include "client.hpp"
+#include "places.hpp"
 #include "support.hpp"
 
 #include <catch2/catch.hpp>
@@ -72,19 +73,20 @@ bool wait_commits(const Workspace& ws, std::size_t n) {
 
 }  // namespace
 
-TEST_CASE("serve publishes its port and a private cookie, and keeps .editgate out of git", "[server]") {
+TEST_CASE("serve publishes its port and a private cookie in the per-user state folder, nothing in the working tree", "[server]") {
   Workspace ws;
   client::Gateway gw(ws.dir.str());
+  const fs::path state = test::state_of(ws.dir.path());
   struct stat st {};
-  REQUIRE(::stat((ws.dir / ".editgate").c_str(), &st) == 0);
+  REQUIRE(::stat(state.c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0700);
-  REQUIRE(::stat((ws.dir / ".editgate/cookie").c_str(), &st) == 0);
+  REQUIRE(::stat((state / "cookie").c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0600);
   CHECK(gw.cookie().size() == 32);
-  CHECK(std::stoi(read_file(ws.dir / ".editgate/port")) == gw.port());
+  CHECK(std::stoi(read_file(state / "port")) == gw.port());
   CHECK(gw.out().find("http://127.0.0.1:" + std::to_string(gw.port()) + "/") != std::string::npos);
-  CHECK(git_ok(ws.dir.path(), {"status", "--porcelain"}).empty());
-  CHECK(read_file(ws.dir / ".git/info/exclude").find(".editgate/") != std::string::npos);
+  CHECK(git_ok(ws.dir.path(), {"status", "--porcelain", "--ignored"}).empty());
+  CHECK_FALSE(fs::exists(ws.dir / ".editgate"));
 
   auto health = client::request(gw.port(), "GET", "/v1/health");
   CHECK(health.status == 200);
@@ -93,9 +95,9 @@ TEST_CASE("serve publishes its port and a private cookie, and keeps .editgate ou
   CHECK(str(h["workspace_id"]).size() == 16);
 
   // server.json: what a client needs to connect, and to tell a stale one.
-  REQUIRE(::stat((ws.dir / ".editgate/server.json").c_str(), &st) == 0);
+  REQUIRE(::stat((state / "server.json").c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0600);
-  auto server = obj(read_file(ws.dir / ".editgate/server.json"));
+  auto server = obj(read_file(state / "server.json"));
   const std::string base = "127.0.0.1:" + std::to_string(gw.port());
   CHECK(server["port"].to_number<int>() == gw.port());
   CHECK(server["pid"].to_number<int>() == gw.pid());
@@ -114,18 +116,18 @@ TEST_CASE("serve publishes its port and a private cookie, and keeps .editgate ou
 
   const std::string cookie = gw.cookie();
   CHECK(gw.stop(SIGINT) == 0);
-  CHECK(!fs::exists(ws.dir / ".editgate/port"));
-  CHECK(!fs::exists(ws.dir / ".editgate/server.json"));
+  CHECK(!fs::exists(state / "port"));
+  CHECK(!fs::exists(state / "server.json"));
   // The cookie stays: clients configured with it keep working after a restart.
   client::Gateway again(ws.dir.str());
   CHECK(again.cookie() == cookie);
   // A new start, a new nonce; a killed gateway's file names a pid that is gone.
-  auto next = obj(read_file(ws.dir / ".editgate/server.json"));
+  auto next = obj(read_file(state / "server.json"));
   CHECK(next["nonce"] != server["nonce"]);
   CHECK(next["workspace_id"] == server["workspace_id"]);
   const int pid = again.pid();
   again.stop(SIGKILL);
-  auto stale = obj(read_file(ws.dir / ".editgate/server.json"));
+  auto stale = obj(read_file(state / "server.json"));
   CHECK(stale["pid"].to_number<int>() == pid);
   CHECK(::kill(pid, 0) == -1);
   CHECK(errno == ESRCH);
@@ -367,7 +369,7 @@ TEST_CASE("WebSocket: the auth handshake, and nothing before it", "[server][ws]"
   }
   {  // /ws is the same door; the cookie file's content, newline and all, is the cookie.
     client::Ws c(gw.port(), {}, "/ws");
-    const std::string file = read_file(ws.dir / ".editgate/cookie");
+    const std::string file = read_file(test::state_of(ws.dir.path()) / "cookie");
     REQUIRE(file == gw.cookie() + "\n");
     CHECK(c.login(file).size() == 12);
     c.send(R"({"op":"health","id":"h"})");
@@ -546,7 +548,7 @@ TEST_CASE("the shutdown op and SIGTERM stop the gateway cleanly", "[server]") {
     auto r = obj(*c.read());
     CHECK(str(r["value"]) == "ok");
     CHECK(gw.wait() == 0);
-    CHECK(!fs::exists(ws.dir / ".editgate/port"));
+    CHECK(!fs::exists(test::state_of(ws.dir.path()) / "port"));
   }
   SECTION("SIGTERM after clients went away without a goodbye: no waiting on them") {
     Workspace ws;

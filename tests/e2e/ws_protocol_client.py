@@ -2,13 +2,14 @@
 """The agents' WebSocket as an independent client sees it: Python's
 `websockets` (Debian's python3-websockets), not the project's own client.
 
-Starts `editgate serve` on a fresh workspace, finds the gateway through
-.editgate/server.json, connects to its /ws exactly as the protocol's
-handshake says (auth-required; auth with the cookie file's content, newline
-and all; auth_ok; session-started), then plays describe, eval on the default
-page (the built-in Node page), health, a request with an unknown parameter
-and a streamed edit, asserting the shapes and that every request gets
-exactly one final message (`done` in `status`), and nothing after it.
+Starts `editgate serve` on a fresh workspace, finds the gateway through the
+server.json `editgate where` names, connects to its /ws exactly as the
+protocol's handshake says (auth-required; auth with the cookie file's
+content, newline and all; auth_ok; session-started), then plays describe,
+eval on the default page (the built-in Node page), health, a request with an
+unknown parameter and a streamed edit, asserting the shapes and that every
+request gets exactly one final message (`done` in `status`), and nothing
+after it.
 
 Usage: ws_protocol_client.py EDITGATE_BINARY. Exit 0 on success.
 """

@@ -4,15 +4,15 @@ them: Python's `websockets` (Debian's python3-websockets), not the
 project's own client, message by message as the nREPL-like protocol's
 examples show them, with JavaScript as the language.
 
-Starts `editgate serve` on a fresh workspace, connects through
-.editgate/server.json to /ws, waits for the built-in Node page and plays:
-eval with console output (intermediate `out` messages without status, each
-write with its line end, then the final message with `output`, `value` and
-done), eval without output (one message, no `output`); stdin by the eval's
-id with two prompts then eof, and stdin when no eval waits; complete with
-and without cursor_pos; info and docs of a class and a function defined by an
-eval, a symbol that names nothing and one that is code (refused); and
-describe listing the ops' parameters.
+Starts `editgate serve` on a fresh workspace, connects through the
+server.json `editgate where` names to /ws, waits for the built-in Node page
+and plays: eval with console output (intermediate `out` messages without
+status, each write with its line end, then the final message with `output`,
+`value` and done), eval without output (one message, no `output`); stdin by
+the eval's id with two prompts then eof, and stdin when no eval waits;
+complete with and without cursor_pos; info and docs of a class and a
+function defined by an eval, a symbol that names nothing and one that is
+code (refused); and describe listing the ops' parameters.
 
 Usage: ws_seed_eval.py EDITGATE_BINARY. Exit 0 on success.
 """

@@ -13,7 +13,7 @@ import os
 import subprocess
 import sys
 
-from seed_client import connected, gateway
+from seed_client import connected, gateway, places
 
 COUNTER_V1 = """var Counter = class Counter {
   constructor() { this.count = 0; }
@@ -39,7 +39,7 @@ async def refused(s, rid, params, reason):
     return r
 
 
-async def play(root, server, cookie_text):
+async def play(root, where, server, cookie_text):
     async with connected(server, cookie_text) as s:
         await s.node_page()
         _, d = await s.call({"op": "describe", "id": "d"})
@@ -84,11 +84,17 @@ async def play(root, server, cookie_text):
         _, r = await s.call({"op": "reload", "id": "msg-033", "module": "counter"})
         assert r["reason"] == "module_not_loaded", r
 
-        # Paths as edits take them: nothing outside the workspace or under .git/.editgate.
+        # Paths as edits take them: nothing outside the workspace or under .git
+        # (the agents' files in .git/editgate/ included); the state folder's
+        # cookie, outside the workspace, neither by its path nor in an error.
         await refused(s, "h1", {"path": "../outside.js"}, "bad_request")
-        r = await refused(s, "h2", {"path": ".editgate/cookie"}, "bad_request")
-        assert "protected_path" in r["error"] and cookie_text.strip() not in r["error"], r
+        r = await refused(s, "h2", {"path": ".git/HEAD"}, "bad_request")
+        assert "protected_path" in r["error"] and "refs/heads/main" not in r["error"], r
         await refused(s, "h3", {"path": ".git/config"}, "bad_request")
+        r = await refused(s, "h3a", {"path": ".git/editgate/pages"}, "bad_request")
+        assert "protected_path" in r["error"], r
+        r = await refused(s, "h3b", {"path": where["cookie"]}, "bad_request")
+        assert cookie_text.strip() not in r["error"], r
         await refused(s, "h4", {"path": "missing.js"}, "not_found")
         await refused(s, "h5", {"path": "bin.js"}, "bad_request")
         # A newline in the file's name stays in the comment that names it.
@@ -107,7 +113,7 @@ def main():
         with open(os.path.join(os.path.dirname(root), "outside.js"), "w") as f:
             f.write("globalThis.outside = 1;\n")
         try:
-            asyncio.run(play(root, server, cookie_text))
+            asyncio.run(play(root, places(sys.argv[1], root), server, cookie_text))
         finally:
             os.remove(os.path.join(os.path.dirname(root), "outside.js"))
         # The chat log shows what ran: the file's text and the line naming it.

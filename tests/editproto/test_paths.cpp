@@ -37,11 +37,13 @@ TEST_CASE("normalize: separators / dot segments / absolute paths / NUL / .git") 
   auto nul = ws->normalize(std::string("a\0b", 3));
   REQUIRE_FALSE(nul.has_value());
   CHECK(nul.error().reason == Reason::path_escape);
-  for (const char* git : {".git/config", "sub/.git/hooks/pre-commit", ".GIT/HEAD", ".editgate/cookie"}) {
+  for (const char* git : {".git/config", "sub/.git/hooks/pre-commit", ".GIT/HEAD", ".git/editgate/inbox/x.md"}) {
     auto r = ws->normalize(git);
     REQUIRE_FALSE(r.has_value());
     CHECK(r.error().reason == Reason::protected_path);
   }
+  // editgate keeps nothing in the working tree: .editgate/ is a folder like any other.
+  CHECK(ws->normalize(".editgate/notes.md").has_value());
 }
 
 TEST_CASE("path escapes are skipped and nothing outside the root changes") {

@@ -51,17 +51,18 @@ class Captured {
 TEST_CASE("the gateway logs an inbox message's run and an answer it cannot write through the hook",
           "[gateway][log][unit]") {
   test::TempDir dir;
-  const std::string state = (dir / ".editgate").string();
-  test::write_file(dir / ".editgate/inbox/note.md", "no edit blocks in this message\n");
+  // The agents' folder (.git/editgate/ when serve runs) may be any folder.
+  const std::string agents = (dir / "agents").string();
+  test::write_file(dir / "agents/inbox/note.md", "no edit blocks in this message\n");
   // The outbox is a file, not a folder: the answer cannot be written.
-  test::write_file(dir / ".editgate/outbox", "");
+  test::write_file(dir / "agents/outbox", "");
   Captured captured;
   {
     auto worker = gateway::Worker::open(dir.str());
     REQUIRE(worker);
     std::promise<void> done;
     (*worker)->post([&] {
-      gateway::apply_inbox(**worker, state, "note.md", [] { return std::uint64_t{1}; });
+      gateway::apply_inbox(**worker, agents, "note.md", [] { return std::uint64_t{1}; });
       done.set_value();
     });
     done.get_future().wait();
@@ -70,6 +71,6 @@ TEST_CASE("the gateway logs an inbox message's run and an answer it cannot write
   const std::vector<std::string> lines = captured.lines();
   REQUIRE(lines.size() == 2);
   CHECK(lines[0].rfind("inbox note.md, agent agent, session ", 0) == 0);
-  CHECK(lines[1] == "cannot answer inbox/note.md in " + state + "/outbox");
+  CHECK(lines[1] == "cannot answer inbox/note.md in " + agents + "/outbox");
   CHECK(captured.cerr().empty());
 }

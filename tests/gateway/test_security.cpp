@@ -3,9 +3,14 @@
 #include "gateway/query.hpp"
 #include "gateway/security.hpp"
 #include "gateway/state_dir.hpp"
+#include "places.hpp"
 #include "support.hpp"
 
 #include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+
+#include <optional>
 
 using namespace gateway;
 
@@ -90,14 +95,21 @@ TEST_CASE("every unknown edit parameter is named at once, before any value is ju
 
 TEST_CASE("the state folder: one gateway per workspace, a cookie kept private", "[security]") {
   test::TempDir dir;
+  const gateway::Places places = test::places(dir.path());
+  // Outside the workspace, per user.
+  CHECK(places.state.rfind(dir.str(), 0) != 0);
   std::string cookie;
   {
-    auto first = StateDir::open(dir.str());
+    auto first = StateDir::open(places);
     REQUIRE(first.has_value());
     REQUIRE(first->publish(4242, "http://127.0.0.1:4242/", R"({"port":4242})").has_value());
-    CHECK(test::read_file(dir / ".editgate/server.json") == "{\"port\":4242}\n");
+    CHECK(test::read_file(places.state + "/server.json") == "{\"port\":4242}\n");
+    CHECK(test::read_file(places.state + "/root") == places.root + "\n");
+    struct stat st {};
+    REQUIRE(::stat(places.state.c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0700);
     cookie = first->cookie();
-    auto second = StateDir::open(dir.str());
+    auto second = StateDir::open(places);
     REQUIRE_FALSE(second.has_value());
     CHECK(second.error().code == Error::in_use);
     CHECK(second.error().message.find("http://127.0.0.1:4242/") != std::string::npos);
@@ -107,16 +119,46 @@ TEST_CASE("the state folder: one gateway per workspace, a cookie kept private", 
     CHECK(published->cookie == cookie);
   }
   // Released with the first; the port and server files went with it.
-  CHECK(!test::fs::exists(dir / ".editgate/port"));
-  CHECK(!test::fs::exists(dir / ".editgate/server.json"));
+  CHECK(!test::fs::exists(places.state + "/port"));
+  CHECK(!test::fs::exists(places.state + "/server.json"));
   {
-    auto again = StateDir::open(dir.str());
+    auto again = StateDir::open(places);
     REQUIRE(again.has_value());
     CHECK(again->cookie() == cookie);
   }
   // A cookie others could read may have leaked: it is replaced.
-  test::fs::permissions(dir / ".editgate/cookie", test::fs::perms::others_read, test::fs::perm_options::add);
-  auto third = StateDir::open(dir.str());
+  test::fs::permissions(places.state + "/cookie", test::fs::perms::others_read, test::fs::perm_options::add);
+  auto third = StateDir::open(places);
   REQUIRE(third.has_value());
   CHECK(third->cookie() != cookie);
+}
+
+TEST_CASE("state folders of workspaces that are gone are removed; a held or a live one is kept", "[security]") {
+  std::optional<test::TempDir> gone{std::in_place}, held{std::in_place};
+  test::TempDir live;
+  const gateway::Places gone_places = test::places(gone->path()), held_places = test::places(held->path()),
+                        live_places = test::places(live.path());
+  REQUIRE(StateDir::open(gone_places).has_value());
+  auto holder = StateDir::open(held_places);
+  REQUIRE(holder.has_value());
+  gone.reset();
+  held.reset();
+  auto opened = StateDir::open(live_places);
+  REQUIRE(opened.has_value());
+  CHECK_FALSE(test::fs::exists(gone_places.state));
+  CHECK(test::fs::exists(held_places.state));
+  CHECK(test::fs::exists(live_places.state + "/cookie"));
+}
+
+TEST_CASE("a symlink or a file where the state folder goes is refused, never followed", "[security]") {
+  test::TempDir dir, outside;
+  const gateway::Places places = test::places(dir.path());
+  test::fs::create_directories(test::fs::path(places.state).parent_path());
+  test::fs::create_directory_symlink(outside.path(), places.state);
+  auto opened = StateDir::open(places);
+  test::fs::remove(places.state);
+  REQUIRE_FALSE(opened.has_value());
+  CHECK(opened.error().code == Error::io);
+  CHECK_THAT(opened.error().message, Catch::Contains("is not a folder"));
+  CHECK(test::count_entries(outside.path()) == 0);
 }

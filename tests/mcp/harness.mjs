@@ -1,6 +1,7 @@
 // What the MCP tests share: a git workspace in a temporary folder, `editgate
-// serve` on it (port and cookie read from .editgate/ as any client reads them),
-// and a headless Chromium tab on a page that loads the gateway's /adapter.js.
+// serve` on it (port and cookie read from the files `editgate where` names, as
+// any client reads them), and a headless Chromium tab on a page that loads the
+// gateway's /adapter.js.
 // Everything started here is stopped by the returned close()/stop().
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -37,23 +38,30 @@ export async function waitFor(what, probe, { tries = 400, every = 50 } = {}) {
   throw new Error(`${what} did not happen`);
 }
 
-// `editgate serve --port 0` on `root`; resolves once .editgate/server.json names its pid.
+// What `editgate where` names for the workspace at `root` (its state folder's
+// files, the agents' folder): absolute paths, known before a gateway runs.
+export function places(binary, root) {
+  return JSON.parse(execFileSync(binary, ['where', '--root', root, '--format', 'json'],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
+}
+
+// `editgate serve --port 0` on `root`; resolves once its server.json names its pid.
 export async function serve(binary, root, extra = []) {
+  const where = places(binary, root);
   const child = spawn(binary, ['serve', '--port', '0', '--root', root, ...extra],
     { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => { stderr += d; });
   const exited = new Promise((resolve) => child.once('exit', resolve));
-  const state = path.join(root, '.editgate');
   let early = null;
   exited.then((code) => { early = code; });
-  const server = await waitFor('the gateway publishing .editgate/port', () => {
+  const server = await waitFor(`the gateway publishing ${where.port}`, () => {
     if (early !== null) throw new Error(`editgate serve exited (${early}):\n${stderr}`);
-    if (!fs.existsSync(path.join(state, 'port'))) return null;
-    return JSON.parse(fs.readFileSync(path.join(state, 'server.json'), 'utf8'));
+    if (!fs.existsSync(where.port)) return null;
+    return JSON.parse(fs.readFileSync(where.server_json, 'utf8'));
   });
   if (server.pid !== child.pid) throw new Error(`server.json names pid ${server.pid}, not ${child.pid}`);
-  const cookie = fs.readFileSync(path.join(state, 'cookie'), 'utf8').trim();
+  const cookie = fs.readFileSync(where.cookie, 'utf8').trim();
   return {
     root, server, cookie, port: server.port,
     url: `http://127.0.0.1:${server.port}/mcp`,

@@ -1,0 +1,26 @@
+// Where a workspace's gateway keeps its files (gateway/places.hpp), for the
+// tests that read them as an agent or a client would.
+#pragma once
+
+#include "gateway/places.hpp"
+#include "support.hpp"
+
+#include <catch2/catch.hpp>
+
+namespace test {
+
+inline gateway::Places places(const fs::path& root) {
+  auto p = gateway::places_of(root.string());
+  REQUIRE(p.has_value());
+  return *p;
+}
+// The per-user state folder: cookie, port, server.json, page-keys...
+inline fs::path state_of(const fs::path& root) { return places(root).state; }
+// The agents' folder in the git folder: pages/, inbox/, outbox/.
+inline fs::path agents_of(const fs::path& root) {
+  auto p = places(root);
+  REQUIRE(!p.agents.empty());
+  return p.agents;
+}
+
+}  // namespace test
