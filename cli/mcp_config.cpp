@@ -41,8 +41,8 @@ struct Snippet {
   std::string command;
   std::vector<std::string> args;  // after the command
   std::string url;                // Streamable HTTP
-  std::string state;              // the gateway's state folder
-  std::string cookie_file;
+  std::string state;              // the gateway's state folder; "" outside any repository
+  std::string cookie_file;        // its cookie, or "$(editgate where cookie)" for the shell to find
   bool port_known = false;
 };
 
@@ -74,6 +74,12 @@ std::string stdio_entry(const Snippet& s, bool typed, const std::vector<std::str
 }
 
 void token_note(std::ostream& out, const Snippet& s, const std::string& how) {
+  if (s.state.empty()) {
+    // No workspace here: the shell finds the cookie of the one it runs in.
+    out << "# The token is the cookie of the workspace the shell starts in (`editgate where cookie` names "
+           "it); " << how << "\n";
+    return;
+  }
   out << "# The token is the gateway's cookie (" << s.cookie_file << "); " << how << "\n";
   if (!s.port_known)
     out << "# (no gateway runs there now: " << s.url << " is the default port; the running one's is in "
@@ -145,23 +151,29 @@ int run_mcp_config(const McpConfigArgs& a, std::ostream& out, std::ostream& err)
     s.args.insert(s.args.end(), {"--root", ws});
   } else if (auto found = gateway::find_workspace("")) {
     ws = *found;
-  } else {
+  } else if (found.error().code != gateway::Error::not_found) {
     err << "editgate mcp config: " << found.error().message << '\n';
     return 2;
   }
+  // Outside any repository (a snippet for every project): the stdio entry
+  // finds its workspace where the client starts it; the HTTP one takes the
+  // cookie of the workspace the shell is in.
   unsigned port = gateway::ServeArgs{}.port;
-  if (auto published = gateway::read_published(ws)) {
-    port = published->port;
-    s.port_known = true;
+  s.cookie_file = "\"$(" + s.command + " where cookie)\"";
+  if (!ws.empty()) {
+    if (auto published = gateway::read_published(ws)) {
+      port = published->port;
+      s.port_known = true;
+    }
+    auto places = gateway::places_of(ws);
+    if (!places) {
+      err << "editgate mcp config: " << places.error().message << '\n';
+      return 2;
+    }
+    s.state = places->state;
+    s.cookie_file = places->state + "/cookie";
   }
   s.url = "http://127.0.0.1:" + std::to_string(port) + "/mcp";
-  auto places = gateway::places_of(ws);
-  if (!places) {
-    err << "editgate mcp config: " << places.error().message << '\n';
-    return 2;
-  }
-  s.state = places->state;
-  s.cookie_file = places->state + "/cookie";
   print(a.client, s, out);
   return 0;
 }

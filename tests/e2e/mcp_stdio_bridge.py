@@ -485,6 +485,16 @@ def test_config_snippets(binary):
             assert (stdio[key]["editgate"].get("type") == "stdio") == (client == "vscode"), stdio
             assert http_[key]["editgate"]["headers"]["Authorization"] == auth, (client, http_)
         assert subprocess.run([binary, "mcp", "config", "--client", "emacs"], capture_output=True).returncode == 2
+    # Outside any repository (a snippet for every project): the stdio entry
+    # finds its workspace where the client starts it, the HTTP one's token
+    # is the cookie of the workspace the shell is in; nothing is made.
+    with tempfile.TemporaryDirectory() as nowhere:
+        r = subprocess.run([binary, "mcp", "config", "--client", "claude"], cwd=nowhere, capture_output=True,
+                           text=True)
+        assert r.returncode == 0, r.stderr
+        assert "claude mcp add editgate -- " in r.stdout and " mcp --root" not in r.stdout, r.stdout
+        assert 'export EDITGATE_TOKEN="$(cat "$(' in r.stdout and ' where cookie)")"' in r.stdout, r.stdout
+        assert os.listdir(nowhere) == [], os.listdir(nowhere)
 
 
 def main():
