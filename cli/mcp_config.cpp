@@ -42,7 +42,7 @@ struct Snippet {
   std::vector<std::string> args;  // after the command
   std::string url;                // Streamable HTTP
   std::string state;              // the gateway's state folder; "" outside any repository
-  std::string cookie_file;        // its cookie, or "$(editgate where cookie)" for the shell to find
+  std::string cookie_file;        // its cookie; "" outside any repository (the shell finds it)
   bool port_known = false;
 };
 
@@ -87,7 +87,10 @@ void token_note(std::ostream& out, const Snippet& s, const std::string& how) {
 }
 
 void print(const std::string& client, const Snippet& s, std::ostream& out) {
-  const std::string export_line = "export EDITGATE_TOKEN=\"$(cat " + s.cookie_file + ")\"\n";
+  // Quoted for a shell: a home or a binary's path may hold spaces.
+  const std::string cat = s.state.empty() ? "cat \"$(" + shell_words({s.command}).substr(1) + " where cookie)\""
+                                          : "cat" + shell_words({s.cookie_file});
+  const std::string export_line = "export EDITGATE_TOKEN=\"$(" + cat + ")\"\n";
   if (client == "claude") {
     out << "# Claude Code: run in the workspace (add --scope project to share it in .mcp.json)\n"
         << "claude mcp add editgate -- " << s.command << shell_words(s.args) << "\n\n"
@@ -159,7 +162,6 @@ int run_mcp_config(const McpConfigArgs& a, std::ostream& out, std::ostream& err)
   // finds its workspace where the client starts it; the HTTP one takes the
   // cookie of the workspace the shell is in.
   unsigned port = gateway::ServeArgs{}.port;
-  s.cookie_file = "\"$(" + s.command + " where cookie)\"";
   if (!ws.empty()) {
     if (auto published = gateway::read_published(ws)) {
       port = published->port;

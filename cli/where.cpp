@@ -68,7 +68,11 @@ int run_where(const WhereArgs& args, std::ostream& out, std::ostream& err) {
       }
     std::string keys;
     for (const Place& p : places_list(*places)) keys += (keys.empty() ? "" : ", ") + std::string(p.key);
-    err << "editgate where: no place '" << args.place << "'; the places: " << keys << '\n';
+    err << "editgate where: no place '" << args.place << "'; the places: " << keys
+        << (places->agents.empty() ? " (the agents' files come with the workspace's git repository, which "
+                                     "`editgate serve` makes)"
+                                   : "")
+        << '\n';
     return 2;
   }
   auto published = gateway::read_published(places->root);

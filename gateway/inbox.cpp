@@ -1,5 +1,7 @@
 #include "gateway/inbox.hpp"
 
+#include "gateway/places.hpp"
+
 #include "editproto/unicode.hpp"
 #include "record/run_report.hpp"
 #include "repl/agent_files.hpp"
@@ -25,7 +27,11 @@ void apply_inbox(Worker& worker, const std::string& agents, const std::string& n
   const std::string stem = name.substr(0, name.size() - 3);
   const std::string in = agents + "/inbox/" + name;
   const std::string out = agents + "/outbox/" + stem;
-  ::mkdir((agents + "/outbox").c_str(), 0700);
+  // A folder of its own, never a link (the answers would land where it led).
+  if (auto made = private_folder(agents + "/outbox"); !made) {
+    repl::log_line("cannot answer inbox/" + name + ": " + made.error().message);
+    return;
+  }
   std::remove((out + ".completed.marker").c_str());
   std::remove((out + ".json").c_str());
 

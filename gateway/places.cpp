@@ -51,25 +51,27 @@ Result<std::string> state_home() {
   return home + "/.local/state/editgate/workspaces";
 }
 
-std::string git_folder_of(const std::string& dir) {
+GitFolder git_folder_of(const std::string& dir) {
   std::error_code ec;
   for (fs::path d = fs::path(dir);; d = d.parent_path()) {
     const fs::path dot = d / ".git";
     struct stat st {};
-    if (::lstat(dot.c_str(), &st) == 0) {
-      if (S_ISDIR(st.st_mode)) return dot.string();
+    // stat, not lstat: a .git that is a link to the git folder is one, as git takes it.
+    if (::stat(dot.c_str(), &st) == 0) {
+      if (S_ISDIR(st.st_mode)) return {fs::canonical(dot, ec).string(), d.string()};
       if (S_ISREG(st.st_mode)) {
         // A linked work tree or a submodule: "gitdir: <path>", relative to d.
         std::ifstream in(dot);
         std::string line;
         std::getline(in, line);
-        if (!line.starts_with("gitdir: ")) return "";
+        while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
+        if (!line.starts_with("gitdir: ")) return {};
         fs::path target = line.substr(8);
         if (target.is_relative()) target = d / target;
-        return fs::weakly_canonical(target, ec).string();
+        return {fs::weakly_canonical(target, ec).string(), d.string()};
       }
     }
-    if (!d.has_relative_path()) return "";
+    if (!d.has_relative_path()) return {};
   }
 }
 
@@ -83,8 +85,10 @@ Result<Places> places_of(const std::string& root) {
   p.root = canonical.string();
   p.id = repl::sha256_hex(p.root).substr(0, 16);
   p.state = *home + "/" + readable(p.root) + "-" + p.id;
-  const std::string git = git_folder_of(p.root);
-  if (!git.empty()) p.agents = git + "/editgate";
+  // A workspace below its repository's top has a folder of its own there.
+  const GitFolder git = git_folder_of(p.root);
+  if (!git.gitdir.empty())
+    p.agents = git.gitdir + "/editgate" + (git.top == p.root ? "" : "/" + readable(p.root) + "-" + p.id);
   return p;
 }
 
@@ -126,6 +130,22 @@ Result<void> private_folder(const std::string& path) {
 
 Result<void> make_state_folder(const Places& places) {
   const fs::path leaf = places.state;
+  // Whoever may rename a folder above it may swap the whole state for
+  // their own: every folder above must be this user's or root's, and
+  // writable by others only when sticky (as /tmp is).
+  std::error_code ec;
+  fs::path above = leaf.parent_path().parent_path().parent_path();
+  fs::create_directories(above, ec);
+  above = fs::canonical(above, ec);
+  if (ec) return Failure{Error::io, "cannot make " + above.string() + ": " + ec.message()};
+  for (fs::path d = above;; d = d.parent_path()) {
+    struct stat st {};
+    if (::lstat(d.c_str(), &st) != 0) return Failure{Error::io, "cannot read " + d.string() + ": " + std::strerror(errno)};
+    if ((st.st_uid != ::geteuid() && st.st_uid != 0) || ((st.st_mode & 022) != 0 && (st.st_mode & S_ISVTX) == 0))
+      return Failure{Error::io, d.string() + " can be changed by another user, so editgate keeps no secret below it; "
+                                               "set XDG_STATE_HOME to a folder of your own"};
+    if (!d.has_relative_path()) break;
+  }
   for (const fs::path& d : {leaf.parent_path().parent_path(), leaf.parent_path(), leaf})
     if (auto made = private_folder(d.string()); !made) return made.error();
   return {};

@@ -8,7 +8,8 @@
 //           Node page's id and program, the tail journal, serve.log, and
 //           `root` (the workspace it belongs to). Secrets and the gateway's
 //           own state: nothing a repository carries is read as any of it.
-//   agents  <gitdir>/editgate/ (.git/editgate/ in a plain clone): what
+//   agents  <gitdir>/editgate/ (.git/editgate/ in a plain clone; a
+//           workspace below the repository's top: <name>-<id>/ in it): what
 //           agents that only read and write files use — pages/<page>/
 //           status files and markers, inbox/, outbox/. Git never transfers
 //           a git folder's contents, so no commit can put anything there;
@@ -27,7 +28,9 @@ struct Places {
   std::string root;    // the workspace, canonical
   std::string id;      // 16 hex digits of the SHA-256 of `root`
   std::string state;   // the per-user state folder of this workspace
-  std::string agents;  // <gitdir>/editgate; "" while the workspace has no repository
+  // <gitdir>/editgate, or <gitdir>/editgate/<name>-<id> for a workspace
+  // below its repository's top; "" while the workspace has no repository
+  std::string agents;
 };
 
 // The places of the workspace at `root` (made canonical). Creates nothing.
@@ -40,9 +43,13 @@ Result<Places> places_of(const std::string& root);
 Result<std::string> state_home();
 
 // The git folder of the repository whose work tree holds `dir` (the
-// nearest `.git`, a folder or a `gitdir:` file, at `dir` or above); ""
+// nearest `.git`, a folder, a link to one or a `gitdir:` file, at `dir` or
+// above) and the folder it was found in, the work tree's top; both ""
 // when there is none.
-std::string git_folder_of(const std::string& dir);
+struct GitFolder {
+  std::string gitdir, top;
+};
+GitFolder git_folder_of(const std::string& dir);
 
 // The workspace of a command: `given` when the user named one (--root);
 // else, from the current folder up to the top of its git repository, the
@@ -56,7 +63,8 @@ Result<std::string> find_workspace(const std::string& given);
 Result<void> private_folder(const std::string& path);
 
 // Makes the workspace's state folder, and editgate's folders above it
-// (their names are the user's projects), private folders.
+// (their names are the user's projects), private folders; Error::io when
+// another user could rename a folder further up.
 Result<void> make_state_folder(const Places& places);
 
 }  // namespace gateway

@@ -215,14 +215,14 @@ std::optional<Held> hold_workspace(const ServeArgs& args, std::ostream& err) {
   }
   // The repository exists now (Worker::open made it when there was none):
   // its git folder holds the agents' files.
-  const std::string git = git_folder_of(places->root);
-  if (git.empty()) {
+  auto found = places_of(places->root);
+  if (!found || found->agents.empty()) {
     err << "editgate serve: cannot find the git folder of " << places->root << '\n';
     return std::nullopt;
   }
-  places->agents = git + "/editgate";
-  if (auto made = private_folder(places->agents); !made) {
-    err << "editgate serve: " << made.error().message << '\n';
+  places->agents = found->agents;
+  if (auto held = state->hold_agents(places->agents); !held) {
+    err << "editgate serve: " << held.error().message << '\n';
     return std::nullopt;
   }
   note_old_state(places->root, err);

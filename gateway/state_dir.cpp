@@ -72,6 +72,22 @@ Result<std::string> load_cookie(const std::string& path) {
   return fresh;
 }
 
+// Takes the lock file at `path`, and keeps it while the descriptor is open.
+// An open-file-description lock, not flock(): clients ask whether it is
+// held with F_OFD_GETLK, which takes nothing, so a gateway starting at that
+// moment is never refused because a client was looking.
+Result<int> take_lock(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) return os_failure("cannot open " + path);
+  struct flock whole = whole_file(F_WRLCK);
+  if (::fcntl(fd, F_OFD_SETLK, &whole) == 0) return fd;
+  std::string holder = read_small(path);
+  while (!holder.empty() && holder.back() == '\n') holder.pop_back();
+  ::close(fd);
+  return Failure{Error::in_use, "another gateway serves this workspace (" +
+                                    (holder.empty() ? std::string("starting") : holder) + "); lock: " + path};
+}
+
 // Removes the state folders of workspaces that are gone (their `root`
 // names a folder that no longer exists) and that no gateway holds: their
 // cookies and page keys would otherwise stay for good.
@@ -85,6 +101,10 @@ void prune_gone(const std::string& home, const std::string& self) {
     while (!root.empty() && root.back() == '\n') root.pop_back();
     struct stat st {};
     if (root.empty() || root.front() != '/' || ::lstat(root.c_str(), &st) == 0 || errno != ENOENT) continue;
+    // Its parent must be there: a disk not mounted or a home seen from a
+    // sandbox hides a workspace that still exists.
+    const std::string parent = fs::path(root).parent_path().string();
+    if (::lstat(parent.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
     int fd = ::open((dir + "/lock").c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
     struct flock whole = whole_file(F_WRLCK);
     if (fd >= 0 && ::fcntl(fd, F_OFD_SETLK, &whole) != 0) {
@@ -102,10 +122,12 @@ StateDir::StateDir(std::string dir, int lock_fd, std::string cookie)
     : dir_(std::move(dir)), lock_fd_(lock_fd), cookie_(std::move(cookie)) {}
 
 StateDir::StateDir(StateDir&& o) noexcept
-    : dir_(std::move(o.dir_)), lock_fd_(std::exchange(o.lock_fd_, -1)), cookie_(std::move(o.cookie_)),
+    : dir_(std::move(o.dir_)), lock_fd_(std::exchange(o.lock_fd_, -1)),
+      agents_lock_fd_(std::exchange(o.agents_lock_fd_, -1)), cookie_(std::move(o.cookie_)),
       published_(std::exchange(o.published_, false)) {}
 
 StateDir::~StateDir() {
+  if (agents_lock_fd_ >= 0) ::close(agents_lock_fd_);
   if (lock_fd_ < 0) return;
   if (published_) {
     ::unlink((dir_ + "/port").c_str());
@@ -122,20 +144,9 @@ Result<StateDir> StateDir::open(const Places& places) {
   const std::string home = std::filesystem::path(dir).parent_path().string();
   if (auto made = make_state_folder(places); !made) return made.error();
 
-  const std::string lock_path = dir + "/lock";
-  int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) return os_failure("cannot open " + lock_path);
-  // An open-file-description lock, not flock(): clients ask whether it is
-  // held with F_OFD_GETLK, which takes nothing, so a gateway starting at
-  // that moment is never refused because a client was looking.
-  struct flock whole = whole_file(F_WRLCK);
-  if (::fcntl(fd, F_OFD_SETLK, &whole) != 0) {
-    std::string holder = read_small(lock_path);
-    while (!holder.empty() && holder.back() == '\n') holder.pop_back();
-    ::close(fd);
-    return Failure{Error::in_use, "another gateway serves this workspace (" +
-                                      (holder.empty() ? std::string("starting") : holder) + "); lock: " + lock_path};
-  }
+  auto locked = take_lock(dir + "/lock");
+  if (!locked) return locked.error();
+  const int fd = *locked;
   // A port or server file here was left by a gateway that was killed: it
   // names no one.
   ::unlink((dir + "/port").c_str());
@@ -152,10 +163,19 @@ Result<StateDir> StateDir::open(const Places& places) {
   return StateDir(dir, fd, std::move(*cookie));
 }
 
+Result<void> StateDir::hold_agents(const std::string& agents) {
+  if (auto made = private_folder(agents); !made) return made.error();
+  auto locked = take_lock(agents + "/lock");
+  if (!locked) return locked.error();
+  agents_lock_fd_ = *locked;
+  return {};
+}
+
 Result<void> StateDir::publish(unsigned short port, const std::string& url, const std::string& server) {
   std::string holder = "pid " + std::to_string(::getpid()) + ", " + url + "\n";
-  if (::ftruncate(lock_fd_, 0) != 0 || ::pwrite(lock_fd_, holder.data(), holder.size(), 0) < 0)
-    return os_failure("cannot write " + dir_ + "/lock");
+  for (int fd : {lock_fd_, agents_lock_fd_})
+    if (fd >= 0 && (::ftruncate(fd, 0) != 0 || ::pwrite(fd, holder.data(), holder.size(), 0) < 0))
+      return os_failure("cannot write a lock file of " + dir_);
   // server.json first: a client that finds the port finds both.
   if (auto w = write_file(dir_ + "/server.json", server + "\n", 0600); !w) return w.error();
   if (auto w = write_file(dir_ + "/port", std::to_string(port) + "\n", 0600); !w) return w.error();

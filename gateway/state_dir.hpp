@@ -34,8 +34,14 @@ class StateDir {
   const std::string& path() const { return dir_; }
   const std::string& cookie() const { return cookie_; }
 
+  // Makes the agents' folder (gateway/places.hpp) and locks it too: the
+  // workspace's one gateway is the one that holds both, also against a
+  // gateway started with another state home (XDG_STATE_HOME), which would
+  // take the same inbox. Error::in_use naming the holder.
+  Result<void> hold_agents(const std::string& agents);
+
   // Writes server.json (`server`, a JSON text) and the port file, and
-  // records the URL in the lock file.
+  // records the URL in the lock files.
   Result<void> publish(unsigned short port, const std::string& url, const std::string& server);
 
  private:
@@ -43,6 +49,7 @@ class StateDir {
 
   std::string dir_;
   int lock_fd_ = -1;
+  int agents_lock_fd_ = -1;
   std::string cookie_;
   bool published_ = false;
 };

@@ -147,9 +147,16 @@ void AgentFiles::run(const Op& op) {
     return;
   }
   fs::create_directories(path.parent_path(), ec);
+  // Folders of its own, never links: what is written here lands where an
+  // agent reads it, not where a link would lead.
+  for (fs::path d = path.parent_path(); d.string().size() > dir_.size(); d = d.parent_path())
+    if (fs::is_symlink(d, ec)) {
+      log_line("not written through the link " + d.string() + ": " + op.rel);
+      return;
+    }
   if (op.kind == Op::append) {
     // One write with O_APPEND: a reader sees whole lines.
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0 || !write_all(fd, op.content)) log_line("cannot append to " + path.string());
     if (fd >= 0) ::close(fd);
     return;

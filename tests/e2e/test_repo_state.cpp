@@ -18,6 +18,7 @@
 #include <cctype>
 #include <regex>
 #include <set>
+#include <sstream>
 
 using namespace pagetest;
 
@@ -35,8 +36,11 @@ std::string pwned_block(const std::string& name) {
 
 // The teammate's commit: every state path of the old layout under
 // .editgate/, forced past ignores — files that would steer a gateway that
-// read them, and symlinks that would lead its writes outside.
-void teammate_commits_state(const fs::path& clone, const fs::path& outside, const fs::path& shared) {
+// read them, and symlinks that would lead its writes outside. The inbox is
+// a folder holding a message, or (`inbox_link`) a link to a shared folder
+// where any local user can drop one.
+void teammate_commits_state(const fs::path& clone, const fs::path& outside, const fs::path& shared,
+                            bool inbox_link = false) {
   const fs::path s = clone / ".editgate";
   test::write_file(s / "cookie", known_cookie + "\n");
   test::write_file(s / "port", "1\n");
@@ -45,11 +49,14 @@ void teammate_commits_state(const fs::path& clone, const fs::path& outside, cons
   test::write_file(s / "page-keys", known_id + " node " + std::string(64, 'a') + "\n");
   test::write_file(s / "tail-journal", "editgate tail journal 1\ndebug/x.md\n```js\nrequire('fs').writeFileSync('" +
                                            (outside / "ran").string() + "', 'ran')\n```\n");
-  test::write_file(s / "inbox/notes.md", pwned_block("pwned-inbox.txt"));
+  if (inbox_link)
+    fs::create_directory_symlink(shared, s / "inbox");
+  else
+    test::write_file(s / "inbox/notes.md", pwned_block("pwned-inbox.txt"));
   test::write_file(s / "pages/node/status.json", R"({"state":"idle"})");
   fs::create_symlink(outside / "program.cjs", s / "node-page.cjs");
   fs::create_symlink(outside / "id", s / "node-page.id");
-  fs::create_symlink(shared, s / "outbox");
+  fs::create_directory_symlink(outside, s / "outbox");
   fs::create_symlink(outside / "serve.log", s / "serve.log");
   test::git_ok(clone, {"add", "-f", ".editgate"});
   test::git_ok(clone, {"commit", "-qm", "tidy up"});
@@ -122,7 +129,7 @@ TEST_CASE("a teammate's commit of every old state path, files and symlinks, pull
 
 TEST_CASE("a clone holding a committed .editgate/ is served as any clone: said once, never read", "[trust][state]") {
   Team t;
-  teammate_commits_state(t.theirs, t.outside, t.shared);
+  teammate_commits_state(t.theirs, t.outside, t.shared, true);
   test::TempDir victim;
   const fs::path clone = victim / "clone";
   test::git_ok(victim.path(), {"clone", "-q", t.origin.string(), clone.string()});
@@ -233,11 +240,17 @@ TEST_CASE("a static server of the workspace root, .git included, hands out nothi
   CHECK(files > 20);
   CHECK(candidates.count(published->cookie) == 0);
   CHECK(candidates.count(sign_in[1].str()) == 0);
+  // Nor the Node page's secret, which takes its instance back.
+  std::string node_id, node_secret;
+  std::istringstream(test::read_file(test::state_of(dir.path()) / "node-page.id")) >> node_id >> node_secret;
+  REQUIRE(node_secret.size() == 32);
+  CHECK(candidates.count(node_secret) == 0);
   for (const std::string& c : candidates) {
     // What a header can carry: a bearer is one token of printable ASCII.
     if (c.empty() || std::any_of(c.begin(), c.end(), [](char ch) { return ch <= ' ' || ch > '~'; })) continue;
     INFO(c);
     CHECK(client::request(port, "GET", "/v1/pages", "", {{"Authorization", "Bearer " + c}}).status == 401);
+    if (c.size() == 32) CHECK(client::request(port, "GET", "/?token=" + c).status == 401);
   }
   // The sign-in token was spent by nobody: the dashboard still takes it once.
   CHECK(client::request(port, "GET", "/?token=" + sign_in[1].str()).status == 303);

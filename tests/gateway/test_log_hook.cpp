@@ -54,8 +54,8 @@ TEST_CASE("the gateway logs an inbox message's run and an answer it cannot write
   // The agents' folder (.git/editgate/ when serve runs) may be any folder.
   const std::string agents = (dir / "agents").string();
   test::write_file(dir / "agents/inbox/note.md", "no edit blocks in this message\n");
-  // The outbox is a file, not a folder: the answer cannot be written.
-  test::write_file(dir / "agents/outbox", "");
+  // A folder where the answer's file goes: the answer cannot be written.
+  test::fs::create_directories(dir / "agents/outbox/note.json/x");
   Captured captured;
   {
     auto worker = gateway::Worker::open(dir.str());

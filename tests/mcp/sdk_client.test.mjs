@@ -288,9 +288,13 @@ suite('@modelcontextprotocol/sdk 1.32.2 over stdio: editgate mcp (2025-11-25)', 
   progressLate: true,
   async connect(gw) {
     const { Client } = requireClient('@modelcontextprotocol/sdk/client/index.js');
-    const { StdioClientTransport } = requireClient('@modelcontextprotocol/sdk/client/stdio.js');
+    const { StdioClientTransport, getDefaultEnvironment } = requireClient('@modelcontextprotocol/sdk/client/stdio.js');
     const client = new Client({ name: 'editgate-sdk-test', version: '1.0.0' }, { capabilities: {} });
-    await client.connect(new StdioClientTransport({ command: editgate, args: ['mcp'], cwd: gw.root, stderr: 'inherit' }));
+    // The SDK passes a child only a few variables (HOME, PATH...): the
+    // suite's XDG_STATE_HOME goes too, or the bridge would look for the
+    // gateway in another state home.
+    const env = { ...getDefaultEnvironment(), XDG_STATE_HOME: process.env.XDG_STATE_HOME };
+    await client.connect(new StdioClientTransport({ command: editgate, args: ['mcp'], cwd: gw.root, env, stderr: 'inherit' }));
     return v1Adapter(client);
   },
 });
