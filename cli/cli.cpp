@@ -13,6 +13,7 @@
 #include "record/run_commit.hpp"
 #include "record/run_journal.hpp"
 #include "record/run_report.hpp"
+#include "gateway/push_child.hpp"
 #include "gateway/serve.hpp"
 #include "cli/wait.hpp"
 #include "cli/where.hpp"
@@ -481,8 +482,29 @@ CLI::App* add_serve(CLI::App& app, gateway::ServeArgs& a) {
       ->check(CLI::Range(0u, 1000u));
   serve->add_option("--push", a.push,
                     "Push the branch to this remote (a remote's name in the repository, a URL or a path) after "
-                    "commits settle, fast-forward only, never forced; the push op pushes at once");
+                    "commits settle, fast-forward only, never forced; the push op pushes at once. No password in "
+                    "the URL (refused: the command line is public): credentials come from EDITGATE_PUSH_USERNAME "
+                    "and EDITGATE_PUSH_PASSWORD, a configured remote's URL or ssh-agent");
+  serve->add_option("--push-timeout", a.push_timeout_s,
+                    "Seconds a push may wait on a silent remote before it is stopped (remote_timeout) and tried "
+                    "again later (default: 30)")
+      ->check(CLI::Range(1u, 3600u));
   return serve;
+}
+
+// `editgate __push`: one push of the gateway's pusher, run in a process of
+// its own so that it can be stopped (gateway/push_child.hpp). Not for people:
+// hidden from --help.
+struct PushChildArgs {
+  std::string root, remote;
+};
+
+CLI::App* add_push_child(CLI::App& app, PushChildArgs& a) {
+  CLI::App* child = app.add_subcommand("__push", "One push of serve --push, in a process of its own");
+  child->group("");
+  child->add_option("--root", a.root)->required();
+  child->add_option("--remote", a.remote)->required();
+  return child;
 }
 
 CLI::App* add_lint(CLI::App& app, LintArgs& a) {
@@ -551,6 +573,8 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
   CLI::App* serve = add_serve(app, serve_args);
   CLI::App* lintc = add_lint(app, lint_args);
   const McpCommands mcpc = add_mcp(app, mcp_args, mcp_config_args);
+  PushChildArgs push_child_args;
+  CLI::App* push_child = add_push_child(app, push_child_args);
 
   try {
     app.parse(argc, argv);
@@ -560,6 +584,7 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
   }
   if (check->parsed()) return run_edits(check_args, true, in, out, err);
   if (serve->parsed()) return gateway::run_serve(serve_args, out, err);
+  if (push_child->parsed()) return gateway::run_push_child(push_child_args.root, push_child_args.remote, out);
   if (evalc->parsed()) return run_eval(eval_args, out, err);
   if (waitc->parsed()) return run_wait(wait_args, out, err);
   if (pagesc->parsed()) return run_pages(pages_args, out, err);

@@ -51,6 +51,8 @@ std::string_view to_string(Error e) {
     case Error::no_remote: return "no_remote";
     case Error::push_rejected: return "push_rejected";
     case Error::remote_unreachable: return "remote_unreachable";
+    case Error::remote_timeout: return "remote_timeout";
+    case Error::remote_auth_failed: return "remote_auth_failed";
     case Error::rate_limited: return "rate_limited";
   }
   return "internal";
@@ -99,7 +101,9 @@ unsigned http_status(Error e) {
     // The gateway waited for a page, as a proxy for its upstream.
     case Error::page_timeout: return 504;
     // The remote is the gateway's upstream for a push.
-    case Error::remote_unreachable: return 502;
+    case Error::remote_unreachable:
+    case Error::remote_auth_failed: return 502;
+    case Error::remote_timeout: return 504;
     case Error::rate_limited: return 429;
     // The page went away or cannot take the job now.
     case Error::context_destroyed:

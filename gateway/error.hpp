@@ -58,6 +58,8 @@ enum class Error {
   no_remote,             // the push op on a gateway started without --push
   push_rejected,         // the remote refused the push: its branch has commits this one lacks
   remote_unreachable,    // the push could not reach the remote; the pusher retries with back-off
+  remote_timeout,        // the remote went silent past --push-timeout: the push was stopped; retried as unreachable
+  remote_auth_failed,    // the remote refused the push's credentials, or asked for ones there are none of
   rate_limited,          // too many new page instances from one origin lately; stays last (error_named)
 };
 

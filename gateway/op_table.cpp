@@ -237,7 +237,7 @@ const std::vector<OpSpec>& op_table() {
       {"push", {},
        "push the branch to the remote `serve --push` names, now, fast-forward only: remote, ref, commit, previous, "
        "up_to_date; push_rejected when the remote's branch moved on (nothing forced), remote_unreachable, "
-       "no_remote without --push",
+       "remote_timeout (it went silent past --push-timeout), remote_auth_failed, no_remote without --push",
        false, HttpRoute{"POST", "/v1/push", true}, &op_push},
   };
   return table;

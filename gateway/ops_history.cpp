@@ -24,6 +24,7 @@ Error from_git(editgit::Error e) {
     case editgit::Error::queue_full: return Error::too_many_requests;
     case editgit::Error::rejected: return Error::push_rejected;
     case editgit::Error::unreachable: return Error::remote_unreachable;
+    case editgit::Error::unauthorized: return Error::remote_auth_failed;
     case editgit::Error::invalid:
     case editgit::Error::internal: break;
   }

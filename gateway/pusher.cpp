@@ -1,9 +1,15 @@
 #include "gateway/pusher.hpp"
 
-#include "gateway/op_handlers.hpp"
+#include "gateway/push_child.hpp"
+#include "git/redact.hpp"
 #include "git/repository.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 
 namespace gateway {
 
@@ -18,25 +24,50 @@ std::string head_commit(editgit::Repository& repo) {
   return head && !head->empty() ? head->front().id : std::string();
 }
 
+Failure stopping() { return {Error::shutting_down, "the gateway is stopping: it pushes once more as it ends"}; }
+
 }  // namespace
 
 Result<std::unique_ptr<Pusher>> Pusher::open(const std::string& root, std::string remote, Report report,
                                              Schedule schedule) {
+  if (editgit::carries_credentials(remote))
+    return Failure{Error::bad_request,
+                   editgit::redact_urls(remote) +
+                       " carries credentials, which anyone on this machine could read in the gateway's command line; "
+                       "give the URL without them and put them in EDITGATE_PUSH_USERNAME and EDITGATE_PUSH_PASSWORD "
+                       "(a password or token), or configure a remote in the repository (`git remote add NAME URL`: "
+                       "libgit2 reads its URL from .git/config) and push to its name, or use ssh with a running "
+                       "ssh-agent"};
   auto repo = editgit::Repository::open(root, {}, false);
   if (!repo) return Failure{Error::io, repo.error().message};
-  return std::unique_ptr<Pusher>(new Pusher(std::make_unique<editgit::Repository>(std::move(*repo)),
-                                            std::move(remote), std::move(report), schedule));
+  int stop[2];
+  if (::pipe2(stop, O_CLOEXEC | O_NONBLOCK) != 0)
+    return Failure{Error::io, std::string("cannot start the pusher: ") + std::strerror(errno)};
+  return std::unique_ptr<Pusher>(new Pusher(std::make_unique<editgit::Repository>(std::move(*repo)), root,
+                                            std::move(remote), std::move(report), schedule, stop[0], stop[1]));
 }
 
-Pusher::Pusher(std::unique_ptr<editgit::Repository> repo, std::string remote, Report report, Schedule schedule)
-    : repo_(std::move(repo)), remote_(std::move(remote)), report_(std::move(report)), schedule_(schedule) {
+Pusher::Pusher(std::unique_ptr<editgit::Repository> repo, std::string root, std::string remote, Report report,
+               Schedule schedule, int stop_read, int stop_write)
+    : repo_(std::move(repo)),
+      root_(std::move(root)),
+      remote_(std::move(remote)),
+      shown_(editgit::redact_urls(remote_)),
+      report_(std::move(report)),
+      schedule_(schedule),
+      stop_read_(stop_read),
+      stop_write_(stop_write) {
   // What was committed before the gateway started is pushed too, once.
   pending_ = true;
   first_pending_ = last_commit_ = Clock::now();
   thread_ = std::thread([this] { loop(); });
 }
 
-Pusher::~Pusher() { finish(); }
+Pusher::~Pusher() {
+  finish();
+  ::close(stop_read_);
+  ::close(stop_write_);
+}
 
 void Pusher::committed() {
   {
@@ -57,7 +88,7 @@ void Pusher::committed() {
 Result<void> Pusher::push_now(Done done) {
   {
     std::lock_guard lock(mutex_);
-    if (finishing_) return Failure{Error::shutting_down, "the gateway is stopping; its last push is under way"};
+    if (stopping_) return stopping();
     if (waiting_.size() >= max_waiting)
       return Failure{Error::too_many_requests,
                      std::to_string(max_waiting) + " push requests wait already; each gets the next push's outcome"};
@@ -67,7 +98,20 @@ Result<void> Pusher::push_now(Done done) {
   return {};
 }
 
+void Pusher::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  // The push under way, if any, is killed (the stop pipe stays readable).
+  const char byte = 0;
+  [[maybe_unused]] const ssize_t ignored = ::write(stop_write_, &byte, 1);
+  wake_.notify_one();
+}
+
 void Pusher::finish() {
+  stop();
   {
     std::lock_guard lock(mutex_);
     if (finishing_ && !thread_.joinable()) return;
@@ -94,11 +138,27 @@ void Pusher::loop() {
       std::vector<Done> waiting = std::move(waiting_);
       lock.unlock();
       if (last || !waiting.empty()) {
-        PushOutcome outcome = push_once(!waiting.empty());
+        PushOutcome outcome = push_once(!waiting.empty(), true);
         if (outcome.failure || !outcome.body.contains("skipped")) report_(outcome);
         for (Done& d : waiting) d(outcome);
       }
       return;
+    }
+    if (stopping_) {
+      // No push starts until finish(); push ops still waiting hear why.
+      std::vector<Done> waiting = std::move(waiting_);
+      waiting_.clear();
+      if (waiting.empty()) {
+        wake_.wait(lock);
+        continue;
+      }
+      lock.unlock();
+      PushOutcome outcome;
+      outcome.body["remote"] = shown_;
+      outcome.failure = stopping();
+      for (Done& d : waiting) d(outcome);
+      lock.lock();
+      continue;
     }
     const auto when = due();
     if (!when) {
@@ -114,11 +174,14 @@ void Pusher::loop() {
     pending_ = false;  // commits from now on are the next push's
     retry_at_.reset();
     lock.unlock();
-    PushOutcome outcome = push_once(!waiting.empty());
+    PushOutcome outcome = push_once(!waiting.empty(), false);
     lock.lock();
     reschedule(outcome);
     lock.unlock();
-    if (outcome.failure || !outcome.body.contains("skipped")) report_(outcome);
+    // A push killed as the gateway stops is not reported: the last push says
+    // what became of its commits.
+    const bool killed = outcome.failure && outcome.failure->code == Error::shutting_down;
+    if (!killed && (outcome.failure || !outcome.body.contains("skipped"))) report_(outcome);
     for (Done& d : waiting) d(outcome);
     lock.lock();
   }
@@ -130,7 +193,12 @@ void Pusher::reschedule(PushOutcome& outcome) {
     gave_up_ = false;
     return;
   }
-  if (outcome.failure->code != Error::remote_unreachable) {
+  if (outcome.failure->code == Error::shutting_down) {
+    // Killed as the gateway stops: the last push carries its commits.
+    pending_ = true;
+    return;
+  }
+  if (outcome.failure->code != Error::remote_unreachable && outcome.failure->code != Error::remote_timeout) {
     // A refusal or a bad remote: trying again changes nothing until
     // something new is committed (or the op asks).
     failures_ = 0;
@@ -150,24 +218,26 @@ void Pusher::reschedule(PushOutcome& outcome) {
   outcome.body["attempt"] = failures_;
 }
 
-PushOutcome Pusher::push_once(bool forced) {
+PushOutcome Pusher::push_once(bool forced, bool last) {
   PushOutcome outcome;
-  outcome.body["remote"] = remote_;
+  outcome.body["remote"] = shown_;
   if (!forced && !pushed_.empty() && head_commit(*repo_) == pushed_) {
     // Nothing new since the last push (the queue's work was no commit).
     outcome.body["skipped"] = true;
     return outcome;
   }
-  auto pushed = repo_->push({remote_});
+  ChildLimits limits{schedule_.timeout};
+  if (last) limits.until = Clock::now() + schedule_.last_push;
+  else limits.stop_fd = stop_read_;
+  auto pushed = push_in_child(root_, remote_, limits);
   if (!pushed) {
-    outcome.failure = Failure{from_git(pushed.error().code), pushed.error().message};
+    outcome.failure = Failure{pushed.error().code, editgit::redact_urls(pushed.error().message)};
     return outcome;
   }
-  pushed_ = pushed->commit;
-  outcome.body["ref"] = pushed->ref;
-  outcome.body["commit"] = pushed->commit;
-  if (pushed->previous) outcome.body["previous"] = *pushed->previous;
-  outcome.body["up_to_date"] = pushed->up_to_date;
+  for (const char* key : {"ref", "commit", "previous", "up_to_date"})
+    if (const json::value* v = pushed->if_contains(key)) outcome.body[key] = *v;
+  if (const json::value* commit = outcome.body.if_contains("commit"); commit && commit->is_string())
+    pushed_ = commit->get_string();
   return outcome;
 }
 

@@ -1,17 +1,21 @@
 // `editgate serve --push REMOTE`: the workspace's branch pushed to REMOTE
-// after commits settle, on a thread of its own with a repository handle of
-// its own, so a slow or dead remote never delays a commit or a reply.
+// after commits settle, on a thread of its own, so a slow or dead remote
+// never delays a commit or a reply. Each push runs in a child process
+// (gateway/push_child.hpp), killed when the remote says nothing for
+// `timeout`, or at once when the gateway stops.
 //
 // When: the commit queue's observer (committed()) only notes the time; the
 // push starts once no commit has come for `quiet`, or `at_most` after the
 // first commit not pushed while commits keep coming. One push carries every
-// commit made so far. A push that cannot reach the remote is tried again
-// after a back-off that doubles from `first_retry` up to `longest_retry`,
-// `attempts` times in a row at most; then the pusher waits for the next
-// commit or push op, which starts the schedule afresh. A refusal (the
-// remote's branch moved on) is reported and never forced or retried until
-// something new is committed. Each outcome goes to `report`, on the
-// pusher's thread: serve logs it and the dashboard's `watch` gets it.
+// commit made so far. A push that cannot reach the remote, or that it left
+// unanswered, is tried again after a back-off that doubles from
+// `first_retry` up to `longest_retry`, `attempts` times in a row at most;
+// then the pusher waits for the next commit or push op, which starts the
+// schedule afresh. A refusal (the remote's branch moved on, or its
+// credentials) is reported and never forced or retried until something new
+// is committed. Each outcome goes to `report`, on the pusher's thread: serve
+// logs it and the dashboard's `watch` gets it. What is reported names the
+// remote without a URL's credentials (git/redact.hpp).
 #pragma once
 
 #include "gateway/error.hpp"
@@ -53,6 +57,8 @@ class Pusher {
     std::chrono::milliseconds first_retry{250};
     std::chrono::milliseconds longest_retry{30'000};
     int attempts = 20;
+    std::chrono::milliseconds timeout{30'000};   // a push's longest silence from the remote
+    std::chrono::milliseconds last_push{2'000};  // the last push, at stop, ends by then
   };
   // Push ops waiting for the push in progress: past it, too_many_requests.
   static constexpr std::size_t max_waiting = 64;
@@ -61,7 +67,9 @@ class Pusher {
   using Done = std::function<void(const PushOutcome&)>;
 
   // Opens the repository of `root` for the pusher's thread and starts it.
-  // `remote`: a remote's name in that repository, or a URL or path.
+  // `remote`: a remote's name in that repository, or a URL or path;
+  // bad_request for a URL that carries a password (it shows in the process
+  // list: editgit::carries_credentials).
   static Result<std::unique_ptr<Pusher>> open(const std::string& root, std::string remote, Report report,
                                               Schedule schedule);
   // finish(), then gone.
@@ -69,32 +77,39 @@ class Pusher {
   Pusher(const Pusher&) = delete;
   Pusher& operator=(const Pusher&) = delete;
 
-  const std::string& remote() const { return remote_; }
-
   // Something was committed: any thread, and quick (the commit queue's
   // thread calls it after each piece of work).
   void committed();
   // Pushes now, whatever the schedule says; `done` gets the outcome on the
   // pusher's thread. too_many_requests past max_waiting, shutting_down
-  // once finishing.
+  // once stopping.
   Result<void> push_now(Done done);
-  // Pushes once more what is committed and not pushed yet (one attempt,
-  // reported), then stops the thread. Call after the last commit is made.
+  // The gateway is stopping: kills the push under way, and answers its push
+  // ops and those waiting shutting_down, at once; no push starts until
+  // finish(). Any thread, quick.
+  void stop();
+  // stop(), then pushes once more what is committed and not pushed yet (one
+  // attempt of at most `last_push`, reported), and ends the thread. Call
+  // after the last commit is made.
   void finish();
 
  private:
-  Pusher(std::unique_ptr<editgit::Repository> repo, std::string remote, Report report, Schedule schedule);
+  Pusher(std::unique_ptr<editgit::Repository> repo, std::string root, std::string remote, Report report,
+         Schedule schedule, int stop_read, int stop_write);
   void loop();
   // When the next push is due; nullopt: nothing to do until woken. Under mutex_.
   std::optional<std::chrono::steady_clock::time_point> due() const;
   // One push, on the pusher's thread, without mutex_. `forced`: even when
-  // HEAD is the commit pushed last (the push op asks the remote).
-  PushOutcome push_once(bool forced);
+  // HEAD is the commit pushed last (the push op asks the remote). `last`:
+  // the one at stop, bounded by `last_push` rather than stopped by finish().
+  PushOutcome push_once(bool forced, bool last);
   // After a push: what the schedule does next, and "retry_in_ms". Under mutex_.
   void reschedule(PushOutcome& outcome);
 
   std::unique_ptr<editgit::Repository> repo_;  // the pusher's thread only
-  const std::string remote_;
+  const std::string root_;
+  const std::string remote_;  // as given: what the push child is told
+  const std::string shown_;   // without a URL's credentials: what is reported
   const Report report_;
   const Schedule schedule_;
   std::string pushed_;  // the commit the remote's branch holds, as the last push left it; the thread only
@@ -107,7 +122,11 @@ class Pusher {
   int failures_ = 0;   // unreachable in a row
   bool gave_up_ = false;  // `attempts` failures: waiting for a commit or the op
   std::vector<Done> waiting_;
-  bool finishing_ = false;
+  bool stopping_ = false;   // stop(): no push starts
+  bool finishing_ = false;  // finish(): the last push, then the thread ends
+  // finish() writes to the one end; the push under way is killed when the
+  // other becomes readable.
+  const int stop_read_, stop_write_;
   std::thread thread_;
 };
 

@@ -340,6 +340,8 @@ std::optional<std::unique_ptr<Pusher>> start_pusher(const ServeArgs& args, const
   std::error_code fs_ec;
   if (remote.find_first_of("/:") != std::string::npos && std::filesystem::exists(remote, fs_ec))
     remote = std::filesystem::absolute(remote, fs_ec).lexically_normal().string();
+  Pusher::Schedule schedule;
+  schedule.timeout = std::chrono::seconds(args.push_timeout_s);
   auto pusher = Pusher::open(root, remote, [&events](const PushOutcome& o) {
     log_push(o);
     boost::json::object event = o.body;
@@ -349,7 +351,7 @@ std::optional<std::unique_ptr<Pusher>> start_pusher(const ServeArgs& args, const
       event["message"] = o.failure->message;
     }
     events.pushed(std::move(event));
-  }, {});
+  }, schedule);
   if (!pusher) {
     err << "editgate serve: --push: " << pusher.error().message << '\n';
     return std::nullopt;
@@ -478,6 +480,8 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
       acceptor.close(ignored);
       signals.cancel(ignored);
       gw.stop_connections();
+      // A push op waiting on a silent remote would hold its connection open.
+      if (*pusher) (*pusher)->stop();
       gw.worker().post([&] {
         watches.close();
         pages.shutdown();

@@ -22,6 +22,7 @@ struct ServeArgs {
   unsigned pages_kept = 256;         // pages kept in memory; past it idle disconnected ones are forgotten
   unsigned registry_disconnected = 10;  // disconnected pages debug.md lists, the most recently seen first
   std::string push;  // a remote (name, URL or path) the branch is pushed to after commits settle; "" none
+  unsigned push_timeout_s = 30;  // a push is stopped when the remote says nothing for this long
 };
 
 // Serves until SIGINT, SIGTERM or the shutdown op. Exit code 0 after a

@@ -18,6 +18,7 @@ std::string_view to_string(Error e) {
     case Error::queue_full: return "commit_queue_full";
     case Error::rejected: return "push_rejected";
     case Error::unreachable: return "remote_unreachable";
+    case Error::unauthorized: return "remote_auth_failed";
   }
   return "git_error";
 }

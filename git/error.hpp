@@ -22,6 +22,7 @@ enum class Error {
   queue_full,     // the commit queue holds its bound of waiting commits, or has stopped
   rejected,       // a push the remote refused: its branch moved on (not a fast-forward), or its own rule
   unreachable,    // a push that could not reach the remote, or lost it midway (the network, the server)
+  unauthorized,   // a push the remote refused the credentials of, or asked for ones there are none of
 };
 
 std::string_view to_string(Error e);

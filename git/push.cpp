@@ -1,11 +1,13 @@
 // Repository::push: the workspace's branch to a remote, through libgit2's
 // own transports, fast-forward only (the refspec has no '+').
 #include "git/handle.hpp"
+#include "git/redact.hpp"
 #include "git/repository.hpp"
 
 #include <git2.h>
 
 #include <string>
+#include <utility>
 
 namespace editgit {
 
@@ -15,14 +17,35 @@ namespace {
 
 using RemotePtr = Handle<git_remote, git_remote_free>;
 
-// What the callbacks learn during one push.
+// What the callbacks are given and learn during one push.
 struct Progress {
+  explicit Progress(const PushRequest& r) : request(r) {}
+  const PushRequest& request;
   bool negotiated = false;
   std::optional<git_oid> previous;  // the remote's branch before, as negotiation tells it
   bool sent = false;                // negotiation had an update to send
   std::string refused;              // the remote's own reason for refusing the ref
-  int credential_attempts = 0;
+  bool offered_password = false, offered_agent = false;
 };
+
+void alive(Progress& p) {
+  if (p.request.alive) p.request.alive();
+}
+
+int on_pack_progress(int, uint32_t, uint32_t, void* payload) {
+  alive(*static_cast<Progress*>(payload));
+  return 0;
+}
+
+int on_transfer_progress(unsigned int, unsigned int, size_t, void* payload) {
+  alive(*static_cast<Progress*>(payload));
+  return 0;
+}
+
+int on_sideband(const char*, int, void* payload) {
+  alive(*static_cast<Progress*>(payload));
+  return 0;
+}
 
 int on_negotiation(const git_push_update** updates, size_t len, void* payload) {
   auto* p = static_cast<Progress*>(payload);
@@ -41,14 +64,22 @@ int on_reference(const char* refname, const char* status, void* payload) {
   return 0;
 }
 
-// ssh: the keys of a running ssh-agent, offered once (libgit2 asks again
-// after a refusal; a second offer would loop). Other kinds: libgit2's own
-// (http(s) takes a user and password written in the URL).
+// libgit2 presents a user and password written in the URL first, then asks
+// here. http(s): the request's user name and password; ssh: the keys of a
+// running ssh-agent. Each offered once: libgit2 asks again after a refusal,
+// and a second offer would loop; declining ends the push with GIT_EAUTH.
 int on_credentials(git_credential** out, const char*, const char* user_from_url, unsigned int allowed,
                    void* payload) {
   auto* p = static_cast<Progress*>(payload);
-  if (!(allowed & GIT_CREDENTIAL_SSH_KEY) || p->credential_attempts++ > 0) return GIT_PASSTHROUGH;
-  return git_credential_ssh_key_from_agent(out, user_from_url ? user_from_url : "git");
+  const PushRequest& r = p->request;
+  if ((allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT) && !(r.username.empty() && r.password.empty())) {
+    if (std::exchange(p->offered_password, true)) return GIT_PASSTHROUGH;
+    const std::string user = !r.username.empty() ? r.username : user_from_url ? user_from_url : "";
+    return git_credential_userpass_plaintext_new(out, user.c_str(), r.password.c_str());
+  }
+  if ((allowed & GIT_CREDENTIAL_SSH_KEY) && !std::exchange(p->offered_agent, true))
+    return git_credential_ssh_key_from_agent(out, user_from_url ? user_from_url : "git");
+  return GIT_PASSTHROUGH;
 }
 
 // The remote configured under `name`, or one made for a URL or path.
@@ -65,16 +96,27 @@ Result<RemotePtr> find_remote(git_repository* repo, const std::string& name) {
 }
 
 // A failed git_remote_push as a named code, from libgit2's code and class
-// (read at once, on this thread).
-Failure push_failure(int rc, const std::string& remote, const std::string& ref) {
+// (read at once, on this thread), its message free of credentials.
+Failure push_failure(int rc, const Progress& p, const std::string& ref) {
   const git_error* e = git_error_last();
   const int klass = e ? e->klass : GIT_ERROR_NONE;
-  Failure f = failure(rc, "cannot push " + ref + " to " + remote);
-  if (rc == GIT_ENONFASTFORWARD)
+  const std::string what = "cannot push " + ref + " to " + p.request.remote;
+  Failure f = failure(rc, what);
+  if (rc == GIT_EAUTH) {
+    // libgit2's own words ("no callback set") would mislead: say what was offered.
+    f.code = Error::unauthorized;
+    f.message = what + (p.offered_password || p.offered_agent
+                            ? ": the remote refused the credentials offered"
+                            : ": the remote asks for credentials and has none it accepts (the URL's, if any): set "
+                              "EDITGATE_PUSH_USERNAME and EDITGATE_PUSH_PASSWORD, or use ssh with a running "
+                              "ssh-agent");
+  } else if (rc == GIT_ENONFASTFORWARD) {
     f.code = Error::rejected;
-  else if (klass == GIT_ERROR_NET || klass == GIT_ERROR_SSL || klass == GIT_ERROR_SSH ||
-           klass == GIT_ERROR_HTTP || klass == GIT_ERROR_OS)
+  } else if (klass == GIT_ERROR_NET || klass == GIT_ERROR_SSL || klass == GIT_ERROR_SSH ||
+             klass == GIT_ERROR_HTTP || klass == GIT_ERROR_OS) {
     f.code = Error::unreachable;
+  }
+  f.message = redact_urls(f.message);
   return f;
 }
 
@@ -86,14 +128,17 @@ Result<Pushed> Repository::push(const PushRequest& request) {
   if (head->ref == "HEAD") return Failure{Error::invalid, "HEAD is detached: there is no branch to push"};
   if (!head->tip) return Failure{Error::not_found, head->ref + " has no commit yet: nothing to push"};
   auto remote = find_remote(repo_, request.remote);
-  if (!remote) return remote.error();
+  if (!remote) return Failure{remote.error().code, redact_urls(remote.error().message)};
 
-  Progress progress;
+  Progress progress(request);
   git_push_options options;
   git_push_options_init(&options, GIT_PUSH_OPTIONS_VERSION);
   options.callbacks.push_negotiation = on_negotiation;
   options.callbacks.push_update_reference = on_reference;
   options.callbacks.credentials = on_credentials;
+  options.callbacks.pack_progress = on_pack_progress;
+  options.callbacks.push_transfer_progress = on_transfer_progress;
+  options.callbacks.sideband_progress = on_sideband;
   options.callbacks.payload = &progress;
   // Fast-forward only: no '+', so libgit2 and the remote refuse a branch
   // that moved on, and nothing of the remote's is ever overwritten.
@@ -101,9 +146,9 @@ Result<Pushed> Repository::push(const PushRequest& request) {
   char* specs[] = {const_cast<char*>(spec.c_str())};
   const git_strarray refspecs{specs, 1};
   if (int rc = git_remote_push(remote->get(), &refspecs, &options); rc < 0)
-    return push_failure(rc, request.remote, head->ref);
+    return push_failure(rc, progress, head->ref);
   if (!progress.refused.empty())
-    return Failure{Error::rejected, "the remote " + request.remote + " refused " + progress.refused};
+    return Failure{Error::rejected, redact_urls("the remote " + request.remote + " refused " + progress.refused)};
 
   Pushed pushed;
   pushed.ref = head->ref;

@@ -1,10 +1,13 @@
 // What pushing the workspace's branch asks and answers (Repository::push,
 // in git/push.cpp). Through libgit2's transports: local paths, file://,
-// git://, http(s) (credentials written in the URL), ssh with the keys of a
+// git://, http(s) (a user name and password given here, or written in the
+// URL of a remote configured in the repository), ssh with the keys of a
 // running ssh-agent. A push never forces: a remote branch that moved on is
-// Error::rejected, and the remote is left as it was.
+// Error::rejected, and the remote is left as it was. Messages never show a
+// URL's credentials (git/redact.hpp).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -13,6 +16,13 @@ namespace editgit {
 struct PushRequest {
   // A remote configured in the repository ("origin"), or a URL or path.
   std::string remote;
+  // Offered once when an http(s) remote asks for a user name and password
+  // (after those in the URL, if any); none when both are empty. A user name
+  // left empty is the URL's.
+  std::string username{}, password{};
+  // Called now and then while the push makes progress: the pack built and
+  // sent, the remote's messages. Unset: nobody asks.
+  std::function<void()> alive{};
 };
 
 struct Pushed {

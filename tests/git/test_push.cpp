@@ -1,6 +1,7 @@
 // Repository::push (git/push.cpp) against local bare repositories and a
 // closed port, checked with the git command line: what arrives, what a
 // refusal leaves, and the named codes.
+#include "git/redact.hpp"
 #include "git/repository.hpp"
 #include "support.hpp"
 
@@ -111,4 +112,46 @@ TEST_CASE("push: named codes for a closed port, an unknown remote and a detached
   CHECK(detached.error().code == editgit::Error::invalid);
   // Nothing arrived: the bare repository's branch is still unborn.
   CHECK(test::git(p.bare.path(), {"rev-parse", "--verify", "-q", "refs/heads/main"}).exit_code != 0);
+}
+
+TEST_CASE("redact_urls: the userinfo of every URL in a text is taken out, and nothing else", "[git][push]") {
+  using editgit::redact_urls;
+  CHECK(redact_urls("http://user:pa55@host:8080/x.git") == "http://host:8080/x.git");
+  CHECK(redact_urls("https://t0ken@github.com/o/r") == "https://github.com/o/r");
+  CHECK(redact_urls("ssh://git:pw@[::1]:22/r") == "ssh://[::1]:22/r");
+  CHECK(redact_urls("cannot push to 'http://a:b@h/x' or http://c:d@e:1?q=1#f, see HTTP://x:y@z") ==
+        "cannot push to 'http://h/x' or http://e:1?q=1#f, see HTTP://z");
+  // An '@' in a password written as is: the userinfo ends at the last one.
+  CHECK(redact_urls("http://u:p@ss@host/x") == "http://host/x");
+  // Not userinfo: an '@' in the path, an scp-like remote, plain text.
+  CHECK(redact_urls("https://host/@scope/pkg") == "https://host/@scope/pkg");
+  CHECK(redact_urls("git@github.com:o/r.git") == "git@github.com:o/r.git");
+  CHECK(redact_urls("origin") == "origin");
+  CHECK(redact_urls("://a:b@c") == "://a:b@c");
+}
+
+TEST_CASE("carries_credentials: a password in any URL, any userinfo in http(s)", "[git][push]") {
+  using editgit::carries_credentials;
+  CHECK(carries_credentials("http://user:pw@host/x"));
+  CHECK(carries_credentials("HTTPS://token@host/x"));
+  CHECK(carries_credentials("ssh://git:pw@host/x"));
+  CHECK_FALSE(carries_credentials("ssh://git@host/x"));
+  CHECK_FALSE(carries_credentials("git@host:x.git"));
+  CHECK_FALSE(carries_credentials("https://host/x"));
+  CHECK_FALSE(carries_credentials("origin"));
+  CHECK_FALSE(carries_credentials("/srv/git/x.git"));
+}
+
+TEST_CASE("push: a remote's credentials never show in the failure, whatever libgit2 says", "[git][push]") {
+  Pair p;
+  test::git_ok(p.work.path(), {"remote", "add", "leaky", "http://user:s3cret@127.0.0.1:" +
+                                                             std::to_string(closed_port()) + "/x.git"});
+  auto dead = p.push("leaky");
+  REQUIRE_FALSE(dead.has_value());
+  CHECK(dead.error().code == editgit::Error::unreachable);
+  CHECK(dead.error().message.find("s3cret") == std::string::npos);
+  // A URL that libgit2 cannot parse is quoted back by it.
+  auto bad = p.push("http://user:s3cret@[bad/x.git");
+  REQUIRE_FALSE(bad.has_value());
+  CHECK(bad.error().message.find("s3cret") == std::string::npos);
 }
