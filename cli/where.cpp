@@ -5,6 +5,8 @@
 
 #include <boost/json.hpp>
 
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -46,6 +48,19 @@ std::vector<Place> places_list(const gateway::Places& p) {
   return l;
 }
 
+// The running gateway's URL as its server.json says (another --bind than
+// 127.0.0.1 shows there); the loopback one when that file cannot be read.
+std::string url_of(const gateway::Places& p, unsigned short port) {
+  std::ifstream in(p.state + "/server.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  boost::system::error_code ec;
+  const json::value v = json::parse(text.str(), ec);
+  const json::value* http = !ec && v.is_object() ? v.as_object().if_contains("http") : nullptr;
+  return http && http->is_string() ? std::string(http->get_string())
+                                   : "http://127.0.0.1:" + std::to_string(port) + "/";
+}
+
 }  // namespace
 
 int run_where(const WhereArgs& args, std::ostream& out, std::ostream& err) {
@@ -76,17 +91,17 @@ int run_where(const WhereArgs& args, std::ostream& out, std::ostream& err) {
     return 2;
   }
   auto published = gateway::read_published(places->root);
+  const std::string url = published ? url_of(*places, published->port) : std::string();
   if (args.format == "json") {
     json::object o{{"workspace", places->root}, {"id", places->id}, {"running", static_cast<bool>(published)}};
-    if (published) o["url"] = "http://127.0.0.1:" + std::to_string(published->port) + "/";
+    if (published) o["url"] = url;
     for (const Place& p : places_list(*places)) o[p.key] = p.path;
     out << json::serialize(o) << '\n';
     return 0;
   }
   out << "workspace    " << places->root << '\n'
       << "gateway      "
-      << (published ? "running at http://127.0.0.1:" + std::to_string(published->port) + "/"
-                    : published.error().message)
+      << (published ? "running at " + url : published.error().message)
       << '\n';
   for (const Place& p : places_list(*places)) {
     std::string key = p.key;

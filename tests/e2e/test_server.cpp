@@ -87,6 +87,19 @@ TEST_CASE("serve publishes its port and a private cookie in the per-user state f
   CHECK(gw.out().find("http://127.0.0.1:" + std::to_string(gw.port()) + "/") != std::string::npos);
   CHECK(git_ok(ws.dir.path(), {"status", "--porcelain", "--ignored"}).empty());
   CHECK_FALSE(fs::exists(ws.dir / ".editgate"));
+  // `editgate where` names each place, and the gateway that runs.
+  auto where = run({EDITGATE_BIN, "where", "--root", ws.dir.str(), "--format", "json"});
+  REQUIRE(where.exit_code == 0);
+  auto places = obj(where.out);
+  CHECK(places["running"] == true);
+  CHECK(str(places["url"]) == "http://127.0.0.1:" + std::to_string(gw.port()) + "/");
+  CHECK(str(places["cookie"]) == (state / "cookie").string());
+  CHECK(str(places["inbox"]) == fs::canonical(ws.dir.path()).string() + "/.git/editgate/inbox");
+  auto cookie_path = run({EDITGATE_BIN, "where", "--root", ws.dir.str(), "cookie"});
+  CHECK(cookie_path.out == (state / "cookie").string() + "\n");
+  auto unknown = run({EDITGATE_BIN, "where", "--root", ws.dir.str(), "cookies"});
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.err.find("editgate where: no place 'cookies'; the places: state, cookie,") == 0);
 
   auto health = client::request(gw.port(), "GET", "/v1/health");
   CHECK(health.status == 200);
