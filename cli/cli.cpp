@@ -57,10 +57,8 @@ struct EditArgs {
 
 struct LogArgs {
   std::string root = ".";
-  std::string agent;
-  std::string session;
   std::string format = "text";
-  std::size_t limit = 20;
+  record::LogQuery query;
 };
 
 struct UndoArgs {
@@ -214,13 +212,13 @@ int run_log(const LogArgs& a, std::ostream& out, std::ostream& err) {
     err << "editgate: " << repo.error().message << '\n';
     return 2;
   }
-  auto entries = record::find_entries(*repo, a.limit, a.agent, a.session);
-  if (!entries) {
-    err << "editgate: " << entries.error().message << '\n';
+  auto page = record::find_entries(*repo, a.query);
+  if (!page) {
+    err << "editgate: " << page.error().message << '\n';
     return 2;
   }
-  if (a.format == "json") record::print_log_json(out, *entries);
-  else record::print_log_text(out, *entries);
+  if (a.format == "json") record::print_log_json(out, *page);
+  else record::print_log_text(out, *page);
   return 0;
 }
 
@@ -367,10 +365,17 @@ CLI::App* add_apply(CLI::App& app, EditArgs& a) {
 CLI::App* add_log(CLI::App& app, LogArgs& a) {
   CLI::App* log = app.add_subcommand("log", "editgate's commits, newest first, with their blocks and trailers");
   log->add_option("--root", a.root, "Workspace root (default: the current folder)")->check(CLI::ExistingDirectory);
-  log->add_option("--agent", a.agent, "Only this agent's commits");
-  log->add_option("--session", a.session, "Only this session's commits");
+  log->add_flag("--repl", a.query.repl,
+                "The REPL's history (every request and reply, on its own ref) instead of the branch's code changes");
+  log->add_option("--kind", a.query.kind,
+                  "Only commits of this kind: edit, undo, earlier-state, repl-aside (branch); exchange, request, "
+                  "reply, page, repl, from-branch (--repl)");
+  log->add_option("--agent", a.query.agent, "Only this agent's commits");
+  log->add_option("--session", a.query.session, "Only this session's commits");
+  log->add_option("--before", a.query.before,
+                  "Only commits older than this one (the last one of the previous page), back to the first");
   log->add_option("--format", a.format, "Output: text (default) or json")->check(CLI::IsMember({"text", "json"}));
-  log->add_option("-n", a.limit, "At most this many commits (default: 20)")->check(CLI::PositiveNumber);
+  log->add_option("-n", a.query.limit, "At most this many commits (default: 20)")->check(CLI::PositiveNumber);
   return log;
 }
 

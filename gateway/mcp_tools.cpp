@@ -28,7 +28,9 @@ const std::vector<McpTool>& mcp_tools() {
        "file it changed has changed since.",
        {}, std::nullopt, S::none, false, true, false, false},
       {"history", "history", "Edit and REPL history",
-       "editgate's commits, newest first: edit runs with their blocks, REPL exchanges with their page.", {},
+       "editgate's commits, newest first: the branch's code changes (edit runs with their blocks, undos); with "
+       "`repl: true` the REPL's history instead (every request and reply with its page and job). `next_before` "
+       "continues with older ones.", {},
        std::nullopt, S::none, true, false, true, false},
       {"page_list", "pages", "List pages",
        "The live pages (the built-in Node page, its realms, browser tabs) with their kind, state, queue and chat log.",

@@ -134,8 +134,11 @@ const std::vector<OpSpec>& op_table() {
       {"context", {{"action", T::string, true}, {"files", T::paths}},
        "add, remove, clear or list the files this session has seen (not_in_context)", false, std::nullopt,
        &op_context},
-      {"history", {{"limit", T::count}, {"agent", T::name}, {"of_session", T::name}},
-       "editgate's commits, newest first, as `editgate log --format json`", false,
+      {"history",
+       {{"limit", T::count}, {"agent", T::name}, {"of_session", T::name}, {"kind", T::name}, {"repl", T::flag},
+        {"before", T::string}},
+       "editgate's commits, newest first, as `editgate log --format json`: the branch's code changes, or with "
+       "repl the REPL's exchanges (its own ref); next_before continues with older ones", false,
        HttpRoute{"GET", "/v1/history", true, {{"session", "of_session"}}}, &op_history},
       {"show", {{"commit", T::string, true}},
        "one commit (commit: 7 to 40 hex digits): its author, time, summary, editgate's kind, agent, session and "
@@ -287,6 +290,9 @@ std::string_view param_doc(std::string_view name) {
       {"timeout", "milliseconds to wait for the page's answer"},
       {"limit", "how many to return"},
       {"of_session", "only the commits of this session"},
+      {"kind", "only the commits of this kind: edit, undo, earlier-state (the branch); exchange, request, reply, "
+               "page, repl (the REPL's ref)"},
+      {"repl", "the REPL's history (every request and reply, on its own ref) instead of the branch's code changes"},
       {"commit", "a commit id, or its first 7 or more hex digits"},
       {"before", "the cursor of the previous answer (next_before), for older entries"},
       {"limit_bytes", "how many bytes of the file one answer reads at most"},

@@ -60,22 +60,26 @@ void op_health(OpCall call) {
 }
 
 void op_history(OpCall call) {
-  std::size_t limit = 20;
-  if (const json::value* v = call.params.if_contains("limit")) limit = static_cast<std::size_t>(v->get_int64());
-  std::string agent, session;
-  if (const json::value* v = call.params.if_contains("agent")) agent = v->get_string();
-  if (const json::value* v = call.params.if_contains("of_session")) session = v->get_string();
+  record::LogQuery q;
+  if (const json::value* v = call.params.if_contains("limit")) q.limit = static_cast<std::size_t>(v->get_int64());
+  if (const json::value* v = call.params.if_contains("agent")) q.agent = v->get_string();
+  if (const json::value* v = call.params.if_contains("of_session")) q.session = v->get_string();
+  if (const json::value* v = call.params.if_contains("kind")) q.kind = v->get_string();
+  if (const json::value* v = call.params.if_contains("repl")) q.repl = v->get_bool();
+  if (const json::value* v = call.params.if_contains("before")) q.before = v->get_string();
   Gateway& gw = call.gw;
   gw.worker().run(
       call.out->executor(),
-      [&gw, limit, agent, session]() -> Result<json::array> {
-        auto entries = record::find_entries(gw.worker().repository(), limit, agent, session);
-        if (!entries) return Failure{Error::io, entries.error().message};
-        return record::log_json(*entries);
+      [&gw, q]() -> Result<json::object> {
+        auto page = record::find_entries(gw.worker().repository(), q);
+        if (!page && page.error().code == editgit::Error::not_found)
+          return Failure{Error::not_found, page.error().message};
+        if (!page) return Failure{Error::io, page.error().message};
+        return record::log_page_json(*page);
       },
-      [out = call.out](Result<json::array> commits) {
-        if (!commits) return out->fail(commits.error());
-        out->done({{"commits", std::move(*commits)}});
+      [out = call.out](Result<json::object> page) {
+        if (!page) return out->fail(page.error());
+        out->done(std::move(*page));
       });
 }
 

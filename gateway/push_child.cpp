@@ -2,6 +2,7 @@
 
 #include "gateway/op_handlers.hpp"
 #include "git/redact.hpp"
+#include "record/repl_ref.hpp"
 #include "git/repository.hpp"
 
 #include <boost/json.hpp>
@@ -111,6 +112,7 @@ int run_push_child(const std::string& root, const std::string& remote, std::ostr
   auto repo = editgit::Repository::open(root, {}, false);
   if (!repo) return fail(Error::io, repo.error().message);
   editgit::PushRequest request{remote, env("EDITGATE_PUSH_USERNAME"), env("EDITGATE_PUSH_PASSWORD")};
+  request.also = {record::repl_ref(*repo)};  // the REPL's history goes with the branch
   // A sign of life for the parent's silence timer, twice a second at most.
   Clock::time_point said = Clock::now();
   request.alive = [&] {
@@ -122,6 +124,9 @@ int run_push_child(const std::string& root, const std::string& remote, std::ostr
   if (!pushed) return fail(from_git(pushed.error().code), pushed.error().message);
   json::object line{{"ref", pushed->ref}, {"commit", pushed->commit}, {"up_to_date", pushed->up_to_date}};
   if (pushed->previous) line["previous"] = *pushed->previous;
+  json::array also;
+  for (const std::string& ref : pushed->also) also.emplace_back(ref);
+  line["also"] = std::move(also);
   say(line);
   return 0;
 }

@@ -234,7 +234,7 @@ PushOutcome Pusher::push_once(bool forced, bool last) {
     outcome.failure = Failure{pushed.error().code, editgit::redact_urls(pushed.error().message)};
     return outcome;
   }
-  for (const char* key : {"ref", "commit", "previous", "up_to_date"})
+  for (const char* key : {"ref", "commit", "previous", "up_to_date", "also"})
     if (const json::value* v = pushed->if_contains(key)) outcome.body[key] = *v;
   if (const json::value* commit = outcome.body.if_contains("commit"); commit && commit->is_string())
     pushed_ = commit->get_string();

@@ -455,7 +455,7 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
 
   // The live pages: their logs are written on the worker thread and
   // committed on the workspace's one commit queue, as the edit runs are.
-  repl::Committer committer(eng.commits());
+  repl::Committer committer(eng.commits(), boost::asio::any_io_executor(eng.executor()));
   repl::Repl pages(eng.workspace(), committer, eng.executor(), repl_options_of(args, state));
   connect_pages(pages, eng, gw);
   Unfollow unfollow = follow(events, pages, gw, eng);

@@ -1,5 +1,8 @@
 #include "gateway/worker.hpp"
 
+#include "record/repl_ref.hpp"
+#include "repl/log.hpp"
+
 namespace gateway {
 
 Result<std::unique_ptr<Worker>> Worker::open(const std::string& root) {
@@ -9,6 +12,12 @@ Result<std::unique_ptr<Worker>> Worker::open(const std::string& root) {
   if (!repo) return Failure{Error::io, repo.error().message};
   // The registry of connected pages is a live view, not history.
   if (auto ex = repo->exclude("/" + repo->prefix() + "debug.md"); !ex) return Failure{Error::io, ex.error().message};
+  // The REPL's history stands beside the branch (record/repl_ref.hpp).
+  if (auto aside = record::move_repl_aside(*repo); !aside)
+    repl::log_line("the chat logs stay tracked on the branch until the next start: " + aside.error().message);
+  else if (aside->untracked)
+    repl::log_line("debug/ and debug-archive/ left the branch in commit " + aside->untracked->substr(0, 12) +
+             "; the REPL's history goes on at " + aside->ref);
   auto commits = editgit::CommitQueue::open(ws->root());
   if (!commits) return Failure{Error::io, commits.error().message};
   return std::unique_ptr<Worker>(new Worker(std::move(*ws), std::move(*repo), std::move(*commits)));

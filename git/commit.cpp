@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <functional>
 #include <chrono>
 #include <random>
 #include <span>
@@ -80,6 +81,7 @@ struct Planned {
   std::string_view before_bytes;
   std::optional<git_oid> before;
   bool before_stored = false;
+  bool takes_earlier = false;  // Change::takes_earlier
   std::optional<git_oid> after;  // nullopt: deleted
   std::optional<struct stat> st; // the file as it is now
 };
@@ -188,14 +190,19 @@ std::string left_out(git_repository* repo, git_tree* head, const IndexImage& ind
 
 // One change's blobs, which do not depend on where HEAD is: the new state
 // stored, the earlier one only hashed (stored when a commit needs it).
+// `workdir` "": a side ref's file, stored as given (no filters, no file on disk).
 Result<Planned> plan_change(git_repository* repo, const Change& c, std::string path, const std::string& workdir) {
   Planned p;
   p.rel = c.path;
   p.path = std::move(path);
-  git_filter_list* fl = nullptr;
-  if (int rc = git_filter_list_load(&fl, repo, nullptr, p.path.c_str(), GIT_FILTER_TO_ODB, GIT_FILTER_DEFAULT); rc < 0)
-    return failure(rc, "cannot load the filters (.gitattributes) for " + p.path);
-  p.filters.reset(fl);
+  p.takes_earlier = c.takes_earlier;
+  if (!workdir.empty()) {
+    git_filter_list* fl = nullptr;
+    if (int rc = git_filter_list_load(&fl, repo, nullptr, p.path.c_str(), GIT_FILTER_TO_ODB, GIT_FILTER_DEFAULT);
+        rc < 0)
+      return failure(rc, "cannot load the filters (.gitattributes) for " + p.path);
+    p.filters.reset(fl);
+  }
   if (c.before) {
     p.before_bytes = *c.before;
     auto id = blob(repo, p, std::span<const std::string_view>(&p.before_bytes, 1), false);
@@ -208,7 +215,7 @@ Result<Planned> plan_change(git_repository* repo, const Change& c, std::string p
     p.after = *id;
   }
   struct stat st;
-  if (::lstat((workdir + p.path).c_str(), &st) == 0) p.st = st;
+  if (!workdir.empty() && ::lstat((workdir + p.path).c_str(), &st) == 0) p.st = st;
   return p;
 }
 
@@ -227,6 +234,7 @@ Result<Updates> updates_on(git_repository* repo, git_tree* base, std::vector<Pla
     // HEAD already holds the new content (a user committed the file in
     // between): there is no earlier state to record.
     if (was && p.after && git_oid_equal(&was->id, &*p.after)) continue;
+    if (p.takes_earlier) continue;
     if (p.before && (!was || !git_oid_equal(&was->id, &*p.before))) {
       if (!p.before_stored) {
         auto id = blob(repo, p, std::span<const std::string_view>(&p.before_bytes, 1), true);
@@ -318,7 +326,7 @@ Result<Written> write_commits(git_repository* repo, const CommitRequest& req, He
     base = chain.tree();
   }
   if (int rc = make_tree(base, u.ours, tree_id); rc < 0) return failure(rc, "cannot build the new tree");
-  if (!base || !git_oid_equal(&tree_id, git_tree_id(base))) {
+  if (!base || !git_oid_equal(&tree_id, git_tree_id(base)) || req.allow_empty) {
     git_oid id;
     if (int rc = chain.add(sigs.author.get(), req.message, tree_id, id); rc < 0)
       return failure(rc, "cannot create the commit");
@@ -326,6 +334,19 @@ Result<Written> write_commits(git_repository* repo, const CommitRequest& req, He
   }
   w.tip = chain.tip();
   return w;
+}
+
+// One attempt on `head`: the trees and commits (the earlier state first
+// when needed, signed by `user`).
+Result<Written> attempt_on(git_repository* repo, const CommitRequest& req, Head& head, std::vector<Planned>& plan,
+                           bool trust_mode, Signatures& sigs, const std::function<Identity()>& user) {
+  auto updates = updates_on(repo, head.tree.get(), plan, trust_mode);
+  if (!updates) return updates.error();
+  if (!updates->earlier.empty() && !sigs.user) {
+    const Identity who = user();
+    if (int rc = signature(who, sigs.user); rc < 0) return failure(rc, "invalid user identity '" + who.name + "'");
+  }
+  return write_commits(repo, req, head, *updates, sigs);
 }
 
 // Moves `head.ref` from HEAD's tip to `to` only if it is still there
@@ -354,6 +375,22 @@ void back_off(int attempt) {
   std::this_thread::sleep_for(std::chrono::microseconds(std::uniform_int_distribution<int>(0, ceiling * 1000)(rng)));
 }
 
+// What a move of `ref` that answered `rc` means: true to rebuild on its new
+// tip and try again (it moved meanwhile).
+Result<bool> retry_move(int rc, int attempt, const Options& opt, const std::string& ref) {
+  if ((rc == GIT_EMODIFIED || rc == GIT_EEXISTS) && attempt < opt.max_attempts) {
+    git_error_clear();
+    back_off(attempt);
+    return true;
+  }
+  if (rc == GIT_ELOCKED)
+    return Failure{Error::locked, (ref.starts_with("refs/heads/") ? "the branch " : "") + ref +
+                                      " is locked by another git process (waited " +
+                                      std::to_string(opt.lock_timeout.count()) + " ms)"};
+  if (rc < 0) return failure(rc, "cannot move " + ref);
+  return false;
+}
+
 // The index entries of our paths, and only those, now match the new commit
 // and the files on disk, so `git status` is clean for them. `head` is the
 // tree the last attempt built on.
@@ -375,6 +412,7 @@ Result<void> update_index(IndexFile& index, CommitLock& own, Clock::time_point d
 }  // namespace
 
 Result<CommitResult> Repository::commit(const CommitRequest& req) {
+  if (!req.ref.empty()) return commit_side(req);
   const auto deadline = Clock::now() + opt_.lock_timeout;
   CommitResult result;
   if (auto ready = ready_to_commit(); !ready) return ready.error();
@@ -417,28 +455,16 @@ Result<CommitResult> Repository::commit(const CommitRequest& req) {
       head = read_head(repo_);
       if (!head) return head.error();
     }
-    auto updates = updates_on(repo_, head->tree.get(), plan, trust_mode);
-    if (!updates) return updates.error();
-    if (!updates->earlier.empty() && !sigs.user) {
-      const Identity who = user();
-      if (int rc = signature(who, sigs.user); rc < 0) return failure(rc, "invalid user identity '" + who.name + "'");
-    }
-    auto written = write_commits(repo_, req, *head, *updates, sigs);
+    auto written = attempt_on(repo_, req, *head, plan, trust_mode, sigs, [this] { return user(); });
     if (!written) return written.error();
     if (!written->tip || (head->tip && git_oid_equal(&*written->tip, &*head->tip))) break;  // nothing new to point at
 
     if (opt_.before_update) opt_.before_update();
     const std::string summary = written->id ? req.message.substr(0, req.message.find('\n')) : "editgate: earlier state";
     int rc = move_branch(repo_, *own, ref_lock(head->ref), *head, *written->tip, summary, deadline);
-    if ((rc == GIT_EMODIFIED || rc == GIT_EEXISTS) && attempt < opt_.max_attempts) {
-      git_error_clear();
-      back_off(attempt);  // then rebuild on top of the new HEAD
-      continue;
-    }
-    if (rc == GIT_ELOCKED)
-      return Failure{Error::locked, "the branch " + head->ref + " is locked by another git process (waited " +
-                                        std::to_string(opt_.lock_timeout.count()) + " ms)"};
-    if (rc < 0) return failure(rc, "cannot move " + head->ref);
+    auto again = retry_move(rc, attempt, opt_, head->ref);
+    if (!again) return again.error();
+    if (*again) continue;  // rebuilt on top of the new HEAD
     if (written->id) result.id = hex(*written->id);
     if (written->earlier) result.earlier = hex(*written->earlier);
     break;
@@ -449,6 +475,90 @@ Result<CommitResult> Repository::commit(const CommitRequest& req) {
     result.warning = "the commit landed, but the index was not updated (git status may show the committed files "
                      "as changed): " + updated.error().message;
   return result;
+}
+
+// A side ref moves only under editgate's own lock and the ref's: git's
+// index, the branch and an operation in progress are the user's.
+Result<CommitResult> Repository::commit_side(const CommitRequest& req) {
+  const auto deadline = Clock::now() + opt_.lock_timeout;
+  CommitResult result;
+  auto own = CommitLock::take(gitdir_, commondir_, deadline);
+  if (!own) return own.error();
+  std::vector<Planned> plan;
+  for (const Change& c : req.changes) {
+    auto p = plan_change(repo_, c, c.path, "");
+    if (!p) return p.error();
+    plan.push_back(std::move(*p));
+  }
+  if (plan.empty() && !req.allow_empty) return result;
+  Signatures sigs;
+  if (int rc = signature(req.author, sigs.author); rc < 0)
+    return failure(rc, "invalid author '" + req.author.name + "'");
+  if (int rc = signature(opt_.committer, sigs.committer); rc < 0) return failure(rc, "invalid committer");
+  for (int attempt = 1;; ++attempt) {
+    auto head = read_ref(repo_, req.ref);
+    if (!head) return head.error();
+    auto written = attempt_on(repo_, req, *head, plan, true, sigs, [this] { return user(); });
+    if (!written) return written.error();
+    if (!written->tip || (head->tip && git_oid_equal(&*written->tip, &*head->tip))) break;
+    int rc = move_branch(repo_, *own, ref_lock(req.ref), *head, *written->tip, "", deadline);
+    auto again = retry_move(rc, attempt, opt_, req.ref);
+    if (!again) return again.error();
+    if (*again) continue;
+    if (written->id) result.id = hex(*written->id);
+    if (written->earlier) result.earlier = hex(*written->earlier);
+    break;
+  }
+  for (const Planned& p : plan) result.paths.push_back(p.rel);
+  return result;
+}
+
+Result<std::optional<std::string>> Repository::untrack(const std::vector<std::string>& folders,
+                                                       const Identity& author, const std::string& message) {
+  const auto deadline = Clock::now() + opt_.lock_timeout;
+  if (auto ready = ready_to_commit(); !ready) return ready.error();
+  auto own = CommitLock::take(gitdir_, commondir_, deadline);
+  if (!own) return own.error();
+  SignaturePtr by, committer;
+  if (int rc = signature(author, by); rc < 0) return failure(rc, "invalid author '" + author.name + "'");
+  if (int rc = signature(opt_.committer, committer); rc < 0) return failure(rc, "invalid committer");
+  for (int attempt = 1;; ++attempt) {
+    auto head = read_head(repo_);
+    if (!head) return head.error();
+    if (!head->tip) return std::optional<std::string>();
+    if (auto free = wait_for_git_locks(deadline, head->ref); !free) return free.error();
+    std::vector<std::string> gone;
+    std::vector<git_tree_update> updates;
+    for (const std::string& f : folders)
+      if (std::string full = trimmed_path(prefix_ + f); entry_bypath(head->tree.get(), full)) gone.push_back(full);
+    if (gone.empty()) return std::optional<std::string>();
+    for (const std::string& g : gone) updates.push_back({GIT_TREE_UPDATE_REMOVE, {}, GIT_FILEMODE_UNREADABLE, g.c_str()});
+    git_oid tree_id, id;
+    if (int rc = git_tree_create_updated(&tree_id, repo_, head->tree.get(), updates.size(), updates.data()); rc < 0)
+      return failure(rc, "cannot build the tree without " + gone.front());
+    Chain chain(repo_, committer.get(), *head);
+    if (int rc = chain.add(by.get(), message, tree_id, id); rc < 0) return failure(rc, "cannot create the commit");
+    const std::string summary = message.substr(0, message.find('\n'));
+    int rc = move_branch(repo_, *own, ref_lock(head->ref), *head, id, summary, deadline);
+    auto again = retry_move(rc, attempt, opt_, head->ref);
+    if (!again) return again.error();
+    if (*again) continue;
+    // The files stay; git stops tracking them.
+    auto index = index_->current();
+    if (!index) return index.error();
+    std::vector<IndexEdit> edits;
+    for (const auto& e : (*index)->entries())
+      for (const std::string& g : gone)
+        if (e.path.size() > g.size() && e.path.starts_with(g) && e.path[g.size()] == '/') {
+          edits.push_back({std::string(e.path), std::nullopt});
+          break;
+        }
+    own->holding(index_->lock_path());
+    auto updated = index_->update(deadline, edits);
+    own->released();
+    if (!updated) return updated.error();
+    return std::optional<std::string>(hex(id));
+  }
 }
 
 }  // namespace editgit

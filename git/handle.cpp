@@ -46,6 +46,34 @@ std::string hex(const git_oid& id) {
 
 namespace editgit::detail {
 
+namespace {
+// `h` with its tip's commit and tree.
+Result<Head> at_tip(git_repository* repo, Head h, const git_oid& tip, const std::string& what) {
+  h.tip = tip;
+  git_commit* c = nullptr;
+  if (int rc = git_commit_lookup(&c, repo, &tip); rc < 0) return failure(rc, "cannot read " + what + " " + hex(tip));
+  h.commit.reset(c);
+  git_tree* t = nullptr;
+  if (int rc = git_commit_tree(&t, c); rc < 0) return failure(rc, "cannot read the tree of " + hex(tip));
+  h.tree.reset(t);
+  return h;
+}
+}  // namespace
+
+std::string trimmed_path(std::string path) {
+  while (!path.empty() && path.back() == '/') path.pop_back();
+  return path;
+}
+
+TreeEntryPtr entry_bypath(git_tree* tree, const std::string& path) {
+  git_tree_entry* raw = nullptr;
+  if (!tree || git_tree_entry_bypath(&raw, tree, trimmed_path(path).c_str()) < 0) {
+    git_error_clear();
+    return nullptr;
+  }
+  return TreeEntryPtr(raw);
+}
+
 Result<Head> read_head(git_repository* repo) {
   Head h;
   git_reference* raw = nullptr;
@@ -61,14 +89,20 @@ Result<Head> read_head(git_repository* repo) {
     h.ref = "HEAD";
     tip = *git_reference_target(head.get());
   }
-  h.tip = tip;
-  git_commit* c = nullptr;
-  if (int rc = git_commit_lookup(&c, repo, &tip); rc < 0) return failure(rc, "cannot read HEAD's commit " + hex(tip));
-  h.commit.reset(c);
-  git_tree* t = nullptr;
-  if (int rc = git_commit_tree(&t, c); rc < 0) return failure(rc, "cannot read the tree of " + hex(tip));
-  h.tree.reset(t);
-  return h;
+  return at_tip(repo, std::move(h), tip, "HEAD's commit");
+}
+
+Result<Head> read_ref(git_repository* repo, const std::string& name) {
+  Head h;
+  h.ref = name;
+  git_oid tip;
+  int rc = git_reference_name_to_id(&tip, repo, name.c_str());
+  if (rc == GIT_ENOTFOUND) {
+    git_error_clear();
+    return h;
+  }
+  if (rc < 0) return failure(rc, "cannot resolve " + name);
+  return at_tip(repo, std::move(h), tip, "the commit of " + name);
 }
 
 Result<DiffPtr> diff_with_parent(git_repository* repo, const std::string& id, const std::string& prefix,

@@ -54,6 +54,14 @@ struct Head {
   TreePtr tree;
 };
 Result<Head> read_head(git_repository* repo);
+// `path` without the '/' a folder's name may end in.
+std::string trimmed_path(std::string path);
+// The entry of `tree` at `path` (a folder's may end in '/'); null when there is none.
+TreeEntryPtr entry_bypath(git_tree* tree, const std::string& path);
+
+// A ref other than HEAD (the REPL's side ref), read the same way: no tip
+// while it does not exist yet.
+Result<Head> read_ref(git_repository* repo, const std::string& name);
 
 // What commit `id` (40 hex digits) changed against its first parent (a
 // root commit: against the empty tree), under `prefix` (the workspace root

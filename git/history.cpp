@@ -31,16 +31,24 @@ CommitInfo describe(const git_commit* c) {
 }  // namespace
 
 Result<std::vector<CommitInfo>> Repository::history(const std::function<bool(const CommitInfo&)>& keep,
-                                                    std::size_t limit) const {
+                                                    std::size_t limit, const std::string& from) const {
   std::vector<CommitInfo> out;
-  auto head = read_head(repo_);
-  if (!head) return head.error();
-  if (!head->tip || limit == 0) return out;
+  std::optional<git_oid> start;
+  if (from.size() == GIT_OID_HEXSZ && from.find_first_not_of("0123456789abcdef") == std::string::npos) {
+    git_oid id;
+    if (git_oid_fromstr(&id, from.c_str()) < 0) return Failure{Error::invalid, "'" + from + "' is not a commit id"};
+    start = id;
+  } else {
+    auto head = from.empty() ? read_head(repo_) : read_ref(repo_, from);
+    if (!head) return head.error();
+    start = head->tip;
+  }
+  if (!start || limit == 0) return out;
   git_revwalk* raw = nullptr;
   if (int rc = git_revwalk_new(&raw, repo_); rc < 0) return failure(rc, "cannot walk the history");
   RevwalkPtr walk(raw);
   git_revwalk_sorting(raw, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME);
-  if (int rc = git_revwalk_push(raw, &*head->tip); rc < 0) return failure(rc, "cannot walk the history");
+  if (int rc = git_revwalk_push(raw, &*start); rc < 0) return failure(rc, "cannot walk the history");
   git_oid id;
   int rc;
   while ((rc = git_revwalk_next(&id, raw)) == 0) {

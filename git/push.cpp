@@ -21,6 +21,7 @@ using RemotePtr = Handle<git_remote, git_remote_free>;
 struct Progress {
   explicit Progress(const PushRequest& r) : request(r) {}
   const PushRequest& request;
+  std::string branch;  // the branch pushed: `previous` and `sent` are its
   bool negotiated = false;
   std::optional<git_oid> previous;  // the remote's branch before, as negotiation tells it
   bool sent = false;                // negotiation had an update to send
@@ -51,6 +52,7 @@ int on_negotiation(const git_push_update** updates, size_t len, void* payload) {
   auto* p = static_cast<Progress*>(payload);
   p->negotiated = true;
   for (size_t i = 0; i < len; ++i) {
+    if (p->branch != updates[i]->dst_refname) continue;  // the refs pushed with it say nothing of the branch
     // libgit2 lists the ref even when the remote has the commit already.
     if (!git_oid_equal(&updates[i]->src, &updates[i]->dst)) p->sent = true;
     if (!git_oid_is_zero(&updates[i]->src)) p->previous = updates[i]->src;
@@ -131,6 +133,7 @@ Result<Pushed> Repository::push(const PushRequest& request) {
   if (!remote) return Failure{remote.error().code, redact_urls(remote.error().message)};
 
   Progress progress(request);
+  progress.branch = head->ref;
   git_push_options options;
   git_push_options_init(&options, GIT_PUSH_OPTIONS_VERSION);
   options.callbacks.push_negotiation = on_negotiation;
@@ -142,9 +145,18 @@ Result<Pushed> Repository::push(const PushRequest& request) {
   options.callbacks.payload = &progress;
   // Fast-forward only: no '+', so libgit2 and the remote refuse a branch
   // that moved on, and nothing of the remote's is ever overwritten.
-  const std::string spec = head->ref + ":" + head->ref;
-  char* specs[] = {const_cast<char*>(spec.c_str())};
-  const git_strarray refspecs{specs, 1};
+  std::vector<std::string> spec{head->ref + ":" + head->ref};
+  std::vector<std::string> also;
+  for (const std::string& ref : request.also) {
+    auto side = read_ref(repo_, ref);
+    if (!side) return side.error();
+    if (!side->tip) continue;
+    spec.push_back(ref + ":" + ref);
+    also.push_back(ref);
+  }
+  std::vector<char*> specs;
+  for (std::string& s : spec) specs.push_back(s.data());
+  const git_strarray refspecs{specs.data(), specs.size()};
   if (int rc = git_remote_push(remote->get(), &refspecs, &options); rc < 0)
     return push_failure(rc, progress, head->ref);
   if (!progress.refused.empty())
@@ -153,6 +165,7 @@ Result<Pushed> Repository::push(const PushRequest& request) {
   Pushed pushed;
   pushed.ref = head->ref;
   pushed.commit = hex(*head->tip);
+  pushed.also = std::move(also);
   // No update negotiated: the remote's branch is this commit already.
   pushed.up_to_date = progress.negotiated ? !progress.sent : true;
   if (pushed.up_to_date) pushed.previous = pushed.commit;

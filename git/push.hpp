@@ -10,6 +10,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace editgit {
 
@@ -20,6 +21,9 @@ struct PushRequest {
   // (after those in the URL, if any); none when both are empty. A user name
   // left empty is the URL's.
   std::string username{}, password{};
+  // Refs pushed with the branch, each to the same name there, fast-forward
+  // only too (the REPL's ref); one that does not exist here is left out.
+  std::vector<std::string> also{};
   // Called now and then while the push makes progress: the pack built and
   // sent, the remote's messages. Unset: nobody asks.
   std::function<void()> alive{};
@@ -31,6 +35,7 @@ struct Pushed {
   // What the remote's branch held before; nullopt when the push created it.
   std::optional<std::string> previous;
   bool up_to_date = false;  // the remote had the commit already: nothing was sent
+  std::vector<std::string> also;  // the refs of PushRequest::also pushed with it
 };
 
 }  // namespace editgit

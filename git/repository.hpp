@@ -39,6 +39,10 @@ struct Change {
   std::optional<std::string_view> before;  // what the edit started from; nullopt: no file
   std::vector<std::string_view> after;     // the new bytes, in pieces
   bool deleted = false;                    // the file is gone now
+  // A `before` that differs from what the ref holds is part of this change,
+  // not an earlier state committed first (a save that is itself the
+  // request the commit records).
+  bool takes_earlier = false;
 };
 
 struct CommitRequest {
@@ -48,6 +52,15 @@ struct CommitRequest {
   // Message of the commit that first records the uncommitted earlier state
   // of the listed paths (authored as the repository's user), when needed.
   std::function<std::string(const std::vector<std::string>& paths)> earlier_message;
+  // "": the branch HEAD is on, with the workspace's paths stored as `git add`
+  // would and the index updated. Else a side ref (the REPL's history):
+  // `changes` name paths of that ref's own tree, stored as given (no
+  // filters), and neither the branch, the index nor a merge in progress is
+  // touched or waited for.
+  std::string ref;
+  // Commit even when the tree stays as it is: a record that changes no
+  // file (a failed edit run on the REPL's ref).
+  bool allow_empty = false;
 };
 
 // A written file the commit leaves out, and why.
@@ -133,10 +146,31 @@ class Repository {
   // Commits the changes on top of whatever HEAD is when the branch moves.
   Result<CommitResult> commit(const CommitRequest& request);
 
-  // Commits reachable from HEAD, newest first, that `keep` accepts, at most
-  // `limit` of them. An unborn HEAD has none.
-  Result<std::vector<CommitInfo>> history(const std::function<bool(const CommitInfo&)>& keep,
-                                          std::size_t limit) const;
+  // Commits reachable from `from` (HEAD when "", else a ref's full name or
+  // a commit's 40-hex id), newest first, that `keep` accepts, at most
+  // `limit` of them. An unborn HEAD or a missing ref has none.
+  Result<std::vector<CommitInfo>> history(const std::function<bool(const CommitInfo&)>& keep, std::size_t limit,
+                                          const std::string& from = "") const;
+
+  // The commit `ref` (a full name) points at: "" when there is no such ref.
+  Result<std::string> ref_tip(const std::string& ref) const;
+  // `path` in the tree of `ref`'s tip, as stored: nullopt when the ref or
+  // the file is missing. For side refs, whose files are stored unfiltered.
+  Result<std::optional<std::string>> text_at(const std::string& ref, const std::string& path) const;
+  // One commit on the side ref `ref` (made when missing) that takes every
+  // file HEAD has in the folders named by `from_head`'s firsts
+  // (workspace-relative) to the places its seconds name in the side ref's
+  // tree ("" for its top). Returns its id, or "" when HEAD has none of them
+  // or the side ref holds them all already. Error::conflict when the ref
+  // moved meanwhile.
+  Result<std::string> take_from_head(const std::string& ref,
+                                     const std::vector<std::pair<std::string, std::string>>& from_head,
+                                     const Identity& author, const std::string& message);
+  // One commit on the branch that stops tracking `folders`
+  // (workspace-relative): their entries leave HEAD's tree and the index, the
+  // files stay on disk. nullopt when HEAD tracks none of them.
+  Result<std::optional<std::string>> untrack(const std::vector<std::string>& folders, const Identity& author,
+                                             const std::string& message);
 
   // What the commit changed under the workspace root, against its first
   // parent; contents as they would be checked out.
@@ -187,6 +221,8 @@ class Repository {
   Result<void> wait_for_git_locks(std::chrono::steady_clock::time_point deadline, const std::string& ref) const;
   // Where git locks `ref` ("HEAD" or "refs/heads/...").
   std::string ref_lock(const std::string& ref) const;
+  // commit() onto a side ref (CommitRequest::ref).
+  Result<CommitResult> commit_side(const CommitRequest& request);
 
   git_repository* repo_ = nullptr;
   std::string workdir_;  // ends in '/'

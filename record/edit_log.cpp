@@ -1,6 +1,7 @@
 #include "record/edit_log.hpp"
 
 #include "editproto/unicode.hpp"
+#include "record/repl_ref.hpp"
 #include "record/trailers.hpp"
 
 #include <boost/json.hpp>
@@ -74,8 +75,8 @@ std::optional<LogEntry> read_entry(const editgit::CommitInfo& commit) {
 
 std::string iso_time(const editgit::CommitInfo& commit) { return when(commit.time, commit.offset_minutes, true); }
 
-void print_log_text(std::ostream& out, const std::vector<LogEntry>& entries) {
-  for (const LogEntry& e : entries) {
+void print_log_text(std::ostream& out, const LogPage& page) {
+  for (const LogEntry& e : page.entries) {
     out << e.commit.id.substr(0, 12) << "  " << when(e.commit.time, e.commit.offset_minutes, false) << "  "
         << e.kind << "  " << (e.agent.empty() ? e.commit.author.name : e.agent);
     if (!e.session.empty()) out << "  session " << e.session;
@@ -89,23 +90,44 @@ void print_log_text(std::ostream& out, const std::vector<LogEntry>& entries) {
     }
     if (std::string undone = e.commit.trailer(trailer::undoes); !undone.empty())
       out << "    reverts " << undone << '\n';
+    if (std::string repl = e.commit.trailer(trailer::repl); !repl.empty())
+      out << "    the REPL then: " << repl.substr(0, 12) << '\n';
+    if (std::string branch = e.commit.trailer(trailer::branch); !branch.empty())
+      out << "    its pages saw: " << branch.substr(0, 12) << '\n';
   }
-  if (entries.empty()) out << "no editgate commits\n";
+  if (page.entries.empty()) out << "no editgate commits" << (page.ref == "HEAD" ? "" : " on " + page.ref) << "\n";
+  if (!page.next_before.empty()) out << "older: editgate log --before " << page.next_before.substr(0, 12) << "\n";
 }
 
-editgit::Result<std::vector<LogEntry>> find_entries(const editgit::Repository& repo, std::size_t limit,
-                                                    const std::string& agent, const std::string& session) {
-  std::vector<LogEntry> entries;
+editgit::Result<LogPage> find_entries(const editgit::Repository& repo, const LogQuery& q) {
+  LogPage page;
+  page.ref = q.repl ? repl_ref(repo) : "HEAD";
+  std::string from = q.repl ? page.ref : "";
+  if (!q.before.empty()) {
+    auto at = repo.find_commit(q.before);
+    if (!at) return at.error();
+    if (at->parents.empty()) return page;  // the first commit: nothing older
+    from = at->parents.front();
+  }
+  // One more than asked: whether another page follows.
+  bool more = false;
   auto found = repo.history(
       [&](const editgit::CommitInfo& c) {
         auto e = read_entry(c);
-        if (!e || (!agent.empty() && e->agent != agent) || (!session.empty() && e->session != session)) return false;
-        entries.push_back(std::move(*e));
+        if (!e || (!q.agent.empty() && e->agent != q.agent) || (!q.session.empty() && e->session != q.session) ||
+            (!q.kind.empty() && e->kind != q.kind))
+          return false;
+        if (page.entries.size() == q.limit) {
+          more = true;
+          return true;
+        }
+        page.entries.push_back(std::move(*e));
         return true;
       },
-      limit);
+      q.limit + 1, from);
   if (!found) return found.error();
-  return entries;
+  if (more && !page.entries.empty()) page.next_before = page.entries.back().commit.id;
+  return page;
 }
 
 boost::json::array log_json(const std::vector<LogEntry>& entries) {
@@ -145,8 +167,14 @@ boost::json::array log_json(const std::vector<LogEntry>& entries) {
   return commits;
 }
 
-void print_log_json(std::ostream& out, const std::vector<LogEntry>& entries) {
-  out << boost::json::serialize(boost::json::object{{"commits", log_json(entries)}}) << '\n';
+boost::json::object log_page_json(const LogPage& page) {
+  return {{"ref", page.ref},
+          {"commits", log_json(page.entries)},
+          {"next_before", page.next_before.empty() ? boost::json::value(nullptr) : boost::json::value(page.next_before)}};
+}
+
+void print_log_json(std::ostream& out, const LogPage& page) {
+  out << boost::json::serialize(log_page_json(page)) << '\n';
 }
 
 }  // namespace record

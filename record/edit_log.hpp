@@ -35,19 +35,35 @@ struct LogEntry {
 // The entry of an editgate commit; nullopt for anybody else's.
 std::optional<LogEntry> read_entry(const editgit::CommitInfo& commit);
 
-// editgate's commits reachable from HEAD, newest first, at most `limit`;
-// only `agent`'s and `session`'s when those are not empty. (`editgate log`,
-// GET /v1/history and the history op.)
-editgit::Result<std::vector<LogEntry>> find_entries(const editgit::Repository& repo, std::size_t limit,
-                                                    const std::string& agent, const std::string& session);
+// Which of editgate's commits to read back.
+struct LogQuery {
+  std::size_t limit = 20;
+  std::string agent;    // only its commits, when not empty
+  std::string session;  // only its commits, when not empty
+  std::string kind;     // only commits of this Editgate-Kind, when not empty
+  bool repl = false;    // the REPL's ref (record/repl_ref.hpp) instead of the branch
+  std::string before;   // a commit id: only commits older than it (the previous page's last)
+};
+
+// A page of editgate's commits, newest first (`editgate log`, GET
+// /v1/history and the history op).
+struct LogPage {
+  std::vector<LogEntry> entries;
+  std::string ref;          // the ref read: "HEAD" or the REPL's
+  std::string next_before;  // the cursor of the next page; "" when this one reached the first commit
+};
+editgit::Result<LogPage> find_entries(const editgit::Repository& repo, const LogQuery& query);
 
 // When the commit was made, as the history's JSON gives it: ISO 8601 in the
 // committer's time zone ("2026-11-24T14:50:32+01:00").
 std::string iso_time(const editgit::CommitInfo& commit);
 
-void print_log_text(std::ostream& out, const std::vector<LogEntry>& entries);
+// The page as `editgate log` prints it, with the command for the next page.
+void print_log_text(std::ostream& out, const LogPage& page);
 // The entries as `editgate log --format json` lists them under "commits".
 boost::json::array log_json(const std::vector<LogEntry>& entries);
-void print_log_json(std::ostream& out, const std::vector<LogEntry>& entries);
+// {"ref", "commits", "next_before"}: the history op's answer too.
+boost::json::object log_page_json(const LogPage& page);
+void print_log_json(std::ostream& out, const LogPage& page);
 
 }  // namespace record

@@ -2,6 +2,7 @@
 
 #include "record/commit_messages.hpp"
 #include "record/identity.hpp"
+#include "record/repl_ref.hpp"
 #include "record/trailers.hpp"
 
 #include <set>
@@ -14,15 +15,21 @@ void record_edits(editgit::Repository& repo, editproto::Applier& applier, RunRep
   if (changes.empty()) return;
   editgit::CommitRequest req;
   for (const editproto::FileChange& c : changes) {
+    if (repl_tree_path(c.path)) {
+      // A chat log: the REPL reads the change and commits it on its own ref.
+      report.files_not_committed.push_back({c.path, "a chat log: the REPL commits it on " + repl_ref(repo)});
+      continue;
+    }
     std::optional<std::string_view> before;
     if (const std::string* b = c.before.get()) before = *b;
     req.changes.push_back({c.path, before, c.after, false});
   }
   req.author = agent_identity(agent);
-  req.message = edit_message(report.blocks, agent, report.session);
+  req.message = with_repl_link(edit_message(report.blocks, agent, report.session), repo);
   req.earlier_message = [&](const std::vector<std::string>& paths) {
     return earlier_message(paths, agent, report.session);
   };
+  if (req.changes.empty()) return;
   auto done = repo.commit(req);
   if (!done) {
     report.commit_error = std::string(editgit::to_string(done.error().code)) + ": " + done.error().message;
@@ -31,7 +38,8 @@ void record_edits(editgit::Repository& repo, editproto::Applier& applier, RunRep
   report.commit = done->id;
   if (done->id) report.commits.push_back(*done->id);
   report.earlier_commit = done->earlier;
-  report.files_not_committed = done->not_committed;
+  report.files_not_committed.insert(report.files_not_committed.end(), done->not_committed.begin(),
+                                    done->not_committed.end());
   report.commit_warning = done->warning;
 }
 
@@ -90,7 +98,7 @@ editgit::Result<Undone> undo_last(const editproto::Workspace& ws, editgit::Repos
   }
   const editgit::Identity who = agent ? agent_identity(*agent) : repo.user();
   req.author = who;
-  req.message = undo_message(target, who.name, session);
+  req.message = with_repl_link(undo_message(target, who.name, session), repo);
   auto committed = repo.commit(req);
   if (!committed) return committed.error();
   return Undone{target.id, target.summary, std::move(*committed)};

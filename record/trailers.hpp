@@ -14,5 +14,7 @@ inline constexpr char job[] = "Editgate-Job";            // a page's job number
 inline constexpr char page[] = "Editgate-Page";          // the page whose log it is
 inline constexpr char duration[] = "Editgate-Duration";  // a reply's duration, "12ms"
 inline constexpr char status[] = "Editgate-Status";      // how a reply ended
+inline constexpr char repl[] = "Editgate-Repl";          // on a branch commit: the REPL ref's tip then
+inline constexpr char branch[] = "Editgate-Branch";      // on a REPL commit: the branch commit its pages saw
 
 }  // namespace record::trailer

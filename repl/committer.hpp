@@ -1,9 +1,16 @@
 // The REPL's commits: requests and replies, a page's connect, notes, and
-// the text of a log as saved, each a CommitItem put on the workspace's one
+// the text of a log as saved, each a CommitItem. They go to the REPL's own
+// ref beside the branch (record/repl_ref.hpp), through the workspace's one
 // commit queue (git/commit_queue.hpp), so git is never on the path that
-// answers an agent and the REPL's commits and the edit runs' are made in
-// the order their files were written. Each item is its own commit; when
-// more than 8 of them wait together behind another commit, they go into one.
+// answers an agent.
+//
+// At most one commit per exchange: an item that opens an exchange (a
+// request) is held until the item that closes it (its reply) arrives, and
+// both go in one commit; past `hold` the request is committed alone, so a
+// job that runs long is on the record while it runs. Commits are at least
+// `gap` apart: what arrives meanwhile waits and goes into the next one, so
+// under any load the commits per second stay bounded and each names its
+// exchanges.
 #pragma once
 
 #include "git/commit_queue.hpp"
@@ -11,11 +18,16 @@
 #include "repl/chatlog.hpp"
 #include "repl/error.hpp"
 
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/steady_timer.hpp>
+
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -24,33 +36,54 @@
 namespace repl {
 
 struct CommitItem {
-  std::vector<FileChange> files;
+  std::vector<FileChange> files;  // workspace paths under debug/ or debug-archive/
   editgit::Identity author;
-  std::string summary;  // the message's first line
+  std::string summary;  // its line: the subject when alone, a line of a group
   std::vector<std::pair<std::string, std::string>> trailers;
+  // An exchange, "page/job": opened by its request, closed by its reply.
+  std::vector<std::string> opens, closes;
+  std::string page;      // the page of the exchange
+  std::string headline;  // a request's code ("`40 + 2`"), a reply's outcome ("→ 42")
+  // The log as saved is this item's own change (a request an agent or a
+  // person appended): no "saved outside editgate" commit before it.
+  bool takes_save = false;
   // Called on the commit queue's thread once the item is in a commit: with
   // its id, or "" when the commit failed, changed nothing, or was refused
   // (the queue was full).
   std::function<void(const std::string& id)> committed;
 };
 
+struct CommitterOptions {
+  std::chrono::milliseconds hold{1000};  // a request waits this long for its reply
+  std::chrono::milliseconds gap{50};     // between two commits
+  // Items held while the queue refuses more (it is at its bound): past
+  // this, submit() refuses too.
+  std::size_t max_held = 10'000;
+};
+
 class Committer {
  public:
-  // On the workspace's commit queue.
-  explicit Committer(editgit::CommitQueue& queue) : queue_(queue) {}
+  using Options = CommitterOptions;
+
+  // On the workspace's commit queue. Items are held on `ex` (the REPL's
+  // thread, where submit is called); without one, each goes at once.
+  explicit Committer(editgit::CommitQueue& queue, std::optional<boost::asio::any_io_executor> ex = std::nullopt,
+                     Options options = {});
   // On a commit queue of its own, opened on the repository of `root`.
   static Result<std::unique_ptr<Committer>> start(const std::string& root);
-  // Waits for the items it queued (their work refers to it).
+  // Commits what is held, and waits for the items it queued (their work
+  // refers to it).
   ~Committer();
   Committer(const Committer&) = delete;
   Committer& operator=(const Committer&) = delete;
 
-  // Error::commit_queue_full when the queue is at its bound: the item's
-  // files stay written, not committed (its `committed` hears ""), and the
-  // item is left as it was, so its writer can keep the files for its next
-  // commit. Taken (moved from) otherwise.
+  // Taken (moved from) and held until it can go, or
+  // Error::commit_queue_full when the queue is at its bound and max_held
+  // items wait already: the item's files stay written, not committed (its
+  // `committed` hears ""), and the item is left as it was, so its writer
+  // can keep the files for its next commit.
   Result<void> submit(CommitItem&& item);
-  // Blocks until everything on the queue so far is committed.
+  // Commits what is held now, and blocks until everything queued is committed.
   void wait_idle();
   // Commits what is queued and stops the queue, when it is its own.
   void stop();
@@ -59,24 +92,33 @@ class Committer {
   std::uint64_t commits() const { return commits_; }
 
  private:
-  // Items that wait together. Past group_above items a batch is one commit,
-  // which takes each path's first `before` and last `after`: the texts in
-  // between are let go as items join (each is a whole log, and thousands
-  // wait while commits lag under load).
+  // Items that go into one commit. Each path keeps its first `before` and
+  // last `after`: the texts in between are let go as items join (each is a
+  // whole log, and many wait while commits lag under load).
   struct Batch {
     std::vector<CommitItem> items;
     // path -> the item, and the change in it, with the path's last `after`
     std::unordered_map<std::string, std::pair<std::size_t, std::size_t>> newest;
-    std::size_t scanned = 0;  // items whose texts were looked at
     void join(CommitItem item);
   };
-  void commit(editgit::Repository& repo, Batch batch);
-  void commit_one(editgit::Repository& repo, std::vector<CommitItem*> items);
+  // Puts what is held on the queue: into the batch still waiting there, or
+  // as a new one. Under mutex_.
+  Result<void> flush_locked();
+  void arm_locked(std::chrono::steady_clock::duration after);
+  void commit(editgit::Repository& repo, Batch& batch);
 
   std::unique_ptr<editgit::CommitQueue> own_;
   editgit::CommitQueue& queue_;
-  std::mutex mutex_;  // submit's: one item joins the last batch at a time
+  Options opt_;
+  std::unique_ptr<boost::asio::steady_timer> timer_;  // null without an executor
+  bool armed_ = false;
+  std::mutex mutex_;
+  Batch held_;
+  std::vector<std::string> open_;  // exchanges held open: a request without its reply
+  std::chrono::steady_clock::time_point opened_at_;  // when the first of them was held
+  std::chrono::steady_clock::time_point flushed_at_;
   std::shared_ptr<Batch> last_;  // the batch of this committer's last item on the queue
+  std::string ref_;              // the REPL ref: read on the queue's thread
   std::atomic<std::uint64_t> commits_{0};
 };
 

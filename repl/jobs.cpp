@@ -4,6 +4,7 @@
 #include "record/trailers.hpp"
 #include "repl/log.hpp"
 #include "repl/page_state.hpp"
+#include "repl/headlines.hpp"
 #include "repl/transcript.hpp"
 
 #include <boost/json.hpp>
@@ -162,7 +163,8 @@ void Repl::start_from_door(Page& p, Job& job, const std::string& ann) {
          "request: " + header_name(job.agent) + " to " + p.stem + ", job " + std::to_string(job.id),
          {{record::trailer::kind, "request"}, {record::trailer::agent, header_name(job.agent)},
           {record::trailer::job, std::to_string(job.id)}},
-         [this, id = p.id, keep = p.running](const std::string& c) { requested(id, {keep}, c); });
+         [this, id = p.id, keep = p.running](const std::string& c) { requested(id, {keep}, c); },
+         {{p.stem + "/" + std::to_string(job.id)}, {}, code_headline(job.codes.front()), false});
 }
 
 void Repl::schedule_tick(Page& p) {
@@ -261,6 +263,7 @@ void Repl::finish(Page& p, Job& job, std::int64_t ms, Lines reply, json::object 
     p.outcome = "job " + std::to_string(job.id) +
                 (error ? " failed after " + std::to_string(ms) + "ms (" + status + ")"
                        : " completed in " + std::to_string(ms) + "ms");
+  const std::string outcome = outcome_headline(done, error);
   Answered answered{job.id, job.agent, job.index + 1, done, !more};
   // Everything the job wrote, for a client that reads no out message; the
   // chat history keeps the reply without it (the log has the events).
@@ -283,7 +286,8 @@ void Repl::finish(Page& p, Job& job, std::int64_t ms, Lines reply, json::object 
             {record::trailer::job, std::to_string(job.id)},
             {record::trailer::duration, std::to_string(ms) + "ms"},
             {record::trailer::status, status}},
-           [this, id = p.id, answered = std::move(answered)](const std::string& c) { replied(id, answered, c); });
+           [this, id = p.id, answered = std::move(answered)](const std::string& c) { replied(id, answered, c); },
+           {{}, {p.stem + "/" + std::to_string(job.id)}, outcome, false});
   if (more && p.link) return next_block(p, job);
   if (job.deadline) job.deadline->cancel();
   registry_changed();
@@ -422,7 +426,8 @@ void Repl::fail_queued(Page& p, Job& job, Error code, const std::string& message
            {{record::trailer::kind, "reply"}, {record::trailer::job, std::to_string(job.id)}, {record::trailer::status, what}},
            [this, id = p.id, answered = Answered{job.id, job.agent, 1, done, true}](const std::string& c) {
              replied(id, answered, c);
-           });
+           },
+           {{}, {p.stem + "/" + std::to_string(job.id)}, "(" + what + ", never started)", false});
   }
   if (job.listener.done) job.listener.done(std::move(done));
   job.listener = {};

@@ -4,6 +4,7 @@
 // accepted; and, at start, jobs a stopped gateway left executing.
 #include "record/trailers.hpp"
 #include "repl/log.hpp"
+#include "repl/headlines.hpp"
 #include "repl/intake.hpp"
 #include "repl/names.hpp"
 #include "repl/page_state.hpp"
@@ -219,7 +220,14 @@ std::vector<std::shared_ptr<Repl::Job>> Repl::accept(Page& p, const Appended& a,
   commit(p, std::move(files), jobs.front()->agent,
          "request: " + header_name(jobs.front()->agent) + " to " + p.stem + (jobs.size() == 1 ? ", job " : ", jobs ") +
              numbers,
-         std::move(trailers), [this, id = p.id, jobs](const std::string& c) { requested(id, jobs, c); });
+         std::move(trailers), [this, id = p.id, jobs](const std::string& c) { requested(id, jobs, c); },
+         [&] {
+           Exchange e;
+           for (const auto& job : jobs) e.opens.push_back(p.stem + "/" + std::to_string(job->id));
+           e.headline = code_headline(jobs.front()->codes.front());
+           e.takes_save = true;
+           return e;
+         }());
   return jobs;
 }
 

@@ -1,5 +1,7 @@
 #include "repl/provenance.hpp"
 
+#include "record/repl_ref.hpp"
+
 namespace repl {
 
 Result<Provenance> GitProvenance::of(const std::string& path, const std::string& text, const Lines& lines,
@@ -24,14 +26,17 @@ Result<Provenance> GitProvenance::of(const std::string& path, const std::string&
       return Provenance{lines.size(), "it came with git: the log as found is a version git holds (a pull, "
                                       "checkout, merge, rebase, reset or stash wrote it)"};
   }
-  // A local change on top of a commit: the lines as HEAD has them are the commit's.
-  auto head = repo_->head_text(path);
-  if (!head) return Failure{Error::io, "cannot ask git about " + path + ": " + head.error().message};
-  if (!*head) return Provenance{};
-  const Lines committed = split_lines(**head);
+  // A local change on top of a commit: the lines as the REPL's ref has them are the commit's.
+  const auto in_tree = record::repl_tree_path(path);
+  if (!in_tree) return Provenance{};
+  if (ref_.empty()) ref_ = record::repl_ref(*repo_);
+  auto known = repo_->text_at(ref_, *in_tree);
+  if (!known) return Failure{Error::io, "cannot ask git about " + path + ": " + known.error().message};
+  if (!*known) return Provenance{};
+  const Lines committed = split_lines(**known);
   std::size_t n = 0;
   while (n < committed.size() && n < lines.size() && committed[n] == lines[n]) ++n;
-  return Provenance{n, n ? "it came with git: it is in the log as committed in HEAD" : ""};
+  return Provenance{n, n ? "it came with git: it is in the log as committed on " + ref_ : ""};
 }
 
 }  // namespace repl

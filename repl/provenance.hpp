@@ -1,6 +1,6 @@
 // Where text found in a chat log came from. A request runs only when it
 // arrives through one of the doors or as a local, uncommitted change: text
-// that is part of a commit (HEAD's or any other) is history, never
+// that is part of a commit (the REPL ref's, or any other) is history, never
 // instructions, however it reached the file (a pull, a checkout, a merge,
 // a rebase, a reset, a stash, the user's own `git commit`).
 #pragma once
@@ -35,6 +35,7 @@ class GitProvenance {
  private:
   std::string root_;
   std::optional<editgit::Repository> repo_;
+  std::string ref_;  // the REPL's ref (record/repl_ref.hpp)
 };
 
 }  // namespace repl

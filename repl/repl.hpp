@@ -317,9 +317,16 @@ class Repl {
 
   // The status files and the commits (status_files.cpp).
   // `committed` runs on this thread once the commit is made, with its id.
+  // `exchange`: the jobs a request opens or a reply closes, and its part of
+  // the subject (repl/committer.hpp).
+  struct Exchange {
+    std::vector<std::string> opens, closes;  // "page/job"
+    std::string headline;
+    bool takes_save;  // a request read from a saved log (CommitItem::takes_save); false when left out
+  };
   void commit(Page& p, std::vector<FileChange> files, const std::string& author, const std::string& summary,
               std::vector<std::pair<std::string, std::string>> trailers,
-              std::function<void(const std::string& id)> committed = {});
+              std::function<void(const std::string& id)> committed = {}, Exchange exchange = {});
   void write_status(Page& p);  // status.json and ready.marker, from the page's state now
   struct Answered {  // what a reply's commit callback needs of its job
     std::uint64_t job;

@@ -123,8 +123,13 @@ void Repl::requested(const std::string& page_id, const std::vector<std::shared_p
 
 void Repl::commit(Page& p, std::vector<FileChange> files, const std::string& author, const std::string& summary,
                   std::vector<std::pair<std::string, std::string>> trailers,
-                  std::function<void(const std::string& id)> committed) {
+                  std::function<void(const std::string& id)> committed, Exchange exchange) {
   CommitItem item;
+  item.opens = std::move(exchange.opens);
+  item.closes = std::move(exchange.closes);
+  item.headline = std::move(exchange.headline);
+  item.takes_save = exchange.takes_save;
+  item.page = p.stem;
   item.files = std::move(p.uncommitted);
   p.uncommitted.clear();
   for (FileChange& f : files) item.files.push_back(std::move(f));

@@ -76,16 +76,31 @@ inline std::string wait_file(const test::fs::path& p, const std::function<bool(c
   return text;
 }
 
-// The commit messages, newest first; "" while there is no commit yet.
-inline std::string messages(const test::fs::path& dir) { return test::git(dir, {"log", "--format=%B"}).out; }
+// `git log` of the REPL's ref (refs/editgate/repl/<name>), where every
+// chat-log commit goes: `args` then the ref.
+inline std::string repl_log(const test::fs::path& dir, std::vector<std::string> args) {
+  args.insert(args.begin(), "log");
+  args.push_back("--glob=refs/editgate/repl/*");
+  return test::git(dir, args).out;
+}
 
-// Waits for the background committer: the newest commit is the exchange
-// whose line starts with `prefix` (its subject, or a line of a grouped
-// "repl: N exchanges" commit). Returns every message, newest first.
+// The log `rel` (debug/...) as the REPL's ref holds it; "" when it does not.
+inline std::string repl_text(const test::fs::path& dir, const std::string& rel) {
+  const std::string tip = test::git(dir, {"for-each-ref", "--format=%(objectname)", "refs/editgate/repl/"}).out;
+  if (tip.size() < 40 || rel.rfind("debug/", 0) != 0) return {};
+  return test::git(dir, {"show", tip.substr(0, 40) + ":" + rel.substr(6)}).out;
+}
+
+// The REPL's commit messages, newest first; "" while there is no commit yet.
+inline std::string messages(const test::fs::path& dir) { return repl_log(dir, {"--format=%B"}); }
+
+// Waits for the background committer: the REPL ref's newest commit holds
+// the item whose line starts with `prefix` (its subject, or a "- " line of
+// the body that names its items). Returns every message, newest first.
 inline std::string wait_commit(const test::fs::path& dir, const std::string& prefix) {
   std::string s;
   for (int i = 0; i < 200; ++i) {
-    const std::string newest = test::git(dir, {"log", "-1", "--format=%B"}).out;
+    const std::string newest = repl_log(dir, {"-1", "--format=%B"});
     s = messages(dir);
     if (newest.rfind(prefix, 0) == 0 || newest.find("\n- " + prefix) != std::string::npos) return s;
     std::this_thread::sleep_for(25ms);

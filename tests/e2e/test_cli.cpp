@@ -293,7 +293,7 @@ TEST_CASE("cli: log of a repository with no commits yet says so and exits 0") {
   CHECK(text.out == "no editgate commits\n");
   Result json = editgate({"log", "--root", d.str(), "--format", "json"});
   CHECK(json.exit_code == 0);
-  CHECK(json.out == "{\"commits\":[]}\n");
+  CHECK(json.out == "{\"ref\":\"HEAD\",\"commits\":[],\"next_before\":null}\n");
 }
 
 TEST_CASE("cli: apply in the middle of a merge writes nothing and says why - --no-commit still works") {

@@ -90,11 +90,12 @@ TEST_CASE_METHOD(NodeGateway, "a shell agent appends requests with cat and learn
   CHECK(count(history, R"({"type":"reply")") == 3);
   CHECK(history.find(R"("code":["6 * 7\n"])") != std::string::npos);
   CHECK(history.find(R"("commit":null)") == std::string::npos);
-  // Git: each save as the repository's user, then the request and the reply.
+  // Git: each save is its request's own change, committed with its reply
+  // as the agent's on the REPL's ref.
   const std::string log_lines = wait_commit(dir.path(), "reply: " + name + " to agent, job " + third);
-  const std::string authors = test::git_ok(dir.path(), {"log", "--format=%an: %s", "-9"});
-  CHECK(authors.find("agent: request: agent to " + name + ", job " + third) != std::string::npos);
-  CHECK(std::regex_search(authors, std::regex("\n[^:]+: saved outside editgate: " + rel + "\n")));
+  const std::string authors = repl_log(dir.path(), {"--format=%an: %s%n%b", "-9"});
+  CHECK(authors.find("- request: agent to " + name + ", job " + third) != std::string::npos);
+  CHECK(authors.find("saved outside editgate") == std::string::npos);
   CHECK(test::git_ok(dir.path(), {"status", "--porcelain"}).empty());
 }
 
@@ -116,10 +117,10 @@ TEST_CASE_METHOD(NodeGateway, "an editor's save runs a request like an append, a
   wait_commit(dir.path(), "reply: " + name + " to claude");
 
   // Nothing more happens by itself: no commit, no change to the log.
-  const std::string head = test::git_ok(dir.path(), {"rev-parse", "HEAD"});
+  const std::string head = repl_log(dir.path(), {"-1", "--format=%H"});
   const std::string text = test::read_file(log);
   std::this_thread::sleep_for(800ms);
-  CHECK(test::git_ok(dir.path(), {"rev-parse", "HEAD"}) == head);
+  CHECK(repl_log(dir.path(), {"-1", "--format=%H"}) == head);
   CHECK(test::read_file(log) == text);
 
   // A draft (the fence still open) runs nothing; the footer goes below it.
@@ -129,7 +130,7 @@ TEST_CASE_METHOD(NodeGateway, "an editor's save runs a request like an append, a
   CHECK(drafted.find("```js\n40 +\n\n" + std::string(repl::footer)) != std::string::npos);
   std::this_thread::sleep_for(400ms);
   CHECK(page_file(dir, name, "ack.marker") == ack);
-  CHECK(test::git_ok(dir.path(), {"rev-parse", "HEAD"}) == head);
+  CHECK(repl_log(dir.path(), {"-1", "--format=%H"}) == head);
   // Finished where it stands (the line and the fence added in place), it runs.
   std::string finished = test::read_file(log);
   finished.replace(finished.find("40 +\n"), 5, "40 +\n2\n```\n");

@@ -123,14 +123,14 @@ TEST_CASE("a hostile page's url, title and name cannot open a fence, head a turn
   gw.reset();
 
   // Git: the page's text formed no line of its own in any commit message.
-  for (const std::string& l : repl::split_lines(test::git_ok(dir.path(), {"log", "--format=%B"}))) {
+  for (const std::string& l : repl::split_lines(messages(dir.path()))) {
     CHECK(l.rfind("Editgate-Agent: mallory", 0) != 0);
     CHECK(l.rfind("Editgate-Session: 0123456789ab", 0) != 0);
     CHECK(l.rfind("---", 0) != 0);
     CHECK(l.rfind("```", 0) != 0);
   }
   // `editgate log` shows the page's commits as the page's; `undo` finds no edit.
-  auto listed = editgate({"log", "--root", dir.str(), "--format", "json"});
+  auto listed = editgate({"log", "--root", dir.str(), "--repl", "--format", "json"});
   REQUIRE(listed.exit_code == 0);
   bool connected = false;
   const json::value history = json::parse(listed.out);

@@ -43,11 +43,11 @@ TEST_CASE_METHOD(NodeGateway, "the Node page answers an eval, and the log and gi
   CHECK(test::read_file(dir / "debug.md").find("* " + name + " (node:") != std::string::npos);
 
   const std::string history = wait_commit(dir.path(), "reply: " + name);
-  // Newest first: the reply, then its request.
-  CHECK(history.find("reply: " + name + " to agent, job 1") < history.find("request: agent to " + name + ", job 1"));
-  const std::string trailers = test::git_ok(dir.path(), {"log", "-1", "--format=%an%n%(trailers)"});
-  CHECK(trailers.find(name + "\n") == 0);
-  CHECK(trailers.find("Editgate-Kind: reply") != std::string::npos);
+  // The request and its reply, in one commit by the agent who asked, on the REPL's ref.
+  CHECK(history.find("- request: agent to " + name + ", job 1") < history.find("- reply: " + name + " to agent, job 1"));
+  const std::string trailers = repl_log(dir.path(), {"-1", "--format=%an%n%(trailers)"});
+  CHECK(trailers.find("agent\n") == 0);
+  CHECK(trailers.find("Editgate-Kind: exchange") != std::string::npos);
   CHECK(trailers.find("Editgate-Page: " + name) != std::string::npos);
   CHECK(trailers.find("Editgate-Job: 1") != std::string::npos);
   CHECK(trailers.find("Editgate-Status: ok") != std::string::npos);
@@ -345,13 +345,13 @@ TEST_CASE_METHOD(NodeGateway, "an edit block appending a request runs it, as the
   const std::string both = wait_file(log, replied("```JSON\n2\n```"));
   CHECK(std::regex_search(both, std::regex("```js\n1\n```\n\n> \\*\\*" + name + "\\*\\* to claude at [0-9:]+ \\(\\d+ms\\)\n```JSON\n1\n```\n\nand then\n```js\n2\n```\n\n> \\*\\*" + name)));
 
-  // History: the agent's edit, the request, the reply, in that order.
+  // History: the request and its reply on the REPL's ref; the edit of a
+  // chat log is the REPL's to commit, never the branch's.
   const std::string history = wait_commit(dir.path(), "reply: " + name);
-  const std::size_t reply = history.find("reply: " + name + " to claude"), request = history.find("request: claude to " + name),
-                    agent_edit = history.find("edit " + rel);
-  CHECK(reply < request);
-  CHECK(request < agent_edit);
-  CHECK(agent_edit != std::string::npos);
+  CHECK(history.find("request: claude to " + name) != std::string::npos);
+  CHECK(history.find("reply: " + name + " to claude") != std::string::npos);
+  CHECK(r.body.find("a chat log: the REPL commits it on refs/editgate/repl/") != std::string::npos);
+  CHECK(test::git(dir.path(), {"log", "--format=%s"}).out.find("edit " + rel) == std::string::npos);
   CHECK(test::git_ok(dir.path(), {"status", "--porcelain"}).empty());
 }
 
@@ -369,10 +369,11 @@ TEST_CASE("the eval op and an edit block give the same log text and the same com
     }
     // The REPL's commits: author, subject and trailers, oldest first, normalized as the log.
     std::string repl_commits() const {
-      std::string h = test::git_ok(dir.path(), {"log", "--reverse", "--format=%an|%s|%(trailers:only,unfold)@@"});
+      std::string h = repl_log(dir.path(), {"--reverse", "--format=%an|%s|%(trailers:only,unfold)@@"});
       h = std::regex_replace(h, std::regex(name), "PAGE");
       h = std::regex_replace(h, std::regex("\\(\\d+ms\\)"), "(Nms)");
       h = std::regex_replace(h, std::regex("Editgate-Duration: \\d+ms"), "Editgate-Duration: Nms");
+      h = std::regex_replace(h, std::regex("Editgate-Branch: [0-9a-f]+"), "Editgate-Branch: SHA");
       h = std::regex_replace(h, std::regex("node:[^)\\n]*"), "node:ROOT");
       std::string out;
       for (std::size_t at = 0, end; (end = h.find("@@", at)) != std::string::npos; at = end + 2) {
@@ -399,8 +400,8 @@ TEST_CASE("the eval op and an edit block give the same log text and the same com
 
   CHECK(by_eval.normalized_log() == by_edit.normalized_log());
   CHECK(by_eval.repl_commits() == by_edit.repl_commits());
-  CHECK(by_eval.repl_commits().find("claude|request: claude to PAGE, job 1|") != std::string::npos);
-  CHECK(by_eval.repl_commits().find("PAGE|reply: PAGE to claude, job 1 (Nms)|") != std::string::npos);
+  // One commit for the exchange, by the agent who asked, saying what ran and what came of it.
+  CHECK(by_eval.repl_commits().find("claude|PAGE: `6 * 7` → 42|Editgate-Kind: exchange\n") != std::string::npos);
 }
 
 TEST_CASE_METHOD(NodeGateway, "a result over 4 KiB goes to debug-archive/, linked and summarised in the log", "[pages]") {
@@ -416,7 +417,10 @@ TEST_CASE_METHOD(NodeGateway, "a result over 4 KiB goes to debug-archive/, linke
   CHECK(test::read_file(dir / archived) == "\"" + std::string(6000, 'x') + "\"\n");
   CHECK(text.find(std::string(1001, 'x')) == std::string::npos);
   wait_commit(dir.path(), "reply: " + name);
-  CHECK(test::git_ok(dir.path(), {"ls-files"}).find(archived + "\n") != std::string::npos);
+  // On the REPL's ref, where debug-archive/ is archive/.
+  const std::string tip = repl_log(dir.path(), {"-1", "--format=%H"});
+  CHECK(test::git_ok(dir.path(), {"ls-tree", "-r", "--name-only", tip.substr(0, 40)})
+            .find("archive/" + archived.substr(std::string("debug-archive/").size()) + "\n") != std::string::npos);
   CHECK(test::git_ok(dir.path(), {"status", "--porcelain"}).empty());
 }
 

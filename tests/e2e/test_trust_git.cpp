@@ -29,23 +29,27 @@ void append(const test::fs::path& path, const std::string& text) {
 
 bool has_note(const std::string& text) { return text.find("came with git") != std::string::npos; }
 
-// Waits until git sees nothing uncommitted in the log (the gateway's commits are done).
+// Waits until the REPL's ref holds the log as it is on disk (the gateway's
+// commits are done).
 void wait_clean(const test::fs::path& dir, const std::string& rel) {
   for (int i = 0; i < 200; ++i) {
-    if (test::git(dir, {"status", "--porcelain", "--", rel}).out.empty()) return;
+    if (repl_text(dir, rel) == test::read_file(dir / rel)) return;
     std::this_thread::sleep_for(25ms);
   }
-  FAIL("the log never got committed: " << test::git(dir, {"status", "--porcelain"}).out);
+  FAIL("the log never got committed on the REPL's ref");
 }
 
 // A second clone of the workspace's remote (its branch `from`), as a
-// teammate's: `text` goes at the end of the log, committed and pushed to
-// `branch` by someone else.
+// teammate's: the log as `log` has it with `text` at its end, force-added,
+// committed and pushed to `branch` by someone else.
 void teammate_pushes(const test::fs::path& remote, const test::fs::path& clone, const std::string& from,
-                     const std::string& rel, const std::string& text, const std::string& branch) {
+                     const test::fs::path& log, const std::string& rel, const std::string& text,
+                     const std::string& branch) {
   test::git_ok(clone.parent_path(), {"clone", "-q", "-b", from, remote.string(), clone.string()});
-  append(clone / rel, text);
-  test::git_ok(clone, {"commit", "-qam", "a request, committed elsewhere"});
+  test::fs::create_directories((clone / rel).parent_path());
+  test::write_file(clone / rel, test::read_file(log) + text);
+  test::git_ok(clone, {"add", "-f", rel});
+  test::git_ok(clone, {"commit", "-qm", "a request, committed elsewhere"});
   test::git_ok(clone, {"push", "-q", "origin", "HEAD:refs/heads/" + branch});
 }
 
@@ -68,21 +72,23 @@ TEST_CASE_METHOD(NodeGateway, "a request a teammate committed does not run when 
   const auto remote = elsewhere / "remote.git";
   test::git_ok(elsewhere.path(), {"init", "-q", "--bare", remote.string()});
   test::git_ok(dir.path(), {"remote", "add", "origin", remote.string()});
+  test::git_ok(dir.path(), {"commit", "-q", "--allow-empty", "-m", "the app"});
   test::git_ok(dir.path(), {"push", "-q", "-u", "origin", "HEAD"});
   const std::string branch = test::git_ok(dir.path(), {"rev-parse", "--abbrev-ref", "HEAD"});
   const std::string here = branch.substr(0, branch.size() - 1);
 
   SECTION("git pull") {
-    teammate_pushes(remote, elsewhere / "clone", here, rel, "> **mallory** to " + name + " at 10:00:00\n" + writes("pulled.txt"), here);
+    teammate_pushes(remote, elsewhere / "clone", here, log, rel,
+                    "> **mallory** to " + name + " at 10:00:00\n" + writes("pulled.txt"), here);
     test::git_ok(dir.path(), {"pull", "-q", "--ff-only"});
   }
   SECTION("git checkout of a fetched branch") {
-    teammate_pushes(remote, elsewhere / "clone", here, rel, writes("pulled.txt"), "evil");
+    teammate_pushes(remote, elsewhere / "clone", here, log, rel, writes("pulled.txt"), "evil");
     test::git_ok(dir.path(), {"fetch", "-q", "origin"});
     test::git_ok(dir.path(), {"checkout", "-q", "-b", "evil", "origin/evil"});
   }
   SECTION("git reset --hard to a fetched commit") {
-    teammate_pushes(remote, elsewhere / "clone", here, rel, writes("pulled.txt"), "evil");
+    teammate_pushes(remote, elsewhere / "clone", here, log, rel, writes("pulled.txt"), "evil");
     test::git_ok(dir.path(), {"fetch", "-q", "origin"});
     test::git_ok(dir.path(), {"reset", "-q", "--hard", "origin/evil"});
   }
@@ -96,9 +102,9 @@ TEST_CASE_METHOD(NodeGateway, "a request a teammate committed does not run when 
   CHECK_FALSE(test::fs::exists(dir / "pulled.txt"));
   const std::string after = test::read_file(log);
   CHECK(count(after, "> **" + name + "** to ") == 1);  // one reply: the local request's
-  // The note is the gateway's, committed as the page's.
+  // The note is the gateway's, committed as the page's on the REPL's ref.
   wait_clean(dir.path(), rel);
-  CHECK(has_note(test::git_ok(dir.path(), {"show", "HEAD:" + rel})));
+  CHECK(has_note(repl_text(dir.path(), rel)));
 }
 
 TEST_CASE("requests waiting in a log across a gateway restart: uncommitted ones run, committed ones do not", "[trust]") {
@@ -127,30 +133,18 @@ TEST_CASE("requests waiting in a log across a gateway restart: uncommitted ones 
   }
   SECTION("appended and committed by the user: does not run, and the log says why") {
     append(log, writes("committed.txt"));
-    test::git_ok(dir.path(), {"commit", "-qam", "a request in the log"});
+    test::git_ok(dir.path(), {"add", "-f", rel});
+    test::git_ok(dir.path(), {"commit", "-qm", "a request in the log"});
     client::Gateway gw{dir.str(), {}, true};
     const std::string text = wait_file(log, has_note);
     INFO(text << gw.err());
     local_request_runs(dir, name, "'still here'", "\"still here\"");
     CHECK_FALSE(test::fs::exists(dir / "committed.txt"));
   }
-  SECTION("appended, stashed, and popped while the gateway runs: the stash is a commit, so it does not run") {
-    append(log, writes("stashed.txt"));
-    test::git_ok(dir.path(), {"stash", "-q"});
-    client::Gateway gw{dir.str(), {}, true};
-    client::Ws ws{gw.port()};
-    ws.login(gw.cookie());
-    wait_page(ws, "node-");
-    wait_clean(dir.path(), rel);
-    test::git_ok(dir.path(), {"stash", "pop", "-q"});
-    const std::string text = wait_file(log, has_note);
-    INFO(text << gw.err());
-    local_request_runs(dir, name, "'after the stash'", "\"after the stash\"");
-    CHECK_FALSE(test::fs::exists(dir / "stashed.txt"));
-  }
   SECTION("committed, then a local request appended below it: only the local one runs") {
     append(log, writes("committed.txt"));
-    test::git_ok(dir.path(), {"commit", "-qam", "a request in the log"});
+    test::git_ok(dir.path(), {"add", "-f", rel});
+    test::git_ok(dir.path(), {"commit", "-qm", "a request in the log"});
     // A header of its own: a bare block right under a request continues it.
     append(log, "> **claude** to " + name + " at 10:00:01\n" + writes("local.txt"));
     client::Gateway gw{dir.str(), {}, true};

@@ -1,12 +1,18 @@
 // The workspace's one commit queue (git/commit_queue.hpp) and the REPL's
 // items on it (repl/committer.hpp): one thread, in the order submitted, a
-// bound with a named error past it; the REPL's items group only when many
-// wait together with nothing else between them.
+// bound with a named error past it; the REPL's items go to its own ref, an
+// exchange in one commit, and commits at least a gap apart under load.
 #include "git/commit_queue.hpp"
 #include "repl/committer.hpp"
 #include "support.hpp"
 
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <chrono>
 
 #include <atomic>
 #include <future>
@@ -33,13 +39,14 @@ struct Gate {
 };
 
 repl::CommitItem item(const test::TempDir& dir, int n) {
-  const std::string file = "f" + std::to_string(n) + ".txt";
+  const std::string file = "debug/f" + std::to_string(n) + ".md";
   test::write_file(dir / file, std::to_string(n) + "\n");
-  return repl::CommitItem{{repl::FileChange{file, nullptr, std::make_shared<const std::string>(std::to_string(n) + "\n")}},
-                          {"agent", "agent@example.com"},
-                          "exchange " + std::to_string(n),
-                          {{"Editgate-Kind", "reply"}},
-                          {}};
+  repl::CommitItem i;
+  i.files = {repl::FileChange{file, nullptr, std::make_shared<const std::string>(std::to_string(n) + "\n")}};
+  i.author = {"agent", "agent@example.com"};
+  i.summary = "exchange " + std::to_string(n);
+  i.trailers = {{"Editgate-Kind", "page"}};
+  return i;
 }
 
 }  // namespace
@@ -124,58 +131,149 @@ TEST_CASE("a commit that throws fails alone: run() names it, the work behind it 
   CHECK(nested->error().code == editgit::Error::invalid);
 }
 
-TEST_CASE("the REPL's items group only when more than 8 wait together with nothing queued between them",
+namespace {
+
+// The REPL's committer on a thread of its own, as the gateway's worker runs it.
+struct Held {
+  boost::asio::io_context io;
+  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> guard{io.get_executor()};
+  std::thread thread{[this] { io.run(); }};
+  std::optional<repl::Committer> committer;
+  Held(CommitQueue& queue, repl::CommitterOptions options) {
+    committer.emplace(queue, boost::asio::any_io_executor(io.get_executor()), options);
+  }
+  ~Held() {
+    on_thread([this] { committer.reset(); });
+    guard.reset();
+    thread.join();
+  }
+  template <class F>
+  void on_thread(F f) {
+    std::promise<void> done;
+    boost::asio::post(io, [&] {
+      f();
+      done.set_value();
+    });
+    done.get_future().wait();
+  }
+  void submit(repl::CommitItem item) {
+    on_thread([&] { REQUIRE(committer->submit(std::move(item)).has_value()); });
+  }
+};
+
+// A request (opens) or its reply (closes) of job `job` on page "node-1",
+// writing debug/node-1.md from `before` to `after`.
+repl::CommitItem exchange_item(bool request, int job, repl::Text before, const std::string& after) {
+  repl::CommitItem item;
+  item.files = {repl::FileChange{"debug/node-1.md", std::move(before), std::make_shared<const std::string>(after)}};
+  item.author = {"agent", "agent@example.com"};
+  const std::string key = "node-1/" + std::to_string(job);
+  item.page = "node-1";
+  item.summary = std::string(request ? "request: agent to node-1, job " : "reply: node-1 to agent, job ") +
+                 std::to_string(job);
+  item.trailers = {{"Editgate-Kind", request ? "request" : "reply"}, {"Editgate-Job", std::to_string(job)},
+                   {"Editgate-Page", "node-1"}};
+  (request ? item.opens : item.closes).push_back(key);
+  item.headline = request ? "`6 * 7`" : "→ 42";
+  return item;
+}
+
+std::string repl_git(const test::TempDir& dir, std::vector<std::string> args) {
+  args.insert(args.begin(), "log");
+  args.push_back("--glob=refs/editgate/repl/*");
+  return test::git_ok(dir.path(), args);
+}
+
+// The REPL ref's tip.
+std::string repl_tip(const test::TempDir& dir) {
+  return test::git_ok(dir.path(), {"for-each-ref", "--format=%(objectname)", "refs/editgate/repl/"}).substr(0, 40);
+}
+
+}  // namespace
+
+TEST_CASE("an exchange whose reply comes soon is one commit on the REPL's ref; the branch never moves",
+          "[unit][commit_queue]") {
+  test::TempDir dir;
+  test::git_ok(dir.path(), {"init", "-q"});
+  test::git_ok(dir.path(), {"commit", "-q", "--allow-empty", "-m", "code"});
+  auto queue = CommitQueue::open(dir.str());
+  REQUIRE(queue.has_value());
+  {
+    Held held(**queue, {std::chrono::milliseconds(2000), std::chrono::milliseconds(10)});
+    held.submit(exchange_item(true, 1, nullptr, "request\n"));
+    held.submit(exchange_item(false, 1, std::make_shared<const std::string>("request\n"), "request\nreply\n"));
+    held.on_thread([&] { held.committer->wait_idle(); });
+  }
+  CHECK(repl_git(dir, {"--format=%s"}) == "node-1: `6 * 7` → 42\n");
+  const std::string body = repl_git(dir, {"-1", "--format=%b"});
+  CHECK(body.find("- request: agent to node-1, job 1 `6 * 7`\n- reply: node-1 to agent, job 1 → 42\n") == 0);
+  CHECK(body.find("Editgate-Kind: exchange\n") != std::string::npos);
+  CHECK(body.find("Editgate-Job: 1\n") != std::string::npos);
+  CHECK(body.find("Editgate-Page: node-1\n") != std::string::npos);
+  // Linked to the branch commit it saw.
+  CHECK(body.find("Editgate-Branch: " + test::git_ok(dir.path(), {"rev-parse", "HEAD"})) != std::string::npos);
+  // The tree is the folder of logs itself.
+  CHECK(repl_git(dir, {"-1", "--format=", "--name-only"}) == "node-1.md\n");
+  CHECK(test::git_ok(dir.path(), {"log", "--format=%s"}) == "code\n");
+}
+
+TEST_CASE("a request whose job runs past the hold is committed alone, and its reply after it",
           "[unit][commit_queue]") {
   test::TempDir dir;
   test::git_ok(dir.path(), {"init", "-q"});
   auto queue = CommitQueue::open(dir.str());
   REQUIRE(queue.has_value());
-  repl::Committer committer(**queue);
-  int next = 0;
-  auto submit = [&](int n) {
-    for (int i = 0; i < n; ++i) REQUIRE(committer.submit(item(dir, next++)).has_value());
-  };
-  auto subjects = [&](int n) {
-    return test::git_ok(dir.path(), {"log", "-" + std::to_string(n), "--reverse", "--format=%s"});
-  };
+  Held held(**queue, {std::chrono::milliseconds(100), std::chrono::milliseconds(10)});
+  held.submit(exchange_item(true, 7, nullptr, "request\n"));
+  std::string subjects;
+  for (int i = 0; i < 200 && subjects.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    subjects = test::git(dir.path(), {"log", "--format=%s", "--glob=refs/editgate/repl/*"}).out;
+  }
+  CHECK(subjects == "node-1: `6 * 7` (job 7 running)\n");
+  held.submit(exchange_item(false, 7, std::make_shared<const std::string>("request\n"), "request\nreply\n"));
+  held.on_thread([&] { held.committer->wait_idle(); });
+  CHECK(repl_git(dir, {"--format=%s"}) == "node-1: job 7 → 42\nnode-1: `6 * 7` (job 7 running)\n");
+}
 
-  // 10 waiting, but another writer's commit between them: a commit each,
-  // in the order submitted, the other writer's in its place.
+TEST_CASE("under load the REPL's commits stay at least the gap apart, and every exchange is on the record",
+          "[unit][commit_queue]") {
+  test::TempDir dir;
+  test::git_ok(dir.path(), {"init", "-q"});
+  auto queue = CommitQueue::open(dir.str());
+  REQUIRE(queue.has_value());
+  constexpr int exchanges = 300;
+  const auto started = std::chrono::steady_clock::now();
   {
-    Gate gate;
-    REQUIRE((*queue)->submit(gate.work()).has_value());
-    gate.entered.get_future().wait();
-    submit(5);
-    REQUIRE((*queue)->submit([&](editgit::Repository& repo) {
-      test::write_file(dir / "other.txt", "other\n");
-      editgit::CommitRequest req;
-      editgit::Change change;
-      change.path = "other.txt";
-      change.after = {std::string_view("other\n")};
-      req.changes.push_back(change);
-      req.author = {"writer", "writer@example.com"};
-      req.message = "another writer\n";
-      REQUIRE(repo.commit(req).has_value());
-    }).has_value());
-    submit(5);
-    gate.open.set_value();
-    committer.wait_idle();
-    CHECK(subjects(11) ==
-          "exchange 0\nexchange 1\nexchange 2\nexchange 3\nexchange 4\nanother writer\n"
-          "exchange 5\nexchange 6\nexchange 7\nexchange 8\nexchange 9\n");
+    Held held(**queue, {std::chrono::milliseconds(1000), std::chrono::milliseconds(100)});
+    std::string text;
+    repl::Text before;
+    for (int job = 1; job <= exchanges; ++job) {
+      text += "request " + std::to_string(job) + "\n";
+      held.submit(exchange_item(true, job, before, text));
+      before = std::make_shared<const std::string>(text);
+      text += "reply " + std::to_string(job) + "\n";
+      held.submit(exchange_item(false, job, before, text));
+      before = std::make_shared<const std::string>(text);
+      if (job % 10 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    held.on_thread([&] { held.committer->wait_idle(); });
+    CHECK(test::git_ok(dir.path(), {"show", repl_tip(dir) + ":node-1.md"}) == text);
   }
-  // 10 waiting together: one commit for them all.
-  {
-    Gate gate;
-    REQUIRE((*queue)->submit(gate.work()).has_value());
-    gate.entered.get_future().wait();
-    submit(10);
-    gate.open.set_value();
-    committer.wait_idle();
-    CHECK(subjects(1) == "repl: 10 exchanges\n");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const std::string subjects = repl_git(dir, {"--format=%s"});
+  const std::size_t commits = static_cast<std::size_t>(std::count(subjects.begin(), subjects.end(), '\n'));
+  INFO(subjects);
+  // At most one commit a gap (100 ms), plus the first.
+  CHECK(commits <= static_cast<std::size_t>(seconds / 0.1) + 2);
+  CHECK(commits < exchanges);
+  const std::string bodies = repl_git(dir, {"--format=%B"});
+  for (int job = 1; job <= exchanges; ++job) {
+    INFO("job " << job);
+    CHECK(bodies.find("- reply: node-1 to agent, job " + std::to_string(job) + " ") != std::string::npos);
+    CHECK(bodies.find("Editgate-Job: " + std::to_string(job) + "\n") != std::string::npos);
   }
-  CHECK(committer.commits() == 11);
-  CHECK(test::git_ok(dir.path(), {"status", "--porcelain"}).empty());
 }
 
 TEST_CASE("a grouped batch keeps one log's first text before and last text after, not every one between",
@@ -200,16 +298,16 @@ TEST_CASE("a grouped batch keeps one log's first text before and last text after
     auto after = std::make_shared<const std::string>(text);
     texts.push_back(placeholder);
     texts.push_back(after);
-    REQUIRE(committer.submit(repl::CommitItem{{repl::FileChange{"log.md", before, placeholder},
-                                                repl::FileChange{"log.md", placeholder, after}},
-                                               {"agent", "agent@example.com"},
-                                               "exchange " + std::to_string(n),
-                                               {{"Editgate-Kind", "reply"}},
-                                               {}})
-                .has_value());
+    repl::CommitItem item;
+    item.files = {repl::FileChange{"debug/log.md", before, placeholder},
+                  repl::FileChange{"debug/log.md", placeholder, after}};
+    item.author = {"agent", "agent@example.com"};
+    item.summary = "exchange " + std::to_string(n);
+    item.trailers = {{"Editgate-Kind", "reply"}};
+    item.closes = {"log/" + std::to_string(n)};
+    REQUIRE(committer.submit(std::move(item)).has_value());
     before = after;
   }
-  test::write_file(dir / "log.md", text);
   before.reset();
   // Only the last text is still held by the waiting batch (there was no first
   // one: the file is new); the 39 between are let go.
@@ -219,32 +317,40 @@ TEST_CASE("a grouped batch keeps one log's first text before and last text after
   CHECK(held == 0);
   gate.open.set_value();
   committer.wait_idle();
-  CHECK(test::git_ok(dir.path(), {"log", "-1", "--format=%s"}) == "repl: 20 exchanges\n");
-  CHECK(test::git_ok(dir.path(), {"show", "HEAD:log.md"}) == text);
-  CHECK(test::git_ok(dir.path(), {"status", "--porcelain"}).empty());
+  CHECK(repl_git(dir, {"-1", "--format=%s"}) == "repl: 20 exchanges\n");
+  CHECK(test::git_ok(dir.path(), {"show", repl_tip(dir) + ":log.md"}) == text);
 }
 
-TEST_CASE("a REPL item the full queue refuses is reported, and its callback hears no commit", "[unit][commit_queue]") {
+TEST_CASE("REPL items wait while the queue is full, and past the bound of those held they are refused",
+          "[unit][commit_queue]") {
   test::TempDir dir;
   test::git_ok(dir.path(), {"init", "-q"});
   auto queue = CommitQueue::open(dir.str(), 1);
   REQUIRE(queue.has_value());
-  repl::Committer committer(**queue);
+  repl::CommitterOptions options;
+  options.max_held = 1;
+  repl::Committer committer(**queue, std::nullopt, options);
   Gate gate;
   REQUIRE((*queue)->submit(gate.work()).has_value());
   gate.entered.get_future().wait();
   REQUIRE((*queue)->submit([](editgit::Repository&) {}).has_value());  // the one place taken by another writer
-  std::optional<std::string> heard;
-  repl::CommitItem refused = item(dir, 0);
-  refused.committed = [&](const std::string& id) { heard = id; };
+  std::optional<std::string> first, second;
+  repl::CommitItem held = item(dir, 0);
+  held.committed = [&](const std::string& id) { first = id; };
+  REQUIRE(committer.submit(std::move(held)).has_value());  // held
+  repl::CommitItem refused = item(dir, 1);
+  refused.committed = [&](const std::string& id) { second = id; };
   auto r = committer.submit(std::move(refused));
   REQUIRE_FALSE(r.has_value());
   CHECK(r.error().code == repl::Error::commit_queue_full);
-  CHECK(heard == std::string());
+  CHECK(second == std::string());
   // The item is left whole, so its writer keeps the files for its next commit.
   CHECK(refused.files.size() == 1);
   gate.open.set_value();
   committer.wait_idle();
+  REQUIRE(first.has_value());
+  CHECK(first->size() == 40);
+  CHECK(repl_git(dir, {"--format=%s"}) == "exchange 0\n");
 }
 
 TEST_CASE("the commit queue tells every observer after each piece of work, until each is forgotten",

@@ -155,3 +155,35 @@ TEST_CASE("push: a remote's credentials never show in the failure, whatever libg
   REQUIRE_FALSE(bad.has_value());
   CHECK(bad.error().message.find("s3cret") == std::string::npos);
 }
+
+TEST_CASE("push: the REPL's ref goes with the branch to the same name, fast-forward only, and a missing one is left "
+          "out",
+          "[git][push]") {
+  Pair p;
+  const std::string ref = "refs/editgate/repl/someone-0123abcd";
+  auto repo = editgit::Repository::open(p.work.str(), {}, false);
+  REQUIRE(repo.has_value());
+  // Not there yet: the branch goes alone.
+  auto alone = repo->push({p.bare.str(), {}, {}, {ref}});
+  REQUIRE(alone.has_value());
+  CHECK(alone->also.empty());
+  // An exchange on the REPL's ref, then a second one.
+  for (const char* text : {"one exchange\n", "two exchanges\n"}) {
+    editgit::CommitRequest req;
+    req.ref = ref;
+    req.changes.push_back({"node-1.md", std::nullopt, {std::string_view(text)}, false});
+    req.author = {"agent", "agent@example.com"};
+    req.message = "node-1: an exchange\n";
+    auto before = repo->text_at(ref, "node-1.md");
+    REQUIRE(before.has_value());
+    if (*before) req.changes.back().before = std::string_view(**before);
+    REQUIRE(repo->commit(req).has_value());
+    auto pushed = repo->push({p.bare.str(), {}, {}, {ref}});
+    REQUIRE(pushed.has_value());
+    CHECK(pushed->also == std::vector<std::string>{ref});
+    CHECK(pushed->up_to_date);  // the branch had nothing new
+    CHECK(trimmed(test::git_ok(p.bare.path(), {"rev-parse", ref})) == *repo->ref_tip(ref));
+  }
+  CHECK(test::git_ok(p.bare.path(), {"show", ref + ":node-1.md"}) == "two exchanges\n");
+  CHECK(p.bare_main() == p.head());
+}

@@ -237,16 +237,18 @@ function suite(label, { connect, browser, skip, progressLate }) {
       assert.ok(sc.events.some((e) => String(e.text).includes('mcp-waiting')), JSON.stringify(sc.events));
     });
 
-    it('history lists the edit and the REPL exchanges, newest first', async () => {
-      const commits = await waitFor('the REPL exchanges committed', async () => {
-        const sc = await ok(mcp, 'history', { limit: 100 });
-        return sc.commits.some((c) => c.kind === 'reply') ? sc.commits : null;
-      });
-      const edit = commits.find((c) => c.kind === 'edit');
-      assert.ok(edit, JSON.stringify(commits));
+    it('history lists the edit on the branch, and the REPL exchanges on their own ref, newest first', async () => {
+      const branch = await ok(mcp, 'history', { limit: 100 });
+      const edit = branch.commits.find((c) => c.kind === 'edit');
+      assert.ok(edit, JSON.stringify(branch.commits));
       assert.equal(edit.agent, 'sdk-agent');
       assert.equal(edit.commit, git(root, 'log', '--format=%H', '--grep=^edit notes.txt', '-1').trim());
-      assert.ok(commits.some((c) => c.kind === 'reply'), 'the REPL exchanges');
+      assert.ok(!branch.commits.some((c) => ['exchange', 'request', 'reply'].includes(c.kind)), 'no REPL on the branch');
+      const commits = await waitFor('the REPL exchanges committed', async () => {
+        const sc = await ok(mcp, 'history', { limit: 100, repl: true });
+        return sc.commits.some((c) => c.kind === 'exchange') ? sc.commits : null;
+      });
+      assert.match(commits[0].trailers['Editgate-Branch'] ?? '', /^[0-9a-f]{40}$/, 'names the branch commit it saw');
       const times = commits.map((c) => c.time);
       assert.deepEqual(times, [...times].sort((a, b) => b - a), 'newest first');
     });

@@ -1,0 +1,20 @@
+// What a REPL commit's subject says of an exchange (repl/committer.hpp):
+// "node-1: `40 + 2` → 42".
+#pragma once
+
+#include <boost/json/object.hpp>
+
+#include <string>
+
+namespace repl {
+
+// A request's code: its first line, at most 48 characters, control
+// characters escaped, in backquotes ("…" when there is more).
+std::string code_headline(const std::string& code);
+
+// A reply's outcome, from the final message an agent gets: "→ 42",
+// "→ undefined", the exception's name ("ReferenceError"), or the reason it
+// ended ("timeout").
+std::string outcome_headline(const boost::json::object& done, bool error);
+
+}  // namespace repl
