@@ -1,6 +1,8 @@
 #include "gateway/edit_run.hpp"
 
 #include "record/commit_messages.hpp"
+#include "record/identity.hpp"
+#include "record/repl_ref.hpp"
 #include "record/run_commit.hpp"
 #include "repl/log.hpp"
 
@@ -161,6 +163,24 @@ const record::RunReport& EditRun::commit() {
 
 void EditRun::log(std::string_view door, std::optional<Error> cut) {
   if (hooks_.runs && !recorded_) hooks_.runs->record(report_, RunEnd{std::string(door), params_.agent, started_, cut});
+  // What the branch does not hold whole goes on the record on the REPL's
+  // ref, so a restart keeps it: a dry run, a block that did not apply, a
+  // commit that failed.
+  const bool whole = !params_.dry_run && record::all_ok(report_) && !report_.commit_error;
+  if (hooks_.submit && !recorded_ && !whole && !report_.blocks.empty()) {
+    auto message = std::make_shared<std::string>(
+        record::run_record_message(report_, std::string(door), params_.agent, params_.dry_run));
+    auto queued = hooks_.submit([message, author = record::agent_identity(params_.agent)](editgit::Repository& repo) {
+      editgit::CommitRequest req;
+      req.ref = record::repl_ref(repo);
+      req.allow_empty = true;
+      req.author = author;
+      req.message = *message;
+      if (auto done = repo.commit(req); !done)
+        repl::log_line("the record of an edit run was not committed: " + done.error().message);
+    });
+    if (!queued) repl::log_line("the record of an edit run was not committed: " + queued.error().message);
+  }
   recorded_ = true;
   std::string line = std::string(door) + ", agent " + params_.agent + ", session " + report_.session +
                      (params_.dry_run ? " (dry run)" : "") + ": " + record::counts(report_.blocks);

@@ -50,6 +50,9 @@ struct EditHooks {
   // its files were written. The worker sets it; a run without it commits
   // nothing and says so (commit_error).
   std::function<editgit::Result<void>(const editgit::CommitQueue::Work& work)> commit;
+  // Queues work on the same queue without waiting (the record of a run the
+  // branch does not hold whole). May be empty.
+  std::function<editgit::Result<void>(editgit::CommitQueue::Work work)> submit;
   // After a block was applied to `path` (a request appended to a chat log
   // runs). May be empty.
   std::function<void(const std::string& path, const std::string& agent)> written;

@@ -31,6 +31,7 @@ Worker::Worker(editproto::Workspace ws, editgit::Repository repo, std::unique_pt
       thread_([this] { ctx_.run(); }) {
   hooks_.runs = &runs_;
   hooks_.commit = [this](const editgit::CommitQueue::Work& work) { return commits_->run(work); };
+  hooks_.submit = [this](editgit::CommitQueue::Work work) { return commits_->submit(std::move(work)); };
 }
 
 Worker::~Worker() { join(); }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <climits>
+#include <sstream>
 #include <cstdlib>
 
 namespace record {
@@ -75,6 +76,25 @@ editgit::Result<MovedAside> move_repl_aside(editgit::Repository& repo) {
   if (!untracked) return untracked.error();
   out.untracked = *untracked;
   return out;
+}
+
+std::string run_record_message(const RunReport& report, const std::string& door, const std::string& agent,
+                               bool dry_run) {
+  constexpr std::size_t max_body = 16 * 1024;
+  std::ostringstream text;
+  print_text(text, report, false);
+  std::string body = text.str();
+  if (body.size() > max_body) {
+    std::size_t cut = max_body;
+    while (cut > 0 && (static_cast<unsigned char>(body[cut]) & 0xc0) == 0x80) --cut;  // whole characters
+    body = body.substr(0, cut) + "\n… (the report goes on for " + std::to_string(body.size() - cut) + " bytes)\n";
+  }
+  const std::string summary = std::string(dry_run ? "check" : "run") + " by " + agent + " (" + door +
+                              "): " + counts(report.blocks) +
+                              (report.commit_error ? ", commit failed" : report.commit ? ", committed" : "");
+  editgit::Trailers trailers{{trailer::kind, "run"}, {trailer::agent, agent}};
+  if (!report.session.empty()) trailers.emplace_back(trailer::session, report.session);
+  return editgit::compose_message(summary, body, trailers);
 }
 
 std::string with_repl_link(std::string message, const editgit::Repository& repo) {

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "git/repository.hpp"
+#include "record/run_report.hpp"
 
 #include <optional>
 #include <string>
@@ -48,6 +49,15 @@ struct MovedAside {
 // tracking them (the files stay). Error::conflict or locked (a merge in progress, a lock
 // held): the branch keeps tracking them until the next start.
 editgit::Result<MovedAside> move_repl_aside(editgit::Repository& repo);
+
+// The record of an edit run that the branch does not hold whole (a dry
+// run, a failed block, a commit that failed), as the message of a commit on
+// the REPL's ref that changes no file (kind `run`): a summary line, the
+// run's text report with each block's diagnostic (at most 16 KiB), and the
+// agent's and session's trailers. `door`: how it came (POST /v1/edits, the
+// inbox, MCP).
+std::string run_record_message(const RunReport& report, const std::string& door, const std::string& agent,
+                               bool dry_run);
 
 // `message` with the trailer that names the REPL ref's tip, when it has one.
 std::string with_repl_link(std::string message, const editgit::Repository& repo);

@@ -107,7 +107,25 @@ Result<std::optional<std::string>> ChatLog::read() const {
 
 Result<FileChange> ChatLog::create(const Lines& lines) { return apply({}, lines); }
 
+void ChatLog::create_later(const Lines& lines) {
+  later_ = lines;
+  set_known(joined(lines));
+}
+
+Result<FileChange> ChatLog::created_with(const std::function<Result<FileChange>()>& write) {
+  Lines lines = std::move(*later_);
+  later_.reset();
+  known_ = std::make_shared<const std::string>();
+  auto made = create(lines);
+  if (!made) return made.error();
+  auto done = write();
+  if (!done) return done.error();  // the new file waits for the log's next commit
+  done->before = nullptr;  // one change: the new file
+  return done;
+}
+
 Result<FileChange> ChatLog::replace(const Lines& old_lines, const Lines& new_lines, bool blank_after) {
+  if (later_) return created_with([&] { return replace(old_lines, new_lines, blank_after); });
   if (old_lines.empty()) return Failure{Error::log_conflict, "nothing to anchor the edit of " + path_ + " on"};
   if (known_plain_) {
     const std::string old_text = joined(old_lines);
@@ -147,6 +165,7 @@ Result<FileChange> ChatLog::replace(const Lines& old_lines, const Lines& new_lin
 }
 
 Result<FileChange> ChatLog::append(const Lines& lines) {
+  if (later_) return created_with([&] { return append(lines); });
   if (auto done = write_in_place(known_->size(), known_->size(), joined(lines))) return std::move(*done);
   auto now = read();
   if (!now) return now.error();

@@ -44,6 +44,10 @@ class ChatLog {
 
   // Creates the file with `lines` (fails when it exists).
   Result<FileChange> create(const Lines& lines);
+  // The file will hold `lines`, written at the first replace or append, not
+  // now: a realm that runs nothing leaves no log. known() says them at once;
+  // the first write's FileChange holds the whole new file (no `before`).
+  void create_later(const Lines& lines);
   // Replaces the lines `old_lines` (their last occurrence) with `new_lines`.
   // `blank_after`: `new_lines` end a finished reply, which one blank line
   // separates from whatever follows it (commentary, a queued request).
@@ -82,6 +86,9 @@ class ChatLog {
   Text known_ = std::make_shared<const std::string>();
   bool known_plain_ = true;  // LF lines, no CR, no byte-order mark, ends in LF (or empty)
   std::optional<Unseen> unseen_;
+  std::optional<Lines> later_;  // create_later's lines, not written yet
+  // The first write of a log made later: the file first, then `write`.
+  Result<FileChange> created_with(const std::function<Result<FileChange>()>& write);
 };
 
 }  // namespace repl

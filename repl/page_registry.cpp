@@ -294,6 +294,11 @@ void Repl::open_log(Page& p, bool returning) {
     place_footer(p);
     return;
   }
+  if (p.kind == "realm") {
+    // Written with its first request: a realm that runs nothing leaves nothing.
+    p.log->create_later(new_log(p.stem, p.url, p.stem + ".events.log"));
+    return;
+  }
   if (before_write) before_write(p.log->path());
   auto made = p.log->create(new_log(p.stem, p.url, p.stem + ".events.log"));
   if (!made)

@@ -311,47 +311,149 @@
     });
   }
 
-  // ---- History: commits from git and the gateway's recent edit runs, newest first ----
+  // ---- History: the branch's code changes (with the gateway's recent edit runs) or the REPL's
+  // exchanges (its own ref), newest first, a page at a time; "load earlier" continues from the
+  // oldest one shown (the op's next_before) down to the first commit ----
+  const HISTORY_PAGE = 50;
+  const hist = {
+    which: 'branch',  // or 'repl'
+    branch: { commits: [], next: null, ref: '' },
+    repl: { commits: [], next: null, ref: '' },
+    runs: [],
+    chain: Promise.resolve(),  // one history call at a time: a reload and "load earlier" never interleave
+    back: [],  // the commits shown before, when a link was followed
+  };
   let historyTimer = null;
   function scheduleHistory() {
     if (historyTimer) return;
     historyTimer = setTimeout(() => { historyTimer = null; loadHistory(); }, 150);
   }
-  function loadHistory() {
-    Promise.all([call('history', { limit: 200 }), call('runs', { limit: 100 }).catch(() => ({ runs: [] }))])
-      .then(([h, r]) => renderHistory(h.commits || [], r.runs || [])).catch(() => {});
+  function historyCall(which, before) {
+    const params = { limit: HISTORY_PAGE };
+    if (which === 'repl') params.repl = true;
+    if (before) params.before = before;
+    return call('history', params);
   }
+  function queueHistory(task) {
+    hist.chain = hist.chain.then(task).catch((e) => {
+      if (e && e.message !== 'not connected' && e.message !== 'disconnected')
+        $('history-list').replaceChildren(el('li', 'empty error', 'history: ' + e.message));
+    });
+    return hist.chain;
+  }
+  // The newest page again; what was paged in below it stays when that page reaches it.
+  function loadHistory() {
+    const which = hist.which;
+    return queueHistory(() => Promise.all([historyCall(which, null),
+      which === 'branch' ? call('runs', { limit: 100 }).catch(() => ({ runs: [] })) : Promise.resolve(null)])
+      .then(([h, r]) => {
+        const cur = hist[which];
+        const page = h.commits || [];
+        const last = page.length ? page[page.length - 1].commit : null;
+        const j = last && h.next_before ? cur.commits.findIndex((c) => c.commit === last) : -1;
+        if (j >= 0) cur.commits = page.concat(cur.commits.slice(j + 1));
+        else { cur.commits = page; cur.next = h.next_before || null; }
+        cur.ref = h.ref || '';
+        if (r) hist.runs = r.runs || [];
+        if (hist.which === which) renderHistory();
+      }));
+  }
+  function loadEarlier() {
+    const which = hist.which;
+    return queueHistory(() => {
+      const cur = hist[which];
+      if (!cur.next) return null;
+      return historyCall(which, cur.next).then((h) => {
+        const seen = new Set(cur.commits.map((c) => c.commit));
+        cur.commits = cur.commits.concat((h.commits || []).filter((c) => !seen.has(c.commit)));
+        cur.next = h.next_before || null;
+        if (hist.which === which) renderHistory();
+      });
+    });
+  }
+  function setWhich(which, focus) {
+    for (const b of document.querySelectorAll('#history-which [role=radio]')) {
+      const on = b.dataset.which === which;
+      b.setAttribute('aria-checked', on ? 'true' : 'false');
+      b.tabIndex = on ? 0 : -1;
+      if (on && focus) b.focus();
+    }
+    if (hist.which === which) return;
+    hist.which = which;
+    renderHistory();  // what was loaded before, at once; then the newest page again
+    loadHistory();
+  }
+  {
+    const radios = Array.from(document.querySelectorAll('#history-which [role=radio]'));
+    for (const b of radios) {
+      b.addEventListener('click', () => setWhich(b.dataset.which, true));
+      b.addEventListener('keydown', (ev) => {
+        const i = radios.indexOf(b);
+        let j = -1;
+        if (ev.key === 'ArrowRight' || ev.key === 'ArrowDown') j = (i + 1) % radios.length;
+        else if (ev.key === 'ArrowLeft' || ev.key === 'ArrowUp') j = (i + radios.length - 1) % radios.length;
+        if (j < 0) return;
+        ev.preventDefault();
+        setWhich(radios[j].dataset.which, true);
+      });
+    }
+  }
+  $('history-earlier').addEventListener('click', () => { loadEarlier(); });
   function blocksStatus(blocks) {
     if (!blocks || !blocks.length) return null;
     const bad = blocks.filter((b) => b.status === 'failed' || b.status === 'not_in_context').length;
     if (!bad) return 'ok';
     return bad === blocks.length ? 'failed' : 'partial';
   }
-  function renderHistory(commits, runs) {
-    const byCommit = new Map();
-    for (const r of runs) if (r.commit) byCommit.set(r.commit, r);
-    const items = commits.map((c) => {
-      const run = byCommit.get(c.commit);
-      const tr = c.trailers || {};
-      return {
-        key: c.commit, commit: c.commit, time: timeOf(c.time), summary: c.summary, agent: c.agent || (c.author && c.author.name),
-        page: tr['Editgate-Page'] || '', kind: c.kind || 'commit', duration: tr['Editgate-Duration'] || '',
-        status: blocksStatus(run ? run.blocks : c.blocks) || (c.kind === 'repl' ? 'repl' : 'ok'), run,
-      };
-    });
-    for (const r of runs) {
-      if (r.commit && commits.some((c) => c.commit === r.commit)) continue;
-      items.push({ key: 'run-' + r.id, commit: r.commit, time: timeOf(r.time), summary: r.summary || 'edit run', agent: r.agent,
-        page: '', kind: r.dry_run ? 'check' : 'edit', duration: '', status: blocksStatus(r.blocks) || 'failed', run: r });
+  const shortId = (id) => String(id || '').slice(0, 10);
+  // The commit on the other side a commit names: the REPL's tip when an edit was made, the
+  // branch's commit a REPL exchange saw.
+  function linkOf(trailers) {
+    const t = trailers || {};
+    if (t['Editgate-Repl']) return { label: 'REPL then', commit: t['Editgate-Repl'], where: 'repl' };
+    if (t['Editgate-Branch']) return { label: 'branch then', commit: t['Editgate-Branch'], where: 'branch' };
+    return null;
+  }
+  function itemOf(c, run, repl) {
+    const tr = c.trailers || {};
+    return {
+      key: c.commit, commit: c.commit, time: timeOf(c.time), summary: c.summary, agent: c.agent || (c.author && c.author.name),
+      page: tr['Editgate-Page'] || '', kind: c.kind || 'commit', duration: tr['Editgate-Duration'] || '',
+      // On the REPL's ref, blue; a run it records is coloured by its blocks as an edit is.
+      status: (repl && c.kind !== 'run') || c.kind === 'repl' ? 'repl' : blocksStatus(run ? run.blocks : c.blocks) || (repl ? 'repl' : 'ok'),
+      run, link: linkOf(tr),
+    };
+  }
+  function renderHistory() {
+    const which = hist.which;
+    const cur = hist[which];
+    const commits = cur.commits;
+    let items;
+    if (which === 'repl') items = commits.map((c) => itemOf(c, null, true));
+    else {
+      const byCommit = new Map();
+      for (const r of hist.runs) if (r.commit) byCommit.set(r.commit, r);
+      items = commits.map((c) => itemOf(c, byCommit.get(c.commit), false));
+      // A run that committed nothing is an entry of its own, where its time puts it among the
+      // commits shown (one older than the oldest shown waits for the page that reaches it).
+      const oldest = commits.length && cur.next ? timeOf(commits[commits.length - 1].time) : -Infinity;
+      for (const r of hist.runs) {
+        if (r.commit || timeOf(r.time) < oldest) continue;
+        items.push({ key: 'run-' + r.id, commit: null, time: timeOf(r.time), summary: r.summary || 'edit run', agent: r.agent,
+          page: '', kind: r.dry_run ? 'check' : 'edit', duration: '', status: blocksStatus(r.blocks) || 'failed', run: r, link: null });
+      }
+      items.sort((a, b) => b.time - a.time);  // stable: commits of one second keep git's order
     }
-    items.sort((a, b) => b.time - a.time);
     state.history = new Map(items.map((i) => [i.key, i]));
     const list = $('history-list');
+    list.setAttribute('aria-label', which === 'repl' ? 'REPL history' : 'Code changes');
+    $('history-ref').textContent = cur.ref && cur.ref !== 'HEAD' ? cur.ref : '';
     const focused = list.contains(document.activeElement) ? document.activeElement.dataset.key : null;
     list.replaceChildren(...items.map((i) => {
       const li = el('li', 'item st-' + i.status);
       li.setAttribute('role', 'option');
       li.dataset.key = i.key;
+      li.dataset.kind = i.kind;
       li.setAttribute('aria-selected', i.key === state.selectedCommit ? 'true' : 'false');
       const top = el('div', 'line');
       top.append(el('span', 'dot'), el('span', 'summary', i.summary), el('span', 'when', shortClock(i.time)));
@@ -360,36 +462,80 @@
       if (i.page && i.page !== i.agent) meta.append(el('span', 'mono', i.page));
       if (i.duration) meta.append(el('span', '', i.duration));
       if (!i.commit) meta.append(el('span', 'warn', 'not committed'));
+      if (i.link) meta.append(el('span', 'mono muted link-id', (i.link.where === 'repl' ? 'REPL ' : 'branch ') + i.link.commit.slice(0, 7)));
       li.append(top, meta);
       return li;
     }));
-    const cur = keepRoving(list, focused || state.selectedCommit);
-    if (focused && cur) cur.focus();
-    if (!items.length) list.replaceChildren(el('li', 'empty', 'Nothing in the history yet.'));
+    const cur2 = keepRoving(list, focused || state.selectedCommit);
+    if (focused && cur2) cur2.focus();
+    if (!items.length) list.replaceChildren(el('li', 'empty', which === 'repl' ? 'No REPL exchange yet.' : 'No code change yet.'));
+    $('history-earlier').hidden = !cur.next;
+    $('history-start').hidden = !!cur.next || !commits.length;
   }
   listNav($('history-list'), (li) => selectHistory(li.dataset.key));
+  function markSelected(key) {
+    state.selectedCommit = key;
+    for (const li of $('history-list').querySelectorAll('[role=option]')) li.setAttribute('aria-selected', li.dataset.key === key ? 'true' : 'false');
+  }
   function selectHistory(key) {
     const item = state.history && state.history.get(key);
     if (!item) return;
-    state.selectedCommit = key;
-    for (const li of $('history-list').querySelectorAll('[role=option]')) li.setAttribute('aria-selected', li.dataset.key === key ? 'true' : 'false');
+    hist.back = [];
+    markSelected(key);
     const d = $('history-detail');
     if (!item.commit) return renderDetail(d, { summary: item.summary, agent: item.agent, time: item.time, files: [], blocks: item.run.blocks || [] }, item);
-    d.replaceChildren(el('p', 'muted', 'loading ' + item.commit.slice(0, 12) + '…'));
-    call('show', { commit: item.commit }).then((s) => {
-      if (state.selectedCommit === key) renderDetail(d, s, item);
-    }).catch((e) => d.replaceChildren(el('p', 'error', 'show: ' + e.message)));
+    showCommit(item.commit, item, key);
+  }
+  function showCommit(commit, item, key) {
+    const d = $('history-detail');
+    d.replaceChildren(el('p', 'muted', 'loading ' + shortId(commit) + '…'));
+    d.dataset.commit = commit;
+    call('show', { commit }).then((s) => {
+      if (d.dataset.commit === commit && state.selectedCommit === key) renderDetail(d, s, item);
+    }).catch((e) => { if (d.dataset.commit === commit) d.replaceChildren(el('p', 'error', 'show: ' + e.message)); });
+  }
+  // A link followed: that commit in the detail (and selected, when it is in the list shown),
+  // with the way back to the one it came from.
+  function followLink(commit, from) {
+    hist.back.push(from);
+    openLinked(commit);
+  }
+  function openLinked(commit) {
+    const item = state.history && state.history.get(commit);
+    const key = item ? commit : 'linked-' + commit;
+    markSelected(key);
+    showCommit(commit, item || { summary: '', agent: '', time: 0, page: '' }, key);
   }
   function renderDetail(d, s, item) {
     const head = el('header', 'detail-head');
+    if (hist.back.length) {
+      const prev = hist.back[hist.back.length - 1];
+      const b = el('button', 'link back', '← back to ' + shortId(prev));
+      b.addEventListener('click', () => { hist.back.pop(); openLinked(prev); });
+      head.append(b);
+    }
     head.append(el('h2', '', s.summary || item.summary));
     const meta = el('div', 'meta');
-    if (s.commit) meta.append(el('span', 'mono', s.commit.slice(0, 12)));
-    meta.append(el('span', '', s.agent || s.author || item.agent || ''));
+    if (s.kind || item.kind) meta.append(el('span', 'badge', s.kind || item.kind));
+    if (s.commit) meta.append(el('span', 'mono commit-id', s.commit.slice(0, 12)));
+    meta.append(el('span', '', s.agent || (s.author && s.author.name) || item.agent || ''));
     if (s.page || item.page) meta.append(el('span', 'mono', s.page || item.page));
     meta.append(el('span', 'muted', clock(s.time || item.time)));
     if (!s.commit) meta.append(el('span', 'warn', 'not committed'));
     head.append(meta);
+    const link = s.commit ? linkOf(s.trailers) : null;
+    if (link) {
+      const p = el('div', 'meta links');
+      p.append(el('span', 'muted', link.label));
+      const b = el('button', 'link mono commit-link', shortId(link.commit));
+      b.dataset.commit = link.commit;
+      b.dataset.where = link.where;
+      b.title = (link.where === 'repl' ? 'the REPL\'s commit when this edit was made: ' : 'the branch\'s commit this exchange saw: ') + link.commit;
+      b.setAttribute('aria-label', 'show ' + (link.where === 'repl' ? 'the REPL commit ' : 'the branch commit ') + shortId(link.commit));
+      b.addEventListener('click', () => followLink(link.commit, s.commit));
+      p.append(b);
+      head.append(p);
+    }
     const parts = [head];
     const blocks = (s.blocks && s.blocks.length ? s.blocks : (item.run && item.run.blocks)) || [];
     if (blocks.length) parts.push(renderBlocks(blocks));
@@ -432,15 +578,27 @@
       el('span', 'mono', f.old_path && f.old_path !== f.path ? f.old_path + ' → ' + f.path : f.path));
     box.append(h);
     if (f.binary) { box.append(el('p', 'muted', 'binary file')); return box; }
-    const t = el('table', 'diff ' + state.diffMode);
+    // The columns' widths come from the <colgroup> (table-layout: fixed would take them from the
+    // first row, a hunk header spanning them all): line numbers as wide as the largest has
+    // digits, the code the rest.
+    let widest = 1;
+    for (const hunk of f.hunks || []) for (const l of hunk.lines || []) widest = Math.max(widest, l.old || 0, l.new || 0);
+    const digits = Math.min(7, Math.max(3, String(widest).length));
+    const split = state.diffMode === 'split';
+    const t = el('table', 'diff ' + state.diffMode + ' digits-' + digits);
+    const cols = el('colgroup');
+    for (const c of split ? ['ln', 'text', 'ln', 'text'] : ['ln', 'ln', 'text']) cols.append(el('col', c));
+    t.append(cols);
+    const body = el('tbody');
     for (const hunk of f.hunks || []) {
       const hr = el('tr', 'hunk');
       const td = el('td', '', hunk.header);
-      td.colSpan = state.diffMode === 'split' ? 4 : 3;
+      td.colSpan = split ? 4 : 3;
       hr.append(td);
-      t.append(hr);
-      if (state.diffMode === 'split') splitRows(t, hunk.lines || []); else unifiedRows(t, hunk.lines || []);
+      body.append(hr);
+      if (split) splitRows(body, hunk.lines || []); else unifiedRows(body, hunk.lines || []);
     }
+    t.append(body);
     box.append(t);
     return box;
   }

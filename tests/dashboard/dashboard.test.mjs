@@ -2,8 +2,10 @@
 // which setup.sh installs into the build folder), against a real `editgate
 // serve` on a temporary workspace: the printed URL signs in once, every view
 // follows the gateway live, approvals let a page in, a foreign origin reads
-// nothing, and the keyboard reaches everything. Screenshots of the main views
-// go to $SCREENSHOTS.
+// nothing, and the keyboard reaches everything. The History shows the
+// branch's code changes or the REPL's exchanges, links the two, pages back to
+// the first commit, and its diff gives the code the width. Screenshots of the
+// main views go to $SCREENSHOTS.
 // Run: EDITGATE=<binary> DASHBOARD_NPM=<build>/npm-dashboard SCREENSHOTS=<dir> node --test tests/dashboard/dashboard.test.mjs
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -14,12 +16,16 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 
-import { places, waitFor, workspace } from '../mcp/harness.mjs';
+import { git, places, waitFor, workspace } from '../mcp/harness.mjs';
 
 const editgate = process.env.EDITGATE;
 const npm = process.env.DASHBOARD_NPM;
 const shots = process.env.SCREENSHOTS;
 const { chromium } = createRequire(path.join(npm, 'package.json'))('playwright-core');
+
+// A real source file of this repository, with a line of 117 columns.
+const sourceFile = fs.readFileSync(new URL('../../gateway/ops_show.cpp', import.meta.url), 'utf8');
+const longLine = '  return s.size() >= 7 && s.size() <= 40 && s.find_first_not_of("0123456789abcdefABCDEF") == std::string_view::npos;';
 
 const block = (file, from, to) => `${file}\n««« EDIT\n${from}\n═══════ REPL\n${to}\n»»» EDIT END\n`;
 
@@ -87,9 +93,11 @@ const summaryOf = (text) => JSON.parse(text.trim().split('\n').pop());
 describe('dashboard in headless Chromium', { timeout: 180000 }, () => {
   let root; let gw; let browser; let ctx; let dash;
   const problems = [];
+  const edits = [];  // the edit commits the tests made, oldest first
 
   before(async () => {
-    root = workspace({ 'notes.txt': 'alpha\ngamma\n', 'app.js': 'const a = 1;\nconst b = 2;\n' });
+    assert.ok(sourceFile.includes(longLine), 'gateway/ops_show.cpp still has the long line the diff test edits');
+    root = workspace({ 'notes.txt': 'alpha\ngamma\n', 'app.js': 'const a = 1;\nconst b = 2;\n', 'src/ops_show.cpp': sourceFile });
     gw = await serve(root);
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
     ctx = await browser.newContext({ viewport: { width: 1280, height: 760 } });
@@ -175,6 +183,7 @@ describe('dashboard in headless Chromium', { timeout: 180000 }, () => {
     const r = await gw.post('/v1/edits?agent=dash-agent', block('notes.txt', 'alpha', 'alpha\nbeta-from-dashboard'), 'text/plain');
     const { commit } = summaryOf(r.text);
     assert.match(commit, /^[0-9a-f]{40}$/, r.text);
+    edits.push(commit);
     await selectCommit(commit);
     await dash.waitForSelector('#history-detail table.diff.unified tr.add:has-text("beta-from-dashboard")');
     await dash.click('#history-detail button.toggle:has-text("side by side")');
@@ -186,6 +195,7 @@ describe('dashboard in headless Chromium', { timeout: 180000 }, () => {
     const text = `${block('app.js', 'const b = 2;', 'const b = 3;')}\n${block('app.js', 'const c = 9;', 'const c = 10;')}`;
     const r = await gw.post('/v1/edits?agent=dash-agent', text, 'text/plain');
     const { commit } = summaryOf(r.text);
+    edits.push(commit);
     await selectCommit(commit);
     const failed = await dash.waitForSelector('#history-detail .block.failed');
     assert.equal((await dash.$$('#history-detail .block.failed')).length, 1, 'only the failing block');
@@ -195,6 +205,102 @@ describe('dashboard in headless Chromium', { timeout: 180000 }, () => {
     assert.notEqual(await failed.evaluate((e) => getComputedStyle(e).borderLeftColor),
       await dash.$eval('#history-detail .block:not(.failed)', (e) => getComputedStyle(e).borderLeftColor), 'it stands out');
     await shot('history-failed-block');
+  });
+
+  const listed = async () => dash.$$eval('#history-list [role=option]',
+    (all) => all.map((li) => ({ key: li.dataset.key, kind: li.dataset.kind, summary: li.querySelector('.summary').textContent, text: li.textContent })));
+  const which = async (name) => {
+    await dash.click(`#history-which [data-which="${name}"]`);
+    assert.equal(await dash.getAttribute(`#history-which [data-which="${name}"]`, 'aria-checked'), 'true');
+  };
+  // What the branch holds (the start's kinds aside), and what only the REPL's ref does.
+  const codeKinds = new Set(['edit', 'undo']);
+  const replKinds = new Set(['exchange', 'request', 'reply', 'repl', 'page', 'run', 'background']);
+
+  it('History shows the branch\'s code changes first, the REPL\'s exchanges on the switch, and each links to the other', async (t) => {
+    await view('history');
+    assert.equal(await dash.getAttribute('#history-which [data-which="branch"]', 'aria-checked'), 'true', 'code changes by default');
+    let items = await waitFor('the edits listed', async () => { const l = await listed(); return edits.every((c) => l.some((i) => i.key === c)) && l; });
+    assert.deepEqual(items.map((i) => i.kind).filter((k) => !codeKinds.has(k)), [], 'only code changes on the branch (no exchange)');
+    assert.ok(!items.some((i) => /dashboard-42/.test(i.text)), 'the REPL\'s exchanges are not among the code changes');
+
+    await which('repl');
+    const exchange = await dash.waitForSelector('#history-list [role=option]:has-text("dashboard-42")');
+    assert.match(await dash.$eval('#history-ref', (e) => e.textContent), /^refs\/editgate\/repl\//, 'the REPL\'s ref is named');
+    items = await listed();
+    assert.ok(items.every((i) => replKinds.has(i.kind)), `REPL kinds only: ${items.map((i) => i.kind)}`);
+    assert.ok(items.some((i) => i.kind === 'exchange'), 'exchanges among them');
+    assert.ok(!items.some((i) => edits.includes(i.key)), 'no edit among the REPL\'s exchanges');
+    assert.ok(items.some((i) => /dash-broke/.test(i.text)), 'the failed eval is there too');
+    await shot('history-repl');
+
+    // The exchange names the branch commit its page saw (the start: no edit was made yet).
+    const replCommit = await exchange.getAttribute('data-key');
+    await exchange.click();
+    await dash.waitForSelector(`#history-detail .meta:has-text("${replCommit.slice(0, 12)}")`);
+    await dash.waitForSelector('#history-detail table.diff td.text:has-text("dashboard-42")');
+    const toBranch = await dash.waitForSelector('#history-detail button.commit-link[data-where="branch"]');
+    const branchCommit = await toBranch.getAttribute('data-commit');
+    assert.equal(branchCommit.trim(), git(root, 'rev-list', '--max-parents=0', 'HEAD').trim(), 'the start commit');
+    assert.equal((await toBranch.textContent()).trim(), branchCommit.slice(0, 10), 'a short id');
+    await toBranch.click();
+    await dash.waitForSelector(`#history-detail .meta:has-text("${branchCommit.slice(0, 12)}")`);
+    await dash.waitForSelector('#history-detail h2:has-text("start")');
+    await dash.click('#history-detail button.back');
+    await dash.waitForSelector(`#history-detail .meta:has-text("${replCommit.slice(0, 12)}")`);
+
+    // The last edit names the REPL's tip when it was made; following it shows that exchange.
+    await which('branch');
+    const edit = edits[edits.length - 1];
+    await dash.click(`#history-list [role=option][data-key="${edit}"]`);
+    await dash.waitForSelector(`#history-detail .meta:has-text("${edit.slice(0, 12)}")`);
+    const toRepl = await dash.waitForSelector('#history-detail button.commit-link[data-where="repl"]');
+    const tip = await toRepl.getAttribute('data-commit');
+    const trailer = git(root, 'log', '-1', '--format=%(trailers:key=Editgate-Repl,valueonly)', edit).trim();
+    assert.equal(tip, trailer, 'the Editgate-Repl trailer');
+    await shot('history-links');
+    await toRepl.click();
+    await dash.waitForSelector(`#history-detail .meta:has-text("${tip.slice(0, 12)}")`);
+    const kind = await dash.$eval('#history-detail .detail-head .badge', (e) => e.textContent);
+    assert.ok(replKinds.has(kind), `a REPL commit (${kind})`);
+    await dash.waitForSelector('#history-detail .file-head:has-text(".md")');
+  });
+
+  it('the diff of a real source file gives the code the width: line numbers a few characters wide', async (t) => {
+    const edited = longLine.replace('abcdefABCDEF', 'abcdef');
+    const r = await gw.post('/v1/edits?agent=dash-agent', block('src/ops_show.cpp', longLine, edited), 'text/plain');
+    const { commit } = summaryOf(r.text);
+    assert.match(commit, /^[0-9a-f]{40}$/, r.text);
+    edits.push(commit);
+    const measure = () => dash.$eval('#history-detail table.diff', (t) => {
+      const tw = t.getBoundingClientRect().width;
+      const row = Array.from(t.querySelectorAll('tr')).find((tr) => tr.classList.contains('del') || tr.classList.contains('chg'));
+      const cells = Array.from(row.cells).map((c) => ({ cls: c.className, share: c.getBoundingClientRect().width / tw, width: c.clientWidth }));
+      const probe = document.createElement('span');
+      probe.textContent = '0'.repeat(100);
+      t.querySelector('td.text').append(probe);
+      const ch = probe.getBoundingClientRect().width / 100;
+      probe.remove();
+      return { cells, ch };
+    });
+    await selectCommit(commit);
+    await dash.click('#history-detail button.toggle:has-text("unified")');
+    await dash.waitForSelector('#history-detail table.diff.unified tr.del:has-text("abcdefABCDEF")');
+    const unified = await measure();
+    const [ln1, ln2, text] = unified.cells;
+    assert.ok(ln1.share < 0.1 && ln2.share < 0.1, `number columns narrow: ${JSON.stringify(unified.cells)}`);
+    assert.ok(text.share > 0.6, `the code column has the rest: ${JSON.stringify(unified.cells)}`);
+    assert.ok((text.width - 12) / unified.ch >= 80, `80 columns of code or more before wrapping: ${(text.width - 12) / unified.ch}`);
+    await shot('history-diff-source');
+
+    await dash.click('#history-detail button.toggle:has-text("side by side")');
+    await dash.waitForSelector('#history-detail table.diff.split td.text.del:has-text("abcdefABCDEF")');
+    const split = await measure();
+    const [l1, t1, l2, t2] = split.cells;
+    assert.ok(l1.share < 0.1 && l2.share < 0.1, `number columns narrow: ${JSON.stringify(split.cells)}`);
+    assert.ok(t1.share > 0.4 && t2.share > 0.4 && t1.share + t2.share > 0.8, `the code columns have the rest: ${JSON.stringify(split.cells)}`);
+    await shot('history-diff-source-split');
+    await dash.click('#history-detail button.toggle:has-text("unified")');
   });
 
   it('a page from an origin not on the allow-list waits as pending, is allowed, and then connects', async (t) => {
@@ -272,12 +378,58 @@ describe('dashboard in headless Chromium', { timeout: 180000 }, () => {
     await dash.keyboard.press('ArrowRight');
     assert.equal(await dash.getAttribute('#tab-history', 'aria-selected'), 'true');
     await dash.keyboard.press('Tab');
+    assert.equal(await dash.evaluate(() => document.activeElement.dataset.which), 'branch', 'Tab reaches the history\'s switch');
+    await dash.keyboard.press('ArrowRight');
+    assert.equal(await dash.getAttribute('#history-which [data-which="repl"]', 'aria-checked'), 'true', 'an arrow switches to the REPL');
+    await dash.keyboard.press('ArrowLeft');
+    assert.equal(await dash.getAttribute('#history-which [data-which="branch"]', 'aria-checked'), 'true');
+    await dash.waitForSelector('#history-list[aria-label="Code changes"] [role=option]');
+    await dash.keyboard.press('Tab');
     await dash.keyboard.press('End');
     await dash.keyboard.press('Enter');
     const key = await dash.evaluate(() => document.activeElement.dataset.key);
     assert.equal(await dash.getAttribute(`#history-list [data-key="${key}"]`, 'aria-selected'), 'true', 'Enter selects the entry');
     assert.equal(await dash.$('#history-detail .empty'), null, 'and the detail shows it');
     await shot('history');
+  });
+
+  it('"load earlier" pages back to the first commit, then is gone', async (t) => {
+    // More editgate commits than a page (50), made with git's own CLI while the gateway runs.
+    const made = 120;
+    const msgs = Array.from({ length: made }, (_, i) => `paging ${i + 1}\n\nEditgate-Kind: edit\nEditgate-Agent: pager`);
+    for (const m of msgs) git(root, 'commit', '-q', '--allow-empty', '-m', m);
+    // One more through the gateway: its commit event reloads the history.
+    const r = await gw.post('/v1/edits?agent=dash-agent', block('notes.txt', 'gamma', 'gamma\ndelta'), 'text/plain');
+    const { commit } = summaryOf(r.text);
+    edits.push(commit);
+    await view('history');
+    await which('branch');
+    await dash.waitForSelector(`#history-list [role=option][data-key="${commit}"]`);
+    const total = git(root, 'log', '--format=%(trailers:key=Editgate-Kind,valueonly)', 'HEAD')
+      .split('\n').filter((l) => l.trim()).length;
+    assert.equal(total, made + edits.length, 'the branch\'s editgate commits');
+    const count = async () => (await listed()).length;
+    assert.equal(await count(), 50, 'one page');
+    assert.equal(await dash.isVisible('#history-earlier'), true);
+    assert.equal(await dash.isVisible('#history-start'), false);
+    let pages = 1;
+    while (await dash.isVisible('#history-earlier')) {
+      const before = await count();
+      await dash.click('#history-earlier');
+      await waitFor('an earlier page', async () => (await count()) > before || !(await dash.isVisible('#history-earlier')));
+      pages++;
+      assert.ok(pages < 10, 'no endless paging');
+    }
+    const items = await listed();
+    assert.equal(pages, Math.ceil(total / 50), 'page by page');
+    assert.equal(items.length, total, 'every commit, once');
+    assert.equal(new Set(items.map((i) => i.key)).size, total);
+    assert.equal(items[0].key, commit, 'newest first');
+    assert.equal(items[items.length - 1].key, edits[0], 'down to the first edit');
+    assert.ok(items.some((i) => i.summary === 'paging 1') && items.some((i) => i.summary === `paging ${made}`));
+    assert.equal(await dash.isVisible('#history-start'), true, 'the first commit is marked');
+    await dash.$eval('#history-list', (l) => { l.scrollTop = l.scrollHeight; });
+    await shot('history-first-commit');
   });
 
   it('ran under the strict CSP without a refused script, style or error', (t) => {
