@@ -23,16 +23,21 @@ std::vector<std::string> lines_of(const std::string& text) {
   return out;
 }
 
+// A repository on main with one commit: app.js.
+void app_workspace(const test::TempDir& dir) {
+  test::write_file(dir / "app.js", "let x = 1;\n");
+  test::git_ok(dir.path(), {"init", "-q", "-b", "main"});
+  test::git_ok(dir.path(), {"add", "app.js"});
+  test::git_ok(dir.path(), {"commit", "-q", "-m", "the app"});
+}
+
 }  // namespace
 
 TEST_CASE("a session with evals and an edit: the branch holds the edit, the REPL's ref one commit per exchange, "
           "each naming the other",
           "[repl-history]") {
   test::TempDir dir;
-  test::write_file(dir / "app.js", "let x = 1;\n");
-  test::git_ok(dir.path(), {"init", "-q", "-b", "main"});
-  test::git_ok(dir.path(), {"add", "app.js"});
-  test::git_ok(dir.path(), {"commit", "-q", "-m", "the app"});
+  app_workspace(dir);
   client::Gateway gw(dir.str(), {}, true);
   client::Ws ws(gw.port());
   ws.login(gw.cookie());
@@ -151,10 +156,7 @@ TEST_CASE("a workspace whose branch tracks debug/ gets one commit that stops tra
 TEST_CASE("a failed run and a dry run are on the record on the REPL's ref, with their diagnostics, after a restart",
           "[repl-history]") {
   test::TempDir dir;
-  test::write_file(dir / "app.js", "let x = 1;\n");
-  test::git_ok(dir.path(), {"init", "-q", "-b", "main"});
-  test::git_ok(dir.path(), {"add", "app.js"});
-  test::git_ok(dir.path(), {"commit", "-q", "-m", "the app"});
+  app_workspace(dir);
   {
     client::Gateway gw(dir.str());
     const std::string bearer = "Bearer " + gw.cookie();
