@@ -168,14 +168,14 @@ void EditRun::log(std::string_view door, std::optional<Error> cut) {
   // commit that failed.
   const bool whole = !params_.dry_run && record::all_ok(report_) && !report_.commit_error;
   if (hooks_.submit && !recorded_ && !whole && !report_.blocks.empty()) {
-    auto message = std::make_shared<std::string>(
-        record::run_record_message(report_, std::string(door), params_.agent, params_.dry_run));
-    auto queued = hooks_.submit([message, author = record::agent_identity(params_.agent)](editgit::Repository& repo) {
+    auto report = std::make_shared<record::RunReport>(report_);
+    auto queued = hooks_.submit([report, door = std::string(door), agent = params_.agent,
+                                 dry_run = params_.dry_run](editgit::Repository& repo) {
       editgit::CommitRequest req;
       req.ref = record::repl_ref(repo);
       req.allow_empty = true;
-      req.author = author;
-      req.message = *message;
+      req.author = record::agent_identity(agent);
+      req.message = record::run_record_message(*report, door, agent, dry_run, repo);
       if (auto done = repo.commit(req); !done)
         repl::log_line("the record of an edit run was not committed: " + done.error().message);
     });

@@ -127,6 +127,7 @@ int run_push_child(const std::string& root, const std::string& remote, std::ostr
   json::array also;
   for (const std::string& ref : pushed->also) also.emplace_back(ref);
   line["also"] = std::move(also);
+  if (!pushed->also_error.empty()) line["also_error"] = editgit::redact_urls(pushed->also_error);
   say(line);
   return 0;
 }

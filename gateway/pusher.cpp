@@ -2,6 +2,7 @@
 
 #include "gateway/push_child.hpp"
 #include "git/redact.hpp"
+#include "record/repl_ref.hpp"
 #include "git/repository.hpp"
 
 #include <fcntl.h>
@@ -18,10 +19,12 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-// HEAD's commit as the pusher's handle reads it; "" when there is none.
-std::string head_commit(editgit::Repository& repo) {
-  auto head = repo.history([](const editgit::CommitInfo&) { return true; }, 1);
-  return head && !head->empty() ? head->front().id : std::string();
+// HEAD's commit and the REPL ref's, as the pusher's handle reads them: what
+// a push carries.
+std::string pushed_state(editgit::Repository& repo) {
+  auto head = repo.ref_tip("HEAD");
+  auto repl = repo.ref_tip(record::repl_ref(repo));
+  return (head ? *head : std::string()) + " " + (repl ? *repl : std::string());
 }
 
 Failure stopping() { return {Error::shutting_down, "the gateway is stopping: it pushes once more as it ends"}; }
@@ -221,7 +224,8 @@ void Pusher::reschedule(PushOutcome& outcome) {
 PushOutcome Pusher::push_once(bool forced, bool last) {
   PushOutcome outcome;
   outcome.body["remote"] = shown_;
-  if (!forced && !pushed_.empty() && head_commit(*repo_) == pushed_) {
+  const std::string state = pushed_state(*repo_);
+  if (!forced && !pushed_.empty() && state == pushed_) {
     // Nothing new since the last push (the queue's work was no commit).
     outcome.body["skipped"] = true;
     return outcome;
@@ -234,10 +238,9 @@ PushOutcome Pusher::push_once(bool forced, bool last) {
     outcome.failure = Failure{pushed.error().code, editgit::redact_urls(pushed.error().message)};
     return outcome;
   }
-  for (const char* key : {"ref", "commit", "previous", "up_to_date", "also"})
+  for (const char* key : {"ref", "commit", "previous", "up_to_date", "also", "also_error"})
     if (const json::value* v = pushed->if_contains(key)) outcome.body[key] = *v;
-  if (const json::value* commit = outcome.body.if_contains("commit"); commit && commit->is_string())
-    pushed_ = commit->get_string();
+  pushed_ = state;
   return outcome;
 }
 

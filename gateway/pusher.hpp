@@ -112,7 +112,7 @@ class Pusher {
   const std::string shown_;   // without a URL's credentials: what is reported
   const Report report_;
   const Schedule schedule_;
-  std::string pushed_;  // the commit the remote's branch holds, as the last push left it; the thread only
+  std::string pushed_;  // the branch's and the REPL ref's commits the last push carried; the thread only
 
   std::mutex mutex_;
   std::condition_variable wake_;

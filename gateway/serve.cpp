@@ -512,7 +512,12 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   if (node_page) stop_node_page(*node_page);
   // Jobs end (shutting_down) before the worker thread does, and the
   // commit queue makes the commits they left before it stops.
-  gw.worker().post([&pages] { pages.shutdown(); });
+  // Held REPL items go to the queue at once: join waits for the queue, and
+  // their callbacks (chat history, completed.marker) run before it returns.
+  gw.worker().post([&pages, &committer] {
+    pages.shutdown();
+    committer.flush();
+  });
   eng.join();
   // The last commits are made: pushed once more before the gateway ends.
   if (*pusher) (*pusher)->finish();

@@ -16,8 +16,9 @@ Result<std::unique_ptr<Worker>> Worker::open(const std::string& root) {
   if (auto aside = record::move_repl_aside(*repo); !aside)
     repl::log_line("the chat logs stay tracked on the branch until the next start: " + aside.error().message);
   else if (aside->untracked)
-    repl::log_line("debug/ and debug-archive/ left the branch in commit " + aside->untracked->substr(0, 12) +
-             "; the REPL's history goes on at " + aside->ref);
+    repl::log_line("the chat logs (" + std::to_string(aside->paths.size()) +
+                   " files of debug/ and debug-archive/) left the branch in commit " +
+                   aside->untracked->substr(0, 12) + "; the REPL's history goes on at " + aside->ref);
   auto commits = editgit::CommitQueue::open(ws->root());
   if (!commits) return Failure{Error::io, commits.error().message};
   return std::unique_ptr<Worker>(new Worker(std::move(*ws), std::move(*repo), std::move(*commits)));

@@ -513,10 +513,14 @@ Result<CommitResult> Repository::commit_side(const CommitRequest& req) {
   return result;
 }
 
-Result<std::optional<std::string>> Repository::untrack(const std::vector<std::string>& folders,
+Result<std::optional<std::string>> Repository::untrack(const std::vector<std::string>& paths,
                                                        const Identity& author, const std::string& message) {
   const auto deadline = Clock::now() + opt_.lock_timeout;
   if (auto ready = ready_to_commit(); !ready) return ready.error();
+  // A bisect (which ready_to_commit lets edits through) would take a commit
+  // on its detached HEAD for one of the user's.
+  if (git_repository_state(repo_) != GIT_REPOSITORY_STATE_NONE)
+    return Failure{Error::conflict, "the repository is in the middle of an operation (a bisect?)"};
   auto own = CommitLock::take(gitdir_, commondir_, deadline);
   if (!own) return own.error();
   SignaturePtr by, committer;
@@ -525,13 +529,13 @@ Result<std::optional<std::string>> Repository::untrack(const std::vector<std::st
   for (int attempt = 1;; ++attempt) {
     auto head = read_head(repo_);
     if (!head) return head.error();
-    if (!head->tip) return std::optional<std::string>();
+    if (!head->tip || !head->ref.starts_with("refs/heads/")) return std::optional<std::string>();
     if (auto free = wait_for_git_locks(deadline, head->ref); !free) return free.error();
     std::vector<std::string> gone;
-    std::vector<git_tree_update> updates;
-    for (const std::string& f : folders)
-      if (std::string full = trimmed_path(prefix_ + f); entry_bypath(head->tree.get(), full)) gone.push_back(full);
+    for (const std::string& p : paths)
+      if (entry_bypath(head->tree.get(), prefix_ + p)) gone.push_back(prefix_ + p);
     if (gone.empty()) return std::optional<std::string>();
+    std::vector<git_tree_update> updates;
     for (const std::string& g : gone) updates.push_back({GIT_TREE_UPDATE_REMOVE, {}, GIT_FILEMODE_UNREADABLE, g.c_str()});
     git_oid tree_id, id;
     if (int rc = git_tree_create_updated(&tree_id, repo_, head->tree.get(), updates.size(), updates.data()); rc < 0)
@@ -544,15 +548,8 @@ Result<std::optional<std::string>> Repository::untrack(const std::vector<std::st
     if (!again) return again.error();
     if (*again) continue;
     // The files stay; git stops tracking them.
-    auto index = index_->current();
-    if (!index) return index.error();
     std::vector<IndexEdit> edits;
-    for (const auto& e : (*index)->entries())
-      for (const std::string& g : gone)
-        if (e.path.size() > g.size() && e.path.starts_with(g) && e.path[g.size()] == '/') {
-          edits.push_back({std::string(e.path), std::nullopt});
-          break;
-        }
+    for (const std::string& g : gone) edits.push_back({g, std::nullopt});
     own->holding(index_->lock_path());
     auto updated = index_->update(deadline, edits);
     own->released();

@@ -145,27 +145,42 @@ Result<Pushed> Repository::push(const PushRequest& request) {
   options.callbacks.payload = &progress;
   // Fast-forward only: no '+', so libgit2 and the remote refuse a branch
   // that moved on, and nothing of the remote's is ever overwritten.
-  std::vector<std::string> spec{head->ref + ":" + head->ref};
-  std::vector<std::string> also;
-  for (const std::string& ref : request.also) {
-    auto side = read_ref(repo_, ref);
-    if (!side) return side.error();
-    if (!side->tip) continue;
-    spec.push_back(ref + ":" + ref);
-    also.push_back(ref);
-  }
-  std::vector<char*> specs;
-  for (std::string& s : spec) specs.push_back(s.data());
-  const git_strarray refspecs{specs.data(), specs.size()};
+  const std::string spec = head->ref + ":" + head->ref;
+  char* specs[] = {const_cast<char*>(spec.c_str())};
+  const git_strarray refspecs{specs, 1};
   if (int rc = git_remote_push(remote->get(), &refspecs, &options); rc < 0)
     return push_failure(rc, progress, head->ref);
   if (!progress.refused.empty())
     return Failure{Error::rejected, redact_urls("the remote " + request.remote + " refused " + progress.refused)};
 
+  // The refs that go with the branch, in a push of their own: one the
+  // remote refuses (it has commits this one lacks, or takes no such ref)
+  // never holds the branch back, and is reported beside it.
+  std::vector<std::string> also;
+  std::string also_error;
+  for (const std::string& ref : request.also) {
+    auto side = read_ref(repo_, ref);
+    if (!side) return side.error();
+    if (!side->tip) continue;
+    Progress side_progress(request);
+    side_progress.branch = ref;
+    options.callbacks.payload = &side_progress;
+    const std::string side_spec = ref + ":" + ref;
+    char* side_specs[] = {const_cast<char*>(side_spec.c_str())};
+    const git_strarray side_refspecs{side_specs, 1};
+    if (int rc = git_remote_push(remote->get(), &side_refspecs, &options); rc < 0)
+      also_error = push_failure(rc, side_progress, ref).message;
+    else if (!side_progress.refused.empty())
+      also_error = redact_urls("the remote " + request.remote + " refused " + side_progress.refused);
+    else
+      also.push_back(ref);
+  }
+
   Pushed pushed;
   pushed.ref = head->ref;
   pushed.commit = hex(*head->tip);
   pushed.also = std::move(also);
+  pushed.also_error = std::move(also_error);
   // No update negotiated: the remote's branch is this commit already.
   pushed.up_to_date = progress.negotiated ? !progress.sent : true;
   if (pushed.up_to_date) pushed.previous = pushed.commit;

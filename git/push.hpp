@@ -36,6 +36,7 @@ struct Pushed {
   std::optional<std::string> previous;
   bool up_to_date = false;  // the remote had the commit already: nothing was sent
   std::vector<std::string> also;  // the refs of PushRequest::also pushed with it
+  std::string also_error;         // why one of them was not: the branch went all the same
 };
 
 }  // namespace editgit

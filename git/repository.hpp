@@ -104,6 +104,18 @@ struct CommitInfo {
   std::string trailer(std::string_view key) const;
 };
 
+// A folder of HEAD whose files a side ref takes (Repository::take_from_head).
+struct SideFolder {
+  std::string folder;  // workspace-relative, "debug/"
+  std::string at;      // its place in the side ref's tree: "" for the top, "archive"
+  std::function<bool(std::string_view path)> keep;  // a file's path below the folder: taken?
+};
+
+struct Taken {
+  std::string commit;               // the side ref's new commit; "" when nothing was taken
+  std::vector<std::string> paths;   // the workspace paths HEAD has that `keep` accepted
+};
+
 // A path that differs between a commit and its first parent.
 struct FileDiff {
   std::string path;
@@ -157,19 +169,17 @@ class Repository {
   // `path` in the tree of `ref`'s tip, as stored: nullopt when the ref or
   // the file is missing. For side refs, whose files are stored unfiltered.
   Result<std::optional<std::string>> text_at(const std::string& ref, const std::string& path) const;
-  // One commit on the side ref `ref` (made when missing) that takes every
-  // file HEAD has in the folders named by `from_head`'s firsts
-  // (workspace-relative) to the places its seconds name in the side ref's
-  // tree ("" for its top). Returns its id, or "" when HEAD has none of them
-  // or the side ref holds them all already. Error::conflict when the ref
-  // moved meanwhile.
-  Result<std::string> take_from_head(const std::string& ref,
-                                     const std::vector<std::pair<std::string, std::string>>& from_head,
-                                     const Identity& author, const std::string& message);
-  // One commit on the branch that stops tracking `folders`
-  // (workspace-relative): their entries leave HEAD's tree and the index, the
-  // files stay on disk. nullopt when HEAD tracks none of them.
-  Result<std::optional<std::string>> untrack(const std::vector<std::string>& folders, const Identity& author,
+  // One commit on the side ref `ref` (made when missing) that takes the
+  // files HEAD has in each `from` folder that its `keep` accepts to that
+  // folder's place in the side ref's tree (where it holds another text, the
+  // branch's wins). Error::conflict when the ref moved meanwhile.
+  Result<Taken> take_from_head(const std::string& ref, const std::vector<SideFolder>& from, const Identity& author,
+                               const std::string& message);
+  // One commit on the branch that stops tracking `paths` (workspace-relative
+  // files): they leave HEAD's tree and the index, the files stay on disk.
+  // nullopt when HEAD tracks none of them or is not on a branch;
+  // Error::conflict while git is in the middle of an operation (a bisect too).
+  Result<std::optional<std::string>> untrack(const std::vector<std::string>& paths, const Identity& author,
                                              const std::string& message);
 
   // What the commit changed under the workspace root, against its first

@@ -35,24 +35,25 @@ Result<std::optional<std::string>> Repository::text_at(const std::string& ref, c
   return std::optional<std::string>(std::string(bytes, static_cast<std::size_t>(git_blob_rawsize(b))));
 }
 
-Result<std::string> Repository::take_from_head(const std::string& ref,
-                                               const std::vector<std::pair<std::string, std::string>>& from_head,
-                                               const Identity& author, const std::string& message) {
+Result<Taken> Repository::take_from_head(const std::string& ref, const std::vector<SideFolder>& from,
+                                         const Identity& author, const std::string& message) {
+  Taken out;
   auto side = read_ref(repo_, ref);
   if (!side) return side.error();
   auto head = read_head(repo_);
   if (!head) return head.error();
-  if (!head->tree) return std::string();
-  // Every file HEAD has in the folders, at its place in the side ref's tree
-  // (the objects are in the store already).
+  if (!head->tree) return out;
+  // Every file HEAD has in the folders that `keep` accepts goes to its place
+  // in the side ref's tree, unless it is there as it is (the objects are in
+  // the store already).
   struct Found {
     std::string path;
     git_oid id;
     git_filemode_t mode;
   };
   std::vector<Found> found;
-  for (const auto& [folder, at] : from_head) {
-    const std::string full = trimmed_path(prefix_ + folder);
+  for (const SideFolder& f : from) {
+    const std::string full = trimmed_path(prefix_ + f.folder);
     TreeEntryPtr entry = entry_bypath(head->tree.get(), full);
     if (!entry || git_tree_entry_type(entry.get()) != GIT_OBJECT_TREE) continue;
     git_tree* t = nullptr;
@@ -60,19 +61,29 @@ Result<std::string> Repository::take_from_head(const std::string& ref,
       return failure(rc, "cannot read " + full);
     TreePtr tree(t);
     struct Walk {
-      const std::string* at;
-      std::vector<Found>* found;
-    } walk{&at, &found};
+      const SideFolder* folder;
+      std::vector<std::pair<std::string, Found>> files;  // path below the folder, and where it goes
+    } walk{&f, {}};
     auto visit = [](const char* root, const git_tree_entry* e, void* payload) -> int {
       auto* w = static_cast<Walk*>(payload);
       if (git_tree_entry_type(e) != GIT_OBJECT_BLOB) return 0;
-      std::string path = *w->at + (w->at->empty() ? "" : "/") + root + git_tree_entry_name(e);
-      w->found->push_back({std::move(path), *git_tree_entry_id(e), git_tree_entry_filemode(e)});
+      const std::string below = std::string(root) + git_tree_entry_name(e);
+      if (!w->folder->keep || !w->folder->keep(below)) return 0;
+      const std::string& at = w->folder->at;
+      w->files.push_back({below, {at + (at.empty() ? "" : "/") + below, *git_tree_entry_id(e),
+                                  git_tree_entry_filemode(e)}});
       return 0;
     };
     if (int rc = git_tree_walk(t, GIT_TREEWALK_PRE, visit, &walk); rc < 0) return failure(rc, "cannot read " + full);
+    for (auto& [below, file] : walk.files) {
+      out.paths.push_back(trimmed_path(f.folder) + "/" + below);
+      // The branch's version wins where it differs: what was committed is
+      // history (the trust rule reads the side ref), even over a newer text.
+      TreeEntryPtr has = entry_bypath(side->tree.get(), file.path);
+      if (!has || !git_oid_equal(git_tree_entry_id(has.get()), &file.id)) found.push_back(std::move(file));
+    }
   }
-  if (found.empty()) return std::string();
+  if (found.empty()) return out;
   std::vector<git_tree_update> updates;
   for (const Found& f : found) updates.push_back({GIT_TREE_UPDATE_UPSERT, f.id, f.mode, f.path.c_str()});
   TreePtr base = std::move(side->tree);
@@ -89,7 +100,7 @@ Result<std::string> Repository::take_from_head(const std::string& ref,
   git_oid tree_id, id;
   if (int rc = git_tree_create_updated(&tree_id, repo_, base.get(), updates.size(), updates.data()); rc < 0)
     return failure(rc, "cannot build the tree of " + ref);
-  if (side->tip && git_oid_equal(&tree_id, git_tree_id(base.get()))) return std::string();  // it has them all
+  if (side->tip && git_oid_equal(&tree_id, git_tree_id(base.get()))) return out;  // it has them all
   git_tree* t = nullptr;
   if (int rc = git_tree_lookup(&t, repo_, &tree_id); rc < 0) return failure(rc, "cannot read the tree of " + ref);
   TreePtr tree(t);
@@ -115,7 +126,8 @@ Result<std::string> Repository::take_from_head(const std::string& ref,
     return Failure{Error::conflict, ref + " moved while the chat logs of HEAD were taken onto it"};
   }
   if (rc < 0) return failure(rc, "cannot move " + ref);
-  return hex(id);
+  out.commit = hex(id);
+  return out;
 }
 
 }  // namespace editgit

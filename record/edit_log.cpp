@@ -96,7 +96,8 @@ void print_log_text(std::ostream& out, const LogPage& page) {
       out << "    its pages saw: " << branch.substr(0, 12) << '\n';
   }
   if (page.entries.empty()) out << "no editgate commits" << (page.ref == "HEAD" ? "" : " on " + page.ref) << "\n";
-  if (!page.next_before.empty()) out << "older: editgate log --before " << page.next_before.substr(0, 12) << "\n";
+  if (!page.next_before.empty())
+    out << "older: the same command with --before " << page.next_before.substr(0, 12) << "\n";
 }
 
 editgit::Result<LogPage> find_entries(const editgit::Repository& repo, const LogQuery& q) {

@@ -20,6 +20,8 @@ std::string repl_ref(const editgit::Repository& repo) {
   for (char c : login)
     if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-')
       name += c;
+  // A ref's name has no "..", and no part that starts with '.' or ends in ".lock".
+  for (std::size_t at; (at = name.find("..")) != std::string::npos;) name.erase(at, 1);
   if (name.empty() || name.front() == '.' || name.front() == '-') name = "user" + name;
   char host[HOST_NAME_MAX + 1] = "localhost";
   ::gethostname(host, sizeof host - 1);
@@ -46,41 +48,64 @@ std::string repl_workspace_path(std::string_view path) {
   return std::string(repl_folder) + std::string(path);
 }
 
+namespace {
+
+bool ends_with(std::string_view s, std::string_view end) { return s.size() > end.size() && s.ends_with(end); }
+
+// The files of debug/ and debug-archive/ that are the REPL's: a project's
+// own files there are never taken, untracked or hidden.
+bool a_log(std::string_view below) {
+  return below.find('/') == std::string_view::npos && (ends_with(below, ".md") || ends_with(below, ".events.log"));
+}
+bool an_archived_result(std::string_view below) {
+  return below.find('/') == std::string_view::npos && ends_with(below, ".json");
+}
+
+}  // namespace
+
 editgit::Result<MovedAside> move_repl_aside(editgit::Repository& repo) {
   MovedAside out;
   out.ref = repl_ref(repo);
-  for (const char* folder : {repl_folder, archive_folder})
-    if (auto ex = repo.exclude("/" + repo.prefix() + folder); !ex) return ex.error();
+  const std::string at = "/" + repo.prefix();
+  for (const std::string& pattern : {at + repl_folder + "*.md", at + repl_folder + "*.events.log",
+                                     at + archive_folder + "*.json"})
+    if (auto ex = repo.exclude(pattern); !ex) return ex.error();
   const editgit::Identity editgate{"editgate", "editgate@editgate.invalid"};
   auto head = repo.ref_tip("HEAD");
   if (!head) return head.error();
-  if (!head->empty()) {
-    auto taken = repo.take_from_head(
-        out.ref, {{repl_folder, ""}, {archive_folder, "archive"}}, editgate,
-        editgit::compose_message("repl: the chat logs as the branch had them at " + head->substr(0, 12), "",
-                                 {{trailer::kind, "from-branch"}, {trailer::branch, *head}}));
-    if (!taken) return taken.error();
-    out.taken = *taken;
-  }
+  if (head->empty()) return out;
+  const std::string in_archive(archive_in_tree, sizeof archive_in_tree - 2);  // "archive"
+  auto taken = repo.take_from_head(
+      out.ref, {{repl_folder, "", a_log}, {archive_folder, in_archive, an_archived_result}}, editgate,
+      editgit::compose_message("repl: the chat logs as the branch had them at " + head->substr(0, 12), "",
+                               {{trailer::kind, "from-branch"}, {trailer::branch, *head}}));
+  if (!taken) return taken.error();
+  out.taken = taken->commit;
+  if (taken->paths.empty()) return out;
   auto tip = repo.ref_tip(out.ref);
   if (!tip) return tip.error();
   editgit::Trailers trailers{{trailer::kind, "repl-aside"}};
   if (!tip->empty()) trailers.emplace_back(trailer::repl, *tip);
+  std::string body = "The chat logs stay on disk, ignored through .git/info/exclude; every exchange is committed on\n" +
+                     out.ref + " (`editgate log --repl`). Untracked here:\n";
+  for (const std::string& p : taken->paths) body += "- " + p + "\n";
   auto untracked = repo.untrack(
-      {repl_folder, archive_folder}, editgate,
-      editgit::compose_message(
-          "editgate: the chat logs leave the branch; their history goes on at " + out.ref,
-          "debug/ and debug-archive/ stay on disk, ignored through .git/info/exclude. Every exchange is\n"
-          "committed on " + out.ref + " (`editgate log --repl`, `git log " + out.ref + "`).",
-          trailers));
+      taken->paths, editgate,
+      editgit::compose_message("editgate: the chat logs leave the branch; their history goes on at " + out.ref, body,
+                               trailers));
   if (!untracked) return untracked.error();
   out.untracked = *untracked;
+  out.paths = std::move(taken->paths);
   return out;
 }
 
-std::string run_record_message(const RunReport& report, const std::string& door, const std::string& agent,
-                               bool dry_run) {
+std::string run_record_message(RunReport report, const std::string& door, const std::string& agent, bool dry_run,
+                               const editgit::Repository& repo) {
   constexpr std::size_t max_body = 16 * 1024;
+  for (editproto::BlockResult& b : report.blocks) {
+    auto tracked = b.path.empty() ? editgit::Result<std::string>(std::string()) : repo.head_blob(b.path);
+    if (!tracked || tracked->empty()) b.diagnostic = "(the diagnostic quotes a file the branch does not track: not kept)";
+  }
   std::ostringstream text;
   print_text(text, report, false);
   std::string body = text.str();

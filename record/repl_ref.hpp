@@ -40,13 +40,15 @@ std::string repl_workspace_path(std::string_view tree_path);
 struct MovedAside {
   std::string ref;                       // the REPL ref
   std::string taken;                     // its commit of the logs HEAD tracks; "" when none
-  std::optional<std::string> untracked;  // the branch commit that stopped tracking debug/
+  std::optional<std::string> untracked;  // the branch commit that stopped tracking them
+  std::vector<std::string> paths;        // the logs it stopped tracking
 };
-// At every start: debug/ and debug-archive/ go into .git/info/exclude;
-// when HEAD tracks logs (a workspace from before, a teammate's commit, the
-// user's own), the REPL ref takes them in one commit, so what was committed
-// stays history and never runs, and one commit on the branch stops
-// tracking them (the files stay). Error::conflict or locked (a merge in progress, a lock
+// At every start: the REPL's files (debug/*.md, debug/*.events.log,
+// debug-archive/*.json) go into .git/info/exclude; when HEAD tracks some (a
+// workspace from before, a teammate's commit, the user's own), the REPL ref
+// takes those it lacks in one commit, so what was committed stays history
+// and never runs, and one commit on the branch stops tracking them (the
+// files stay; a project's own other files in those folders are left alone). Error::conflict or locked (a merge in progress, a lock
 // held): the branch keeps tracking them until the next start.
 editgit::Result<MovedAside> move_repl_aside(editgit::Repository& repo);
 
@@ -55,9 +57,11 @@ editgit::Result<MovedAside> move_repl_aside(editgit::Repository& repo);
 // the REPL's ref that changes no file (kind `run`): a summary line, the
 // run's text report with each block's diagnostic (at most 16 KiB), and the
 // agent's and session's trailers. `door`: how it came (POST /v1/edits, the
-// inbox, MCP).
-std::string run_record_message(const RunReport& report, const std::string& door, const std::string& agent,
-                               bool dry_run);
+// inbox, MCP). A block's diagnostic quotes its file: it is kept only for
+// files the branch tracks (`repo`'s HEAD), since the REPL's ref is pushed
+// and an ignored file (.env) is nobody's to publish.
+std::string run_record_message(RunReport report, const std::string& door, const std::string& agent, bool dry_run,
+                               const editgit::Repository& repo);
 
 // `message` with the trailer that names the REPL ref's tip, when it has one.
 std::string with_repl_link(std::string message, const editgit::Repository& repo);

@@ -49,8 +49,9 @@ Result<void> Committer::submit(CommitItem&& item) {
   const auto now = Clock::now();
   if (!open_.empty())
     arm_locked(opened_at_ + opt_.hold - now);
-  else if (now - flushed_at_ >= opt_.gap)
-    flush_locked();  // a refusal keeps the items held, and the timer tries again
+  else if (now - flushed_at_ >= opt_.gap) {
+    if (!flush_locked()) arm_locked(opt_.gap);  // refused: held, and tried again
+  }
   else
     arm_locked(flushed_at_ + opt_.gap - now);
   return {};
@@ -116,6 +117,13 @@ Committer::~Committer() {
     own_->stop();
   else
     queue_.wait_idle();
+}
+
+void Committer::flush() {
+  std::lock_guard lock(mutex_);
+  if (timer_) timer_->cancel();
+  armed_ = false;
+  flush_locked();
 }
 
 void Committer::wait_idle() {

@@ -85,6 +85,9 @@ class Committer {
   Result<void> submit(CommitItem&& item);
   // Commits what is held now, and blocks until everything queued is committed.
   void wait_idle();
+  // Puts what is held on the queue now, without waiting (on the executor's
+  // thread: at a stop, before the worker's last wait for the queue).
+  void flush();
   // Commits what is queued and stops the queue, when it is its own.
   void stop();
 

@@ -26,17 +26,24 @@ Result<Provenance> GitProvenance::of(const std::string& path, const std::string&
       return Provenance{lines.size(), "it came with git: the log as found is a version git holds (a pull, "
                                       "checkout, merge, rebase, reset or stash wrote it)"};
   }
-  // A local change on top of a commit: the lines as the REPL's ref has them are the commit's.
+  // A local change on top of a commit: the lines as the REPL's ref has
+  // them, or as the branch has them (a log it still tracks), are the commit's.
   const auto in_tree = record::repl_tree_path(path);
   if (!in_tree) return Provenance{};
   if (ref_.empty()) ref_ = record::repl_ref(*repo_);
-  auto known = repo_->text_at(ref_, *in_tree);
-  if (!known) return Failure{Error::io, "cannot ask git about " + path + ": " + known.error().message};
-  if (!*known) return Provenance{};
-  const Lines committed = split_lines(**known);
-  std::size_t n = 0;
-  while (n < committed.size() && n < lines.size() && committed[n] == lines[n]) ++n;
-  return Provenance{n, n ? "it came with git: it is in the log as committed on " + ref_ : ""};
+  auto on_ref = repo_->text_at(ref_, *in_tree);
+  if (!on_ref) return Failure{Error::io, "cannot ask git about " + path + ": " + on_ref.error().message};
+  auto on_branch = repo_->head_text(path);
+  if (!on_branch) return Failure{Error::io, "cannot ask git about " + path + ": " + on_branch.error().message};
+  Provenance best;
+  for (const auto& [known, where] : {std::pair{&*on_ref, ref_}, std::pair{&*on_branch, std::string("HEAD")}}) {
+    if (!*known) continue;
+    const Lines committed = split_lines(**known);
+    std::size_t n = 0;
+    while (n < committed.size() && n < lines.size() && committed[n] == lines[n]) ++n;
+    if (n > best.committed) best = {n, "it came with git: it is in the log as committed on " + where};
+  }
+  return best;
 }
 
 }  // namespace repl

@@ -174,8 +174,8 @@ describe('dashboard in headless Chromium', { timeout: 180000 }, () => {
 
   async function selectCommit(commit) {
     await view('history');
-    const item = await dash.waitForSelector(`#history-list [role=option][data-key="${commit}"]`);
-    await item.click();
+    // A locator finds the entry again at the click: the list is redrawn when commits come.
+    await dash.locator(`#history-list [role=option][data-key="${commit}"]`).click();
     await dash.waitForSelector(`#history-detail .meta:has-text("${commit.slice(0, 12)}")`);
   }
 
@@ -236,14 +236,14 @@ describe('dashboard in headless Chromium', { timeout: 180000 }, () => {
 
     // The exchange names the branch commit its page saw (the start: no edit was made yet).
     const replCommit = await exchange.getAttribute('data-key');
-    await exchange.click();
+    await dash.locator(`#history-list [role=option][data-key="${replCommit}"]`).click();
     await dash.waitForSelector(`#history-detail .meta:has-text("${replCommit.slice(0, 12)}")`);
     await dash.waitForSelector('#history-detail table.diff td.text:has-text("dashboard-42")');
     const toBranch = await dash.waitForSelector('#history-detail button.commit-link[data-where="branch"]');
     const branchCommit = await toBranch.getAttribute('data-commit');
     assert.equal(branchCommit.trim(), git(root, 'rev-list', '--max-parents=0', 'HEAD').trim(), 'the start commit');
     assert.equal((await toBranch.textContent()).trim(), branchCommit.slice(0, 10), 'a short id');
-    await toBranch.click();
+    await dash.locator('#history-detail button.commit-link[data-where="branch"]').click();
     await dash.waitForSelector(`#history-detail .meta:has-text("${branchCommit.slice(0, 12)}")`);
     await dash.waitForSelector('#history-detail h2:has-text("start")');
     await dash.click('#history-detail button.back');
@@ -259,7 +259,7 @@ describe('dashboard in headless Chromium', { timeout: 180000 }, () => {
     const trailer = git(root, 'log', '-1', '--format=%(trailers:key=Editgate-Repl,valueonly)', edit).trim();
     assert.equal(tip, trailer, 'the Editgate-Repl trailer');
     await shot('history-links');
-    await toRepl.click();
+    await dash.locator('#history-detail button.commit-link[data-where="repl"]').click();
     await dash.waitForSelector(`#history-detail .meta:has-text("${tip.slice(0, 12)}")`);
     const kind = await dash.$eval('#history-detail .detail-head .badge', (e) => e.textContent);
     assert.ok(replKinds.has(kind), `a REPL commit (${kind})`);

@@ -117,7 +117,8 @@ TEST_CASE("a workspace whose branch tracks debug/ gets one commit that stops tra
     ws.login(gw.cookie());
     wait_page(ws, "node-");
     CHECK(gw.stop() == 0);
-    CHECK(gw.err().find("debug/ and debug-archive/ left the branch in commit") != std::string::npos);
+    CHECK(gw.err().find("the chat logs (2 files of debug/ and debug-archive/) left the branch in commit") !=
+          std::string::npos);
   }
   // One commit on the branch, naming where the history goes on.
   const std::vector<std::string> branch = lines_of(test::git_ok(dir.path(), {"log", "--format=%H %s"}));

@@ -186,4 +186,14 @@ TEST_CASE("push: the REPL's ref goes with the branch to the same name, fast-forw
   }
   CHECK(test::git_ok(p.bare.path(), {"show", ref + ":node-1.md"}) == "two exchanges\n");
   CHECK(p.bare_main() == p.head());
+
+  // The remote's ref of that name moved on elsewhere (a clone made again in
+  // the same place): it is refused and said so, and the branch goes all the same.
+  test::git_ok(p.bare.path(), {"update-ref", ref, p.head()});
+  p.commit("b.txt", "two\n");
+  auto refused = repo->push({p.bare.str(), {}, {}, {ref}});
+  REQUIRE(refused.has_value());
+  CHECK(refused->also.empty());
+  CHECK(refused->also_error.find("cannot push " + ref) != std::string::npos);
+  CHECK(p.bare_main() == p.head());
 }
