@@ -14,8 +14,12 @@
 namespace record {
 
 std::string repl_ref(const editgit::Repository& repo) {
+  // getpwuid_r: the commit queue, the pusher and the worker ask on their own threads.
   std::string login;
-  if (const passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_name) login = pw->pw_name;
+  passwd pw{};
+  passwd* found = nullptr;
+  char buf[4096];
+  if (::getpwuid_r(::getuid(), &pw, buf, sizeof buf, &found) == 0 && found && found->pw_name) login = found->pw_name;
   std::string name;
   for (char c : login)
     if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-')
