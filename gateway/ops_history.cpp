@@ -26,6 +26,7 @@ Error from_git(editgit::Error e) {
     case editgit::Error::unreachable: return Error::remote_unreachable;
     case editgit::Error::unauthorized: return Error::remote_auth_failed;
     case editgit::Error::invalid:
+    case editgit::Error::stopped:  // only the packer's, which no op calls
     case editgit::Error::internal: break;
   }
   return Error::internal;

@@ -19,6 +19,7 @@ std::string_view to_string(Error e) {
     case Error::rejected: return "push_rejected";
     case Error::unreachable: return "remote_unreachable";
     case Error::unauthorized: return "remote_auth_failed";
+    case Error::stopped: return "stopped";
   }
   return "git_error";
 }

@@ -23,6 +23,7 @@ enum class Error {
   rejected,       // a push the remote refused: its branch moved on (not a fast-forward), or its own rule
   unreachable,    // a push that could not reach the remote, or lost it midway (the network, the server)
   unauthorized,   // a push the remote refused the credentials of, or asked for ones there are none of
+  stopped,        // a long call its owner stopped midway (a pack when the gateway stops): nothing changed
 };
 
 std::string_view to_string(Error e);

@@ -147,6 +147,11 @@ void Committer::stop() {
   if (own_) own_->stop();
 }
 
+void Committer::pack_now() {
+  wait_idle();
+  if (packing_) packing_->drain();
+}
+
 void Committer::Batch::join(CommitItem item) {
   // A log changed before (by an earlier item, or earlier in this one): that
   // change's `after` goes (this one's is newer), and so does this one's
@@ -264,6 +269,20 @@ void Committer::commit(editgit::Repository& repo, Batch& batch) {
              " failed: " + done.error().message);
   const std::string id = done && done->id ? *done->id : std::string();
   if (done) ++commits_;
+  if (!id.empty() && opt_.packing && !packing_failed_) {
+    if (!packing_) {
+      auto options = *opt_.packing;
+      options.report = &log_line;
+      auto started = editgit::PackThread::start(repo.gitdir(), std::move(options));
+      if (started)
+        packing_ = std::move(*started);
+      else {
+        packing_failed_ = true;
+        log_line("the REPL's objects stay loose: " + started.error().message);
+      }
+    }
+    if (packing_) packing_->committed(ref_);
+  }
   for (CommitItem& item : items)
     if (item.committed) item.committed(id);
 }

@@ -14,6 +14,7 @@
 #pragma once
 
 #include "git/commit_queue.hpp"
+#include "git/pack_thread.hpp"
 #include "git/repository.hpp"
 #include "repl/chatlog.hpp"
 #include "repl/error.hpp"
@@ -59,6 +60,9 @@ struct CommitterOptions {
   // Items held while the queue refuses more (it is at its bound): past
   // this, submit() refuses too.
   std::size_t max_held = 10'000;
+  // The REPL's objects packed as they accumulate (git/pack_thread.hpp), by
+  // a thread started at the first commit; none without.
+  std::optional<editgit::PackThreadOptions> packing = editgit::PackThreadOptions{};
 };
 
 class Committer {
@@ -90,6 +94,9 @@ class Committer {
   void flush();
   // Commits what is queued and stops the queue, when it is its own.
   void stop();
+  // Packs what the REPL's commits left loose, now, and returns when done
+  // (tests, benchmarks: the gateway never waits for a pack).
+  void pack_now();
 
   // Tests and `serve`'s log: how many commits were made.
   std::uint64_t commits() const { return commits_; }
@@ -123,6 +130,10 @@ class Committer {
   std::shared_ptr<Batch> last_;  // the batch of this committer's last item on the queue
   std::string ref_;              // the REPL ref: read on the queue's thread
   std::atomic<std::uint64_t> commits_{0};
+  // Started on the queue's thread at the first commit; stopped (a merge
+  // under way given up) when the committer goes, after the queue's last commit.
+  std::unique_ptr<editgit::PackThread> packing_;
+  bool packing_failed_ = false;
 };
 
 }  // namespace repl

@@ -257,3 +257,39 @@ TEST_CASE("the REPL's commits go to its own ref and wait for nothing of the bran
   CHECK(test::git_ok(dir.path(), {"log", "--format=%s"}) == "code\n");
   CHECK(test::fs::exists(dir / ".git/index.lock"));
 }
+
+TEST_CASE("the REPL's objects are packed as they accumulate: nothing of its ref stays loose", "[repl]") {
+  test::TempDir dir;
+  test::git_ok(dir.path(), {"init", "-q"});
+  test::git_ok(dir.path(), {"commit", "-q", "--allow-empty", "-m", "code"});
+  auto committer = Committer::start(dir.str());
+  REQUIRE(committer.has_value());
+  std::string log;
+  for (int n = 0; n < 100; ++n) {
+    const std::string before = log;
+    log += "```js\n" + std::to_string(n) + " * 2\n```\n\n" + std::to_string(n * 2) + "\n\n";
+    test::write_file(dir / "debug/page.md", log);
+    CommitItem item;
+    item.files = {FileChange{"debug/page.md", n ? std::make_shared<const std::string>(before) : nullptr,
+                             std::make_shared<const std::string>(log)}};
+    item.author = {"agent", "agent@example.com"};
+    item.summary = "exchange " + std::to_string(n);
+    item.trailers = {{"Editgate-Kind", "page"}};
+    REQUIRE((*committer)->submit(std::move(item)).has_value());
+    (*committer)->wait_idle();  // one commit each, as at one eval a second
+  }
+  (*committer)->pack_now();
+  const std::string ref = test::git_ok(dir.path(), {"for-each-ref", "--format=%(refname)", "refs/editgate/repl/"});
+  REQUIRE_FALSE(ref.empty());
+  const std::string objects = test::git_ok(dir.path(), {"rev-list", "--objects", ref.substr(0, ref.size() - 1)});
+  std::size_t reached = 0, loose = 0;
+  for (std::size_t at = 0; at < objects.size(); at = objects.find('\n', at) + 1) {
+    const std::string id = objects.substr(at, 40);
+    ++reached;
+    if (test::fs::exists(dir / (".git/objects/" + id.substr(0, 2) + "/" + id.substr(2)))) ++loose;
+  }
+  CHECK(reached >= 200);  // 100 commits, their trees and logs
+  CHECK(loose == 0);
+  CHECK(test::git_ok(dir.path(), {"show", ref.substr(0, ref.size() - 1) + ":page.md"}) == log);
+  test::git_ok(dir.path(), {"fsck", "--full", "--no-dangling"});
+}

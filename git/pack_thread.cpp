@@ -1,0 +1,108 @@
+#include "git/pack_thread.hpp"
+
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace editgit {
+
+using Clock = std::chrono::steady_clock;
+
+Result<std::unique_ptr<PackThread>> PackThread::start(const std::string& gitdir, PackThreadOptions options) {
+  std::unique_ptr<PackThread> t(new PackThread(std::move(options)));
+  t->opt_.packer.stop = &t->stopping_;
+  auto packer = Packer::open(gitdir, t->opt_.packer);
+  if (!packer) return packer.error();
+  t->packer_.emplace(std::move(*packer));
+  t->thread_ = std::thread([p = t.get()] { p->loop(); });
+  return t;
+}
+
+PackThread::~PackThread() { stop(); }
+
+void PackThread::committed(const std::string& ref) {
+  std::lock_guard lock(mutex_);
+  Pending& p = pending_[ref];
+  ++p.commits;
+  p.last = Clock::now();
+  // The first commit sets the thread's deadline (the pause), `every` its due.
+  if (p.commits == 1 || p.commits >= opt_.every) wake_.notify_one();
+}
+
+void PackThread::drain() {
+  std::unique_lock lock(mutex_);
+  if (!thread_.joinable()) return;
+  drain_ = true;
+  wake_.notify_one();
+  done_.wait(lock, [&] { return !drain_ || stopping_; });
+}
+
+void PackThread::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    wake_.notify_one();
+    done_.notify_all();
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+PackThread::Totals PackThread::totals() const {
+  std::lock_guard lock(mutex_);
+  return totals_;
+}
+
+void PackThread::loop() {
+  // The lowest priority for this thread alone (Linux: a thread's own nice
+  // value): a pack runs on what the exchanges leave.
+  ::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 19);
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    // The first ref due: enough commits, a pause, or a drain.
+    const auto now = Clock::now();
+    std::string due;
+    auto next = Clock::time_point::max();
+    for (const auto& [ref, p] : pending_) {
+      if (drain_ || p.commits >= opt_.every || now - p.last >= opt_.idle) {
+        due = ref;
+        break;
+      }
+      next = std::min(next, p.last + opt_.idle);
+    }
+    if (!due.empty()) {
+      pending_.erase(due);
+      busy_ = true;
+      lock.unlock();
+      pack(due);
+      lock.lock();
+      busy_ = false;
+      continue;
+    }
+    if (drain_) {
+      drain_ = false;
+      done_.notify_all();
+    }
+    if (next == Clock::time_point::max())
+      wake_.wait(lock);
+    else
+      wake_.wait_until(lock, next);
+  }
+}
+
+void PackThread::pack(const std::string& ref) {
+  auto packed = packer_->pack_new(ref);
+  Result<PackStats> merged = PackStats{};
+  if (packed) merged = packer_->merge();
+  const Result<PackStats>& failed = !packed ? packed : merged;
+  {
+    std::lock_guard lock(mutex_);
+    ++totals_.calls;
+    if (packed) totals_.loose_removed += packed->loose_removed;
+    if (merged) totals_.packs_merged += merged->packs_merged;
+    if (!failed) ++totals_.failures;
+  }
+  if (!failed && failed.error().code != Error::stopped && opt_.report)
+    opt_.report("the REPL's objects of " + ref + " were not packed: " + failed.error().message);
+}
+
+}  // namespace editgit

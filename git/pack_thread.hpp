@@ -1,0 +1,90 @@
+// Keeps side refs packed while commits land on them: each commit on the
+// REPL's ref writes the whole log again as a loose object, so without this
+// `.git` grows like the square of the log. A thread of its own, at the
+// lowest CPU priority, runs Packer::pack_new then Packer::merge for a ref
+// once `every` commits have landed on it since its last pack, and when its
+// commits pause for `idle`: no commit and no exchange ever waits for a pack.
+//
+// Under a load that keeps both cores busy the thread gets little CPU and
+// loose objects wait for the next pause; what it leaves when killed is the
+// packer's to finish (git/packer.hpp).
+#pragma once
+
+#include "git/error.hpp"
+#include "git/packer.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+
+namespace editgit {
+
+struct PackThreadOptions {
+  std::size_t every = 64;                 // commits on a ref between two packs of it
+  std::chrono::milliseconds idle{2000};   // a ref whose commits pause this long is packed
+  PackerOptions packer;                   // its `stop` is the thread's own
+  // What went wrong in a call (the thread has no one to answer): the
+  // owner's log. Called on the thread.
+  std::function<void(std::string_view)> report;
+};
+
+class PackThread {
+ public:
+  // Opens the packer on the repository whose git folder is `gitdir` and
+  // starts the thread.
+  static Result<std::unique_ptr<PackThread>> start(const std::string& gitdir, PackThreadOptions options = {});
+  ~PackThread();  // stop()
+  PackThread(const PackThread&) = delete;
+  PackThread& operator=(const PackThread&) = delete;
+
+  // A commit landed on `ref` (any thread).
+  void committed(const std::string& ref);
+  // Packs every ref with commits not yet packed, now, and returns once that
+  // is done (tests, benchmarks; the gateway never waits for it).
+  void drain();
+  // Gives up a call under way (within about half a second; nothing is
+  // removed) and joins the thread. What is loose stays for the next start.
+  void stop();
+
+  // Calls made and what they did, summed (tests, benchmarks).
+  struct Totals {
+    std::size_t calls = 0;
+    std::size_t failures = 0;
+    std::size_t loose_removed = 0;
+    std::size_t packs_merged = 0;
+  };
+  Totals totals() const;
+
+ private:
+  explicit PackThread(PackThreadOptions options) : opt_(std::move(options)) {}
+  void loop();
+  void pack(const std::string& ref);
+
+  struct Pending {
+    std::size_t commits = 0;
+    std::chrono::steady_clock::time_point last;
+  };
+
+  PackThreadOptions opt_;
+  std::atomic<bool> stopping_{false};
+  mutable std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  std::map<std::string, Pending> pending_;  // refs with commits not yet packed
+  bool drain_ = false;
+  bool busy_ = false;
+  Totals totals_;
+  std::optional<Packer> packer_;  // used on the thread only
+  std::thread thread_;
+};
+
+}  // namespace editgit
