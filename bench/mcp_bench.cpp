@@ -17,12 +17,14 @@
 // Timed at the client from the request written to its answer read. The
 // contenders take turns in rounds, so a slow moment of the machine falls on
 // all of them. After the run the gateway is stopped and the bench checks
-// that every exchange is committed: HEAD's log of the page holds every eval
-// reply, every edit's commit is in HEAD's history, the file is as the last
-// edit left it and the work tree is clean.
+// that every exchange is committed: the page's log on the REPL's ref (HEAD's
+// for an editgate from before it) holds every eval reply, every edit's
+// commit is in HEAD's history, the file is as the last edit left it and the
+// work tree is clean.
 #include "child.hpp"
 #include "percentiles.hpp"
 #include "process.hpp"
+#include "workspace.hpp"
 #include "tests/client.hpp"
 
 #include <boost/asio.hpp>
@@ -390,13 +392,15 @@ std::vector<Contender> edit_contenders(Doors& d, Flip& flip) {
   return cs;
 }
 
-// Every exchange is committed: the page's log at HEAD holds `replies`
-// replies, every edit's commit is in HEAD's history, f.txt is as the last
-// edit left it, and nothing is left uncommitted.
-void check_committed(const fs::path& dir, const std::string& page, std::size_t replies, const Flip& flip) {
+// Every exchange is committed: the page's log on the REPL's ref (HEAD
+// before it) holds `replies` replies, every edit's commit is in HEAD's
+// history, f.txt is as the last edit left it, and nothing is left
+// uncommitted. Returns what held the log.
+std::string check_committed(const fs::path& dir, const std::string& page, std::size_t replies, const Flip& flip) {
+  const std::string rev = bench::logs_rev(dir);
   if (replies > 0) {
-    const std::size_t found =
-        count(git_out(dir, {"show", "HEAD:debug/" + page + ".md"}), "\n> **" + page + "** to bench at ");
+    const std::string log = bench::committed_log(rev, "debug/" + page + ".md");
+    const std::size_t found = count(git_out(dir, {"show", log}), "\n> **" + page + "** to bench at ");
     expect(found == replies, std::to_string(found) + " eval replies committed, " + std::to_string(replies) + " made");
   }
   std::istringstream history(git_out(dir, {"rev-list", "HEAD"}));
@@ -406,6 +410,7 @@ void check_committed(const fs::path& dir, const std::string& page, std::size_t r
   expect(git_out(dir, {"show", "HEAD:f.txt"}) == "top\n" + flip_line(flip.at_b) + "\nbottom\n", "f.txt at HEAD");
   const std::string status = git_out(dir, {"status", "--porcelain"});
   expect(status.empty(), "uncommitted after the run: " + status);
+  return rev;
 }
 
 Args parse(int argc, char** argv) {
@@ -476,7 +481,7 @@ int run(int argc, char** argv) {
   expect(gw.stop() == 0, "the gateway's exit");
   std::size_t replies = 0;
   for (const auto& c : evals) replies += c.ms.size() + static_cast<std::size_t>(a.warmup);
-  check_committed(dir, page, replies, flip);
+  const std::string logs_at = check_committed(dir, page, replies, flip);
 
   std::string verdict;
   if (!evals.empty()) print_table("Eval \"1 + 1\" in the Node page", evals, verdict);
@@ -485,9 +490,10 @@ int run(int argc, char** argv) {
     std::printf("stdio: not available (%s)\n\n",
                 a.stdio ? "this editgate has no `editgate mcp` command" : "--no-stdio");
   std::printf("%s", verdict.c_str());
-  std::printf("checked: %zu eval replies in the page's log at HEAD, %zu edit commits in HEAD's history, work tree "
+  std::printf("checked: %zu eval replies in the page's log on %s, %zu edit commits in HEAD's history, work tree "
               "clean\ntotal: %.1f s\n",
-              replies, flip.commits.size(), std::chrono::duration<double>(clock_type::now() - t_start).count());
+              replies, logs_at.c_str(), flip.commits.size(),
+              std::chrono::duration<double>(clock_type::now() - t_start).count());
   return 0;
 }
 

@@ -14,8 +14,9 @@
 // playwright-core launched (bench/pages_playwright.cjs).
 // The contenders take turns in rounds, so a slow moment of the machine
 // falls on all of them. After each gateway part the bench checks that every
-// exchange is in the log and committed (HEAD's log holds every reply and the
-// work tree is clean).
+// exchange is in the log and committed (the log on the REPL's ref, or HEAD's
+// for an editgate from before that ref, holds every reply and the work tree
+// is clean).
 #include "child.hpp"
 #include "gateway/places.hpp"
 #include "percentiles.hpp"
@@ -94,12 +95,15 @@ using bench::slurp;
 // A repository with one commit, for a gateway to serve.
 fs::path workspace(const Args& a, const std::string& name) { return bench::workspace(fs::path(a.workdir) / name); }
 
-// Every exchange is in the log and committed: HEAD's copy of each page's log
-// holds `replies` replies in all, and nothing is left uncommitted.
+// Every exchange is in the log and committed: the committed copy of each
+// page's log (on the REPL's ref, or HEAD before it) holds `replies` replies
+// in all, and nothing is left uncommitted.
 void check_committed(const fs::path& dir, const std::vector<std::string>& stems, std::size_t replies) {
+  const std::string rev = bench::logs_rev(dir);
   std::size_t found = 0;
   for (const std::string& stem : stems)
-    found += count(git_out(dir, {"show", "HEAD:debug/" + stem + ".md"}), "\n> **" + stem + "** to bench at ");
+    found += count(git_out(dir, {"show", bench::committed_log(rev, "debug/" + stem + ".md")}),
+                   "\n> **" + stem + "** to bench at ");
   expect(found == replies, std::to_string(found) + " replies committed, " + std::to_string(replies) + " sent");
   const std::string status = git_out(dir, {"status", "--porcelain"});
   expect(status.empty(), "uncommitted after the run: " + status);

@@ -9,16 +9,17 @@
 // program (node-page.cjs in the state folder) driven straight over its fd 3 socket
 // pair, as the gateway drives it, one eval in flight per realm.
 //
-// Commit lag, exact to the poll interval: a thread polls HEAD (libgit2, every
-// --poll-ms) and notes the time each new HEAD is first seen. Each realm has
-// one eval in flight and no other writer, so the size of its log when the
-// reply is read (stat, right after the read) is the size the log has with
-// that exchange in it, and a log only grows exchange by exchange; so a
-// commit holds a reply exactly when its blob of that log is at least that
-// size. After the run (the gateway stopped) each observed HEAD's tree gives
+// Commit lag, exact to the poll interval: a thread polls the ref the logs are
+// committed on (libgit2, every --poll-ms: the REPL's own ref, or HEAD while
+// there is none, as with an editgate from before it) and notes the time each
+// new tip is first seen. Each realm has one eval in flight and no other
+// writer, so the size of its log when the reply is read (stat, right after
+// the read) is the size the log has with that exchange in it, and a log only
+// grows exchange by exchange; so a commit holds a reply exactly when its blob
+// of that log is at least that size. After the run (the gateway stopped) each observed tip's tree gives
 // the blob sizes, and a reply's lag is the time from its reply to the first
-// observed HEAD that holds it (0 when HEAD held it before the reply came).
-// At the end: every reply in HEAD's copy of its log (`git show`), `git
+// observed tip that holds it (0 when it held it before the reply came).
+// At the end: every reply in that ref's copy of its log (`git show`), `git
 // status` clean, and in the soak `git fsck` clean.
 #include "percentiles.hpp"
 #include "gateway/places.hpp"
@@ -50,18 +51,21 @@ void expect(bool ok, const std::string& what) {
   if (!ok) throw std::runtime_error("wrong result: " + what);
 }
 
-// Every reply in HEAD's copy of its log; nothing uncommitted; fsck clean.
+// Every reply in the committed copy of its log (on the REPL's ref, or HEAD
+// before it); nothing uncommitted; fsck clean.
 bool check_committed(const fs::path& dir, const std::vector<Realm>& all, bool fsck) {
+  const std::string rev = bench::logs_rev(dir);
   std::size_t found = 0, sent = 0;
   std::string short_of;
   for (const Realm& r : all) {
-    const std::size_t n = bench::count(bench::git_out(dir, {"show", "HEAD:" + r.log}), "\n> **" + r.page + "** to bench at ");
+    const std::size_t n = bench::count(bench::git_out(dir, {"show", bench::committed_log(rev, r.log)}),
+                                       "\n> **" + r.page + "** to bench at ");
     found += n;
     sent += r.replies;
     if (n != r.replies && short_of.size() < 400)
       short_of += " " + r.log + ": " + std::to_string(n) + " of " + std::to_string(r.replies) + ";";
   }
-  std::printf("committed: %zu replies in HEAD's logs, %zu read by the agents%s\n", found, sent,
+  std::printf("committed: %zu replies in %s's logs, %zu read by the agents%s\n", found, rev.c_str(), sent,
               found == sent ? "" : (" -" + short_of).c_str());
   const std::string status = bench::git_out(dir, {"status", "--porcelain"});
   std::printf("git status --porcelain: %s\n", status.empty() ? "clean" : status.c_str());
@@ -158,14 +162,14 @@ int run(int argc, char** argv) {
     const auto t0 = std::chrono::steady_clock::now();
     HeadWatch head(dir, a.poll_ms, t0);
     g = load.drive(gw.pid(), t0);
-    // The last commits: HEAD must come to hold every reply; waited for with
-    // the poller still running, so the lag of the last replies is measured.
+    // The last commits: the ref must come to hold every reply; waited for
+    // with the poller still running, so the lag of the last replies is measured.
     if (!head.wait_for_all(load.realms(), load.last_sizes(), 60s))
-      std::printf("FINDING: HEAD did not hold every reply within 60 s of the last one\n");
+      std::printf("FINDING: %s did not hold every reply within 60 s of the last one\n", head.ref().c_str());
     expect(gw.stop(SIGTERM, 120s) == 0, "the gateway's exit");
     all = load.realms();
     head.lags(all, load.samples(), g);
-    std::printf("HEAD polled every %d ms: %zu new HEADs seen\n", a.poll_ms, head.observed());
+    std::printf("%s polled every %d ms: %zu new tips seen\n", head.ref().c_str(), a.poll_ms, head.observed());
   }
 
   // ---- the floor: the same realms in the page program alone ----
@@ -173,7 +177,7 @@ int run(int argc, char** argv) {
   if (!a.no_floor) f = drive_floor(a, dir);
 
   print_summary(a, g, f);
-  print_lag("commit lag (reply read -> HEAD seen holding it), every reply", g.lags);
+  print_lag("commit lag (reply read -> the logs' ref seen holding it), every reply", g.lags);
   std::vector<double> lags = g.lags;
   const double worst = lags.empty() ? 0 : *std::max_element(lags.begin(), lags.end());
   if (a.soak) soak_verdicts(a, g);

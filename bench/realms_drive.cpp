@@ -2,6 +2,7 @@
 
 #include "child.hpp"
 #include "workspace.hpp"
+#include "record/repl_ref.hpp"
 #include "tests/client.hpp"
 
 #include <boost/json.hpp>
@@ -45,6 +46,20 @@ git_repository* open_repo(const fs::path& root) {
   git_repository* repo = nullptr;
   check_git(git_repository_open(&repo, root.c_str()), "open the repository");
   return repo;
+}
+
+// The REPL's own ref (refs/editgate/repl/<login>-<8 hex>); "" while there is none.
+std::string find_repl_ref(git_repository* repo) {
+  std::string name;
+  git_reference_iterator* it = nullptr;
+  if (git_reference_iterator_glob_new(&it, repo, "refs/editgate/repl/*") != 0) return name;
+  git_reference* ref = nullptr;
+  if (git_reference_next(&ref, it) == 0) {
+    name = git_reference_name(ref);
+    git_reference_free(ref);
+  }
+  git_reference_iterator_free(it);
+  return name;
 }
 
 }  // namespace
@@ -128,27 +143,40 @@ pid_t node_page_of(pid_t gateway) {
   return found;
 }
 
-// ---- HEAD, polled -----------------------------------------------------------------
+// ---- the logs' ref, polled ---------------------------------------------------------
 
 struct HeadWatch::Impl {
+  struct Seen {
+    git_oid id;
+    double t;   // first seen at (ms since t0)
+    bool repl;  // a commit of the REPL's ref (its tree: record::repl_tree_path)
+  };
   fs::path root;
   int poll_ms;
   clock_type::time_point t0;
   std::atomic<bool> stop{false};
   mutable std::mutex m;
-  std::vector<std::pair<git_oid, double>> seen;  // each new HEAD, first seen at (ms since t0)
+  std::vector<Seen> seen;  // each new tip
+  std::string ref = "HEAD";
   std::thread thread;
 
   void poll() {
     git_repository* repo = open_repo(root);
     git_oid last{};
     while (!stop) {
+      // The logs are committed on the REPL's ref once it exists; an editgate
+      // from before it commits them on HEAD and never makes one.
+      if (ref == "HEAD")
+        if (std::string found = find_repl_ref(repo); !found.empty()) {
+          std::lock_guard lock(m);
+          ref = found;
+        }
       git_oid now{};
-      if (git_reference_name_to_id(&now, repo, "HEAD") == 0 && !git_oid_equal(&now, &last)) {
+      if (git_reference_name_to_id(&now, repo, ref.c_str()) == 0 && !git_oid_equal(&now, &last)) {
         const double t = since(t0);
         last = now;
         std::lock_guard lock(m);
-        seen.emplace_back(now, t);
+        seen.push_back({now, t, ref != "HEAD"});
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(poll_ms));
     }
@@ -167,7 +195,7 @@ class LogSizes {
   }
   // Each log's folder is looked up once per commit (a realm's logs share
   // one), then the log by name in it.
-  void read(const git_oid& commit_id, const std::vector<Realm>& all, std::vector<std::uint64_t>& sizes) {
+  void read(const git_oid& commit_id, bool repl, const std::vector<Realm>& all, std::vector<std::uint64_t>& sizes) {
     git_commit* commit = nullptr;
     git_tree* root = nullptr;
     check_git(git_commit_lookup(&commit, repo_, &commit_id), "commit");
@@ -187,7 +215,7 @@ class LogSizes {
     sizes.assign(all.size(), 0);
     for (std::size_t i = 0; i < all.size(); ++i) {
       if (all[i].log.empty()) continue;
-      const fs::path log(all[i].log);
+      const fs::path log(repl ? record::repl_tree_path(all[i].log).value_or(all[i].log) : all[i].log);
       git_tree* in = folder(log.parent_path().string());
       const git_tree_entry* e = in ? git_tree_entry_byname(in, log.filename().c_str()) : nullptr;
       if (!e) continue;
@@ -233,6 +261,11 @@ std::size_t HeadWatch::observed() const {
   return impl_->seen.size();
 }
 
+std::string HeadWatch::ref() const {
+  std::lock_guard lock(impl_->m);
+  return impl_->ref;
+}
+
 bool HeadWatch::wait_for_all(const std::vector<Realm>& all, const std::vector<std::uint64_t>& last_size,
                              std::chrono::milliseconds wait) {
   LogSizes sizes(impl_->root);
@@ -241,13 +274,13 @@ bool HeadWatch::wait_for_all(const std::vector<Realm>& all, const std::vector<st
   bool done = false;
   while (!done && clock_type::now() < until) {
     std::this_thread::sleep_for(100ms);
-    git_oid head{};
+    Impl::Seen head{};
     {
       std::lock_guard lock(impl_->m);
       if (impl_->seen.empty()) continue;
-      head = impl_->seen.back().first;
+      head = impl_->seen.back();
     }
-    sizes.read(head, all, now);
+    sizes.read(head.id, head.repl, all, now);
     done = true;
     for (std::size_t i = 0; i < all.size() && done; ++i) done = now[i] >= last_size[i];
   }
@@ -264,8 +297,8 @@ void HeadWatch::lags(const std::vector<Realm>& all, const std::vector<Sample>& s
   std::vector<double> lag(samples.size(), -1);
   LogSizes sizes(impl_->root);
   std::vector<std::uint64_t> now;
-  for (const auto& [head, t] : impl_->seen) {
-    sizes.read(head, all, now);
+  for (const auto& [head, t, repl] : impl_->seen) {
+    sizes.read(head, repl, all, now);
     for (std::size_t r = 0; r < all.size(); ++r)
       for (; next[r] < of[r].size() && samples[of[r][next[r]]].size <= now[r]; ++next[r]) {
         const Sample& s = samples[of[r][next[r]]];

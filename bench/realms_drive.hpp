@@ -1,5 +1,5 @@
 // realms_bench's parts: the agents that clone and drive the realms through
-// the gateway, the HEAD poller that times the commits, and the same realms
+// the gateway, the poller that times the commits, and the same realms
 // driven in the page program alone (the floor).
 #pragma once
 
@@ -31,7 +31,7 @@ struct Args {
   double seconds = 20;   // measured, through the gateway
   double floor_seconds = 10;
   double interval = 5;   // s per table row
-  int poll_ms = 5;       // HEAD poll
+  int poll_ms = 5;       // the logs' ref's poll
   bool soak = false;
   bool no_floor = false;
 };
@@ -69,8 +69,10 @@ struct Result {
   std::vector<double> lag_read;  // the reply's read time (ms), same order
 };
 
-// Polls HEAD (libgit2) from its own thread and notes when each new HEAD was
-// first seen; afterwards tells each reply's commit lag.
+// Polls the ref the logs are committed on (libgit2) from its own thread and
+// notes when each new tip was first seen; afterwards tells each reply's
+// commit lag. That ref is the REPL's own (refs/editgate/repl/...), or HEAD
+// while there is none: an editgate from before it commits the logs there.
 class HeadWatch {
  public:
   HeadWatch(const std::filesystem::path& root, int poll_ms, std::chrono::steady_clock::time_point t0);
@@ -78,13 +80,14 @@ class HeadWatch {
   HeadWatch(const HeadWatch&) = delete;
   HeadWatch& operator=(const HeadWatch&) = delete;
 
-  // Polls on until HEAD holds every reply of `all` (its last size per realm
+  // Polls on until the ref holds every reply of `all` (its last size per realm
   // in `last_size`) or `wait` passes; then stops polling. False on timeout.
   bool wait_for_all(const std::vector<Realm>& all, const std::vector<std::uint64_t>& last_size,
                     std::chrono::milliseconds wait);
   // Each sample's lag, in the order of `samples`; call after stopping.
   void lags(const std::vector<Realm>& all, const std::vector<Sample>& samples, Result& into) const;
   std::size_t observed() const;
+  std::string ref() const;  // the one polled last
 
  private:
   struct Impl;
