@@ -27,15 +27,11 @@ for i in $(seq "$n"); do
 done
 end=$(date +%s.%N)
 sleep 1.5  # the last commit's hold and gap
-# The REPL's objects are packed when its commits pause (2 s): wait until the
-# loose objects stop going, at most 10 minutes.
+# The REPL's objects are packed when its commits pause (2 s): wait until
+# what is loose is the branch's own few objects, at most 10 minutes.
 loose_count() { git -C "$ws" count-objects -v | awk '/^count:/ {print $2}'; }
-waited=0; last=-1; steady=0
-while [ "$waited" -lt 600 ] && [ "$steady" -lt 3 ]; do
-  now=$(loose_count)
-  if [ "$now" = "$last" ]; then steady=$((steady + 1)); else steady=0; fi
-  last=$now; sleep 1; waited=$((waited + 1))
-done
+waited=0
+while [ "$waited" -lt 600 ] && [ "$(loose_count)" -gt 10 ]; do sleep 1; waited=$((waited + 1)); done
 cpu=$(awk '{printf "%.1f", ($14 + $15) / 100}' "/proc/$gw/stat")
 kill "$gw"; wait "$gw" 2>/dev/null || true
 ref=$(git -C "$ws" for-each-ref --format='%(refname)' refs/editgate/repl/)
@@ -60,5 +56,7 @@ echo "commits per exchange $(echo "scale=3; ($repl_commits - 1) / $n" | bc)"
 echo "debug/ bytes         $debug_bytes"
 echo ".git bytes           $git_bytes ($(echo "scale=1; $git_bytes / $n" | bc) per exchange; goal 2 x debug/ + 1 MB = $((2 * debug_bytes + 1048576)))"
 echo "loose objects        $loose ($loose_kb KiB)"
-echo "packs                $(find "$ws/.git/objects/pack" -name '*.pack' | wc -l)"
+pack_bytes=$(find "$ws/.git/objects/pack" -type f -printf '%s\n' | awk '{s += $1} END {print s + 0}')
+echo "packs                $(find "$ws/.git/objects/pack" -name '*.pack' | wc -l) ($pack_bytes bytes with their .idx)"
+echo "besides objects/     $(find "$ws/.git" -path "$ws/.git/objects" -prune -o -type f -printf '%s %P\n' | sort -rn | head -3 | awk '{printf "%s%s (%d bytes)", (NR > 1 ? ", " : ""), $2, $1}')"
 echo "gateway CPU          $cpu s (user + system, whole run; waited ${waited} s for the last pack)"

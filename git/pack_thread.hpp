@@ -1,13 +1,12 @@
 // Keeps side refs packed while commits land on them: each commit on the
 // REPL's ref writes the whole log again as a loose object, so without this
-// `.git` grows like the square of the log. A thread of its own, at the
-// lowest CPU priority, runs Packer::pack_new then Packer::merge for a ref
-// once `every` commits have landed on it since its last pack, and when its
-// commits pause for `idle`: no commit and no exchange ever waits for a pack.
-//
-// Under a load that keeps both cores busy the thread gets little CPU and
-// loose objects wait for the next pause; what it leaves when killed is the
-// packer's to finish (git/packer.hpp).
+// `.git` grows like the square of the log. A thread of its own, at a low
+// CPU priority (nice 10), runs Packer::pack_new then Packer::merge for a
+// ref once `every` commits have landed on it since its last pack, and when
+// its commits pause for `idle`: no commit and no exchange ever waits for a
+// pack. Under a load that keeps both cores busy it gets about a tenth of
+// one, and what it has not packed waits for the next pause; what it leaves
+// when killed is the packer's to finish (git/packer.hpp).
 #pragma once
 
 #include "git/error.hpp"

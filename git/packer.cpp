@@ -5,6 +5,7 @@
 #include <git2/odb_backend.h>
 #include <git2/sys/odb_backend.h>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -170,6 +171,17 @@ Failure pack_failure(int rc, const std::atomic<bool>* stop, const std::string& w
   return failure(rc, what);
 }
 
+// The indexer's temporary files in the pack folder (pack_git2_<random>).
+std::set<std::string> temp_packs(const std::string& dir) {
+  std::set<std::string> out;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (const dirent* e = ::readdir(d))
+      if (std::strncmp(e->d_name, "pack_git2_", 10) == 0) out.insert(e->d_name);
+    ::closedir(d);
+  }
+  return out;
+}
+
 struct Written {
   std::string name;  // "pack-<hex>"
   std::uint64_t bytes = 0;
@@ -183,8 +195,14 @@ Result<Written> write_pack(git_packbuilder* pb, const std::string& objects, cons
                            const std::atomic<bool>* stop) {
   const std::string dir = objects + "pack";
   git_packbuilder_set_callbacks(pb, build_progress, const_cast<std::atomic<bool>*>(stop));
-  if (int rc = git_packbuilder_write(pb, dir.c_str(), 0, write_progress, const_cast<std::atomic<bool>*>(stop)); rc < 0)
+  const auto temps_before = temp_packs(dir);
+  if (int rc = git_packbuilder_write(pb, dir.c_str(), 0, write_progress, const_cast<std::atomic<bool>*>(stop)); rc < 0) {
+    // libgit2's indexer leaves its temporary file when a write gives up:
+    // the ones this write made go (another libgit2 user's stay).
+    for (const std::string& t : temp_packs(dir))
+      if (!temps_before.count(t)) ::unlink((dir + "/" + t).c_str());
     return pack_failure(rc, stop, "cannot write a pack into " + dir);
+  }
   Written w;
   w.name = std::string("pack-") + git_packbuilder_name(pb);
   const std::string base = dir + "/" + w.name;

@@ -158,7 +158,14 @@ void AgentFiles::run(const Op& op) {
     // One write with O_APPEND: a reader sees whole lines.
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0 || !write_all(fd, op.content)) log_line("cannot append to " + path.string());
+    struct stat st;
+    const bool full = fd >= 0 && ::fstat(fd, &st) == 0 && static_cast<std::uint64_t>(st.st_size) >= append_limit;
     if (fd >= 0) ::close(fd);
+    // Bounded like a log: the file past its limit becomes <name>.1 (the one
+    // before goes) and the next line starts a new one. The whole history
+    // is in git.
+    if (full && ::rename(path.c_str(), (path.string() + ".1").c_str()) != 0)
+      log_line("cannot move " + path.string() + " aside");
     return;
   }
   if (!replace_file(path.string(), op.content)) log_line("cannot write " + path.string());

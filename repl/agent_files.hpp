@@ -35,6 +35,10 @@ class AgentFiles {
   // The highest sequence number a marker held when this started (0: none).
   std::uint64_t last_sequence() const { return last_; }
 
+  // A file appended to past this many bytes is moved to <name>.1 (the one
+  // before goes): at most twice this per file.
+  static constexpr std::uint64_t append_limit = 1 << 20;
+
   // Paths are relative to dir(). put replaces a file, append adds a line to
   // one, erase removes one.
   void put(std::string rel, std::string content);

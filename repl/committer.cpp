@@ -49,11 +49,11 @@ Result<void> Committer::submit(CommitItem&& item) {
   const auto now = Clock::now();
   if (!open_.empty())
     arm_locked(opened_at_ + opt_.hold - now);
-  else if (now - flushed_at_ >= opt_.gap) {
+  else if (now - flushed_at_ >= gap_) {
     if (!flush_locked()) arm_locked(opt_.gap);  // refused: held, and tried again
   }
   else
-    arm_locked(flushed_at_ + opt_.gap - now);
+    arm_locked(flushed_at_ + gap_ - now);
   return {};
 }
 
@@ -71,7 +71,7 @@ void Committer::arm_locked(Clock::duration after) {
     const auto now = Clock::now();
     if (!open_.empty() && now < opened_at_ + opt_.hold)
       return arm_locked(opened_at_ + opt_.hold - now);
-    if (now - flushed_at_ < opt_.gap) return arm_locked(flushed_at_ + opt_.gap - now);
+    if (now - flushed_at_ < gap_) return arm_locked(flushed_at_ + gap_ - now);
     if (!flush_locked()) arm_locked(opt_.gap);
   });
 }
@@ -79,6 +79,15 @@ void Committer::arm_locked(Clock::duration after) {
 Result<void> Committer::flush_locked() {
   if (held_.items.empty()) return {};
   flushed_at_ = Clock::now();
+  // Each commit writes its logs whole: the next waits until they would
+  // have gone at `bytes_per_second`, so a long log is committed less often
+  // (its exchanges grouped) and git's work stays bounded whatever the rate.
+  std::size_t bytes = 0;
+  for (const auto& [path, at] : held_.newest)
+    if (const auto& after = held_.items[at.first].files[at.second].after) bytes += after->size();
+  gap_ = std::max<Clock::duration>(
+      opt_.gap, std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                    double(bytes) / double(std::max<std::size_t>(opt_.bytes_per_second, 1)))));
   // Still waiting on the queue behind another commit: what is held joins it.
   auto joined = queue_.join_last(this, [&] {
     for (CommitItem& item : held_.items) last_->join(std::move(item));

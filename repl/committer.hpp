@@ -56,7 +56,10 @@ struct CommitItem {
 
 struct CommitterOptions {
   std::chrono::milliseconds hold{1000};  // a request waits this long for its reply
-  std::chrono::milliseconds gap{50};     // between two commits
+  std::chrono::milliseconds gap{50};     // between two commits, at least
+  // ... and at least the time the last commit's logs take at this rate
+  // (a commit writes each log whole: 2.4 MB of log, 1.2 s).
+  std::size_t bytes_per_second = 2 << 20;
   // Items held while the queue refuses more (it is at its bound): past
   // this, submit() refuses too.
   std::size_t max_held = 10'000;
@@ -127,6 +130,7 @@ class Committer {
   std::vector<std::string> open_;  // exchanges held open: a request without its reply
   std::chrono::steady_clock::time_point opened_at_;  // when the first of them was held
   std::chrono::steady_clock::time_point flushed_at_;
+  std::chrono::steady_clock::duration gap_{};  // before the next commit: opt_.gap or the last one's bytes
   std::shared_ptr<Batch> last_;  // the batch of this committer's last item on the queue
   std::string ref_;              // the REPL ref: read on the queue's thread
   std::atomic<std::uint64_t> commits_{0};

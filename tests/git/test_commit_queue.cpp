@@ -276,6 +276,44 @@ TEST_CASE("under load the REPL's commits stay at least the gap apart, and every 
   }
 }
 
+TEST_CASE("a long log is committed less often: the next commit waits for the last one's bytes at the rate",
+          "[unit][commit_queue]") {
+  test::TempDir dir;
+  test::git_ok(dir.path(), {"init", "-q"});
+  auto queue = CommitQueue::open(dir.str());
+  REQUIRE(queue.has_value());
+  repl::CommitterOptions options;
+  options.gap = std::chrono::milliseconds(10);
+  options.bytes_per_second = 256 << 10;  // a 64 KiB log: a commit each 250 ms at most
+  options.packing.reset();
+  const std::string log(64 << 10, 'x');
+  const auto started = std::chrono::steady_clock::now();
+  {
+    Held held(**queue, options);
+    std::string text = log;
+    repl::Text before;
+    for (int job = 1; job <= 100; ++job) {
+      text += "request " + std::to_string(job) + "\n";
+      held.submit(exchange_item(true, job, before, text));
+      before = std::make_shared<const std::string>(text);
+      text += "reply " + std::to_string(job) + "\n";
+      held.submit(exchange_item(false, job, before, text));
+      before = std::make_shared<const std::string>(text);
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    held.on_thread([&] { held.committer->wait_idle(); });
+    CHECK(test::git_ok(dir.path(), {"show", repl_tip(dir) + ":node-1.md"}) == text);
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const std::string subjects = repl_git(dir, {"--format=%s"});
+  const std::size_t commits = static_cast<std::size_t>(std::count(subjects.begin(), subjects.end(), '\n'));
+  INFO(subjects);
+  // The gap alone (10 ms) would allow one commit each exchange (10 ms apart).
+  CHECK(commits <= static_cast<std::size_t>(seconds / 0.25) + 2);
+  const std::string bodies = repl_git(dir, {"--format=%B"});
+  for (int job = 1; job <= 100; ++job) CHECK(bodies.find("Editgate-Job: " + std::to_string(job) + "\n") != std::string::npos);
+}
+
 TEST_CASE("a grouped batch keeps one log's first text before and last text after, not every one between",
           "[unit][commit_queue]") {
   test::TempDir dir;

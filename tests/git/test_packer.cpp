@@ -359,3 +359,29 @@ TEST_CASE("the pack thread packs a ref every few commits and when its commits pa
   CHECK(reports.empty());
   r.check_whole();
 }
+
+TEST_CASE("a pack under way gives up when asked to stop: no pack, no temporary file, nothing removed",
+          "[unit][packer]") {
+  Repo r;
+  // Logs of up to 2 MB: zlib and the delta search take well over the
+  // 100 ms before the stop.
+  for (int i = 0; i < 40; ++i) r.exchange({{"big.md", std::string(static_cast<std::size_t>(i + 1) * 50'000, 'a' + i % 26)}});
+  const std::size_t loose = r.loose();
+  std::atomic<bool> stop{false};
+  editgit::PackerOptions options;
+  options.stop = &stop;
+  auto packer = open_packer(r, options);
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    stop = true;
+  });
+  auto packed = packer.pack_new(side);
+  stopper.join();
+  REQUIRE_FALSE(packed.has_value());
+  CHECK(packed.error().code == editgit::Error::stopped);
+  CHECK(r.loose() == loose);
+  CHECK(r.packs().empty());
+  for (const auto& e : fs::directory_iterator(r.dir / ".git/objects/pack"))
+    CHECK(e.path().filename().string().rfind("pack_git2_", 0) != 0);
+  r.check_whole();
+}

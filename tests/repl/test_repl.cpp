@@ -1,6 +1,7 @@
 // The chat-log format without a gateway: names, headers, fences, escaping,
 // background events, the request scanner and the log's anchored edits.
 #include "editproto/workspace.hpp"
+#include "repl/agent_files.hpp"
 #include "repl/chatlog.hpp"
 #include "repl/committer.hpp"
 #include "repl/format.hpp"
@@ -292,4 +293,22 @@ TEST_CASE("the REPL's objects are packed as they accumulate: nothing of its ref 
   CHECK(loose == 0);
   CHECK(test::git_ok(dir.path(), {"show", ref.substr(0, ref.size() - 1) + ":page.md"}) == log);
   test::git_ok(dir.path(), {"fsck", "--full", "--no-dangling"});
+}
+
+TEST_CASE("chat_history.jsonl is bounded: past its limit it moves to .1 and a new one starts", "[repl]") {
+  test::TempDir dir;
+  const std::string line(4096, 'r');
+  const std::size_t lines = AgentFiles::append_limit / (line.size() + 1) * 2 + 8;  // past the limit twice
+  {
+    AgentFiles files(dir.str());
+    for (std::size_t i = 0; i < lines; ++i) files.append("pages/p/chat_history.jsonl", line + "\n");
+    files.flush();
+  }
+  const auto now = test::fs::file_size(dir / "pages/p/chat_history.jsonl");
+  const auto before = test::fs::file_size(dir / "pages/p/chat_history.jsonl.1");
+  CHECK(before >= AgentFiles::append_limit);
+  CHECK(before < AgentFiles::append_limit + line.size() + 1);
+  CHECK(now < AgentFiles::append_limit);
+  CHECK(now % (line.size() + 1) == 0);  // whole lines
+  CHECK(!test::fs::exists(dir / "pages/p/chat_history.jsonl.2"));
 }
