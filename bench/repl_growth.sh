@@ -29,7 +29,7 @@ end=$(date +%s.%N)
 sleep 1.5  # the last commit's hold and gap
 # The REPL's objects are packed when its commits pause (2 s): wait until
 # what is loose is the branch's own few objects, at most 10 minutes.
-loose_count() { git -C "$ws" count-objects -v | awk '/^count:/ {print $2}'; }
+loose_count() { git -C "$ws" count-objects -v 2>/dev/null | awk '/^count:/ {print $2}'; }
 waited=0
 while [ "$waited" -lt 600 ] && [ "$(loose_count)" -gt 10 ]; do sleep 1; waited=$((waited + 1)); done
 cpu=$(awk '{printf "%.1f", ($14 + $15) / 100}' "/proc/$gw/stat")
