@@ -73,11 +73,9 @@ void PackThread::loop() {
     }
     if (!due.empty()) {
       pending_.erase(due);
-      busy_ = true;
       lock.unlock();
       pack(due);
       lock.lock();
-      busy_ = false;
       continue;
     }
     if (drain_) {
@@ -95,16 +93,16 @@ void PackThread::pack(const std::string& ref) {
   auto packed = packer_->pack_new(ref);
   Result<PackStats> merged = PackStats{};
   if (packed) merged = packer_->merge();
-  const Result<PackStats>& failed = !packed ? packed : merged;
+  const Result<PackStats>& outcome = !packed ? packed : merged;
   {
     std::lock_guard lock(mutex_);
     ++totals_.calls;
     if (packed) totals_.loose_removed += packed->loose_removed;
     if (merged) totals_.packs_merged += merged->packs_merged;
-    if (!failed) ++totals_.failures;
+    if (!outcome) ++totals_.failures;
   }
-  if (!failed && failed.error().code != Error::stopped && opt_.report)
-    opt_.report("the REPL's objects of " + ref + " were not packed: " + failed.error().message);
+  if (!outcome && outcome.error().code != Error::stopped && opt_.report)
+    opt_.report("the REPL's objects of " + ref + " were not packed: " + outcome.error().message);
 }
 
 }  // namespace editgit

@@ -80,7 +80,6 @@ class PackThread {
   std::condition_variable wake_, done_;
   std::map<std::string, Pending> pending_;  // refs with commits not yet packed
   bool drain_ = false;
-  bool busy_ = false;
   Totals totals_;
   std::optional<Packer> packer_;  // used on the thread only
   std::thread thread_;
