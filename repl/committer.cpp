@@ -85,9 +85,9 @@ Result<void> Committer::flush_locked() {
   std::size_t bytes = 0;
   for (const auto& [path, at] : held_.newest)
     if (const auto& after = held_.items[at.first].files[at.second].after) bytes += after->size();
-  gap_ = std::max<Clock::duration>(
-      opt_.gap, std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
-                    double(bytes) / double(std::max<std::size_t>(opt_.bytes_per_second, 1)))));
+  const auto at_rate = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(double(bytes) / double(std::max<std::size_t>(opt_.bytes_per_second, 1))));
+  gap_ = std::clamp<Clock::duration>(at_rate, opt_.gap, std::max<Clock::duration>(opt_.gap, opt_.max_gap));
   // Still waiting on the queue behind another commit: what is held joins it.
   auto joined = queue_.join_last(this, [&] {
     for (CommitItem& item : held_.items) last_->join(std::move(item));
@@ -278,9 +278,9 @@ void Committer::commit(editgit::Repository& repo, Batch& batch) {
              " failed: " + done.error().message);
   const std::string id = done && done->id ? *done->id : std::string();
   if (done) ++commits_;
-  if (!id.empty() && opt_.packing && !packing_failed_) {
+  if (!id.empty() && opt_.pack && !packing_failed_) {
     if (!packing_) {
-      auto options = *opt_.packing;
+      auto options = opt_.packing;
       options.report = &log_line;
       auto started = editgit::PackThread::start(repo.gitdir(), std::move(options));
       if (started)

@@ -58,14 +58,18 @@ struct CommitterOptions {
   std::chrono::milliseconds hold{1000};  // a request waits this long for its reply
   std::chrono::milliseconds gap{50};     // between two commits, at least
   // ... and at least the time the last commit's logs take at this rate
-  // (a commit writes each log whole: 2.4 MB of log, 1.2 s).
+  // (a commit writes each log whole: 1.5 MB of log, 0.75 s).
   std::size_t bytes_per_second = 2 << 20;
+  // ... but never more than this: a log's commit lags its reply by about
+  // this much at most (1,000 realms' logs are megabytes together).
+  std::chrono::milliseconds max_gap{1000};
   // Items held while the queue refuses more (it is at its bound): past
   // this, submit() refuses too.
   std::size_t max_held = 10'000;
   // The REPL's objects packed as they accumulate (git/pack_thread.hpp), by
-  // a thread started at the first commit; none without.
-  std::optional<editgit::PackThreadOptions> packing = editgit::PackThreadOptions{};
+  // a thread started at the first commit.
+  bool pack = true;
+  editgit::PackThreadOptions packing;
 };
 
 class Committer {

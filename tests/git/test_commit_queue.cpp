@@ -161,6 +161,14 @@ struct Held {
   }
 };
 
+// A committer's hold and gap, in milliseconds; the rest as the gateway has it.
+repl::CommitterOptions timing(int hold, int gap) {
+  repl::CommitterOptions o;
+  o.hold = std::chrono::milliseconds(hold);
+  o.gap = std::chrono::milliseconds(gap);
+  return o;
+}
+
 // A request (opens) or its reply (closes) of job `job` on page "node-1",
 // writing debug/node-1.md from `before` to `after`.
 repl::CommitItem exchange_item(bool request, int job, repl::Text before, const std::string& after) {
@@ -199,7 +207,7 @@ TEST_CASE("an exchange whose reply comes soon is one commit on the REPL's ref; t
   auto queue = CommitQueue::open(dir.str());
   REQUIRE(queue.has_value());
   {
-    Held held(**queue, {std::chrono::milliseconds(2000), std::chrono::milliseconds(10)});
+    Held held(**queue, timing(2000, 10));
     held.submit(exchange_item(true, 1, nullptr, "request\n"));
     held.submit(exchange_item(false, 1, std::make_shared<const std::string>("request\n"), "request\nreply\n"));
     held.on_thread([&] { held.committer->wait_idle(); });
@@ -223,7 +231,7 @@ TEST_CASE("a request whose job runs past the hold is committed alone, and its re
   test::git_ok(dir.path(), {"init", "-q"});
   auto queue = CommitQueue::open(dir.str());
   REQUIRE(queue.has_value());
-  Held held(**queue, {std::chrono::milliseconds(100), std::chrono::milliseconds(10)});
+  Held held(**queue, timing(100, 10));
   held.submit(exchange_item(true, 7, nullptr, "request\n"));
   std::string subjects;
   for (int i = 0; i < 200 && subjects.empty(); ++i) {
@@ -245,7 +253,7 @@ TEST_CASE("under load the REPL's commits stay at least the gap apart, and every 
   constexpr int exchanges = 300;
   const auto started = std::chrono::steady_clock::now();
   {
-    Held held(**queue, {std::chrono::milliseconds(1000), std::chrono::milliseconds(100)});
+    Held held(**queue, timing(1000, 100));
     std::string text;
     repl::Text before;
     for (int job = 1; job <= exchanges; ++job) {
@@ -285,7 +293,8 @@ TEST_CASE("a long log is committed less often: the next commit waits for the las
   repl::CommitterOptions options;
   options.gap = std::chrono::milliseconds(10);
   options.bytes_per_second = 256 << 10;  // a 64 KiB log: a commit each 250 ms at most
-  options.packing.reset();
+  options.max_gap = std::chrono::milliseconds(1000);
+  options.pack = false;
   const std::string log(64 << 10, 'x');
   const auto started = std::chrono::steady_clock::now();
   {
@@ -312,6 +321,38 @@ TEST_CASE("a long log is committed less often: the next commit waits for the las
   CHECK(commits <= static_cast<std::size_t>(seconds / 0.25) + 2);
   const std::string bodies = repl_git(dir, {"--format=%B"});
   for (int job = 1; job <= 100; ++job) CHECK(bodies.find("Editgate-Job: " + std::to_string(job) + "\n") != std::string::npos);
+}
+
+TEST_CASE("the byte rate's wait is capped: a huge log is still committed about once a max_gap",
+          "[unit][commit_queue]") {
+  test::TempDir dir;
+  test::git_ok(dir.path(), {"init", "-q"});
+  auto queue = CommitQueue::open(dir.str());
+  REQUIRE(queue.has_value());
+  repl::CommitterOptions options;
+  options.gap = std::chrono::milliseconds(10);
+  options.bytes_per_second = 1024;  // 64 KiB: a minute's wait at this rate
+  options.max_gap = std::chrono::milliseconds(100);
+  options.pack = false;
+  {
+    Held held(**queue, options);
+    std::string text(64 << 10, 'x');
+    repl::Text before;
+    for (int job = 1; job <= 100; ++job) {  // about a second
+      text += "request " + std::to_string(job) + "\n";
+      held.submit(exchange_item(true, job, before, text));
+      before = std::make_shared<const std::string>(text);
+      text += "reply " + std::to_string(job) + "\n";
+      held.submit(exchange_item(false, job, before, text));
+      before = std::make_shared<const std::string>(text);
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    held.on_thread([&] { held.committer->wait_idle(); });
+  }
+  const std::string subjects = repl_git(dir, {"--format=%s"});
+  INFO(subjects);
+  // Uncapped: the first commit, then nothing until the final flush.
+  CHECK(std::count(subjects.begin(), subjects.end(), '\n') >= 3);
 }
 
 TEST_CASE("a grouped batch keeps one log's first text before and last text after, not every one between",
