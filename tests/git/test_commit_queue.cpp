@@ -186,6 +186,22 @@ repl::CommitItem exchange_item(bool request, int job, repl::Text before, const s
   return item;
 }
 
+// `jobs` exchanges appended to `text` (the log's first text), a 10 ms pause
+// after each `every`, then everything committed.
+void paced_exchanges(Held& held, std::string& text, int jobs, int every = 1) {
+  repl::Text before;
+  for (int job = 1; job <= jobs; ++job) {
+    text += "request " + std::to_string(job) + "\n";
+    held.submit(exchange_item(true, job, before, text));
+    before = std::make_shared<const std::string>(text);
+    text += "reply " + std::to_string(job) + "\n";
+    held.submit(exchange_item(false, job, before, text));
+    before = std::make_shared<const std::string>(text);
+    if (job % every == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  held.on_thread([&] { held.committer->wait_idle(); });
+}
+
 std::string repl_git(const test::TempDir& dir, std::vector<std::string> args) {
   args.insert(args.begin(), "log");
   args.push_back("--glob=refs/editgate/repl/*");
@@ -255,17 +271,7 @@ TEST_CASE("under load the REPL's commits stay at least the gap apart, and every 
   {
     Held held(**queue, timing(1000, 100));
     std::string text;
-    repl::Text before;
-    for (int job = 1; job <= exchanges; ++job) {
-      text += "request " + std::to_string(job) + "\n";
-      held.submit(exchange_item(true, job, before, text));
-      before = std::make_shared<const std::string>(text);
-      text += "reply " + std::to_string(job) + "\n";
-      held.submit(exchange_item(false, job, before, text));
-      before = std::make_shared<const std::string>(text);
-      if (job % 10 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    held.on_thread([&] { held.committer->wait_idle(); });
+    paced_exchanges(held, text, exchanges, 10);
     CHECK(test::git_ok(dir.path(), {"show", repl_tip(dir) + ":node-1.md"}) == text);
   }
   const double seconds =
@@ -300,17 +306,7 @@ TEST_CASE("a long log is committed less often: the next commit waits for the las
   {
     Held held(**queue, options);
     std::string text = log;
-    repl::Text before;
-    for (int job = 1; job <= 100; ++job) {
-      text += "request " + std::to_string(job) + "\n";
-      held.submit(exchange_item(true, job, before, text));
-      before = std::make_shared<const std::string>(text);
-      text += "reply " + std::to_string(job) + "\n";
-      held.submit(exchange_item(false, job, before, text));
-      before = std::make_shared<const std::string>(text);
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    held.on_thread([&] { held.committer->wait_idle(); });
+    paced_exchanges(held, text, 100);
     CHECK(test::git_ok(dir.path(), {"show", repl_tip(dir) + ":node-1.md"}) == text);
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -337,17 +333,7 @@ TEST_CASE("the byte rate's wait is capped: a huge log is still committed about o
   {
     Held held(**queue, options);
     std::string text(64 << 10, 'x');
-    repl::Text before;
-    for (int job = 1; job <= 100; ++job) {  // about a second
-      text += "request " + std::to_string(job) + "\n";
-      held.submit(exchange_item(true, job, before, text));
-      before = std::make_shared<const std::string>(text);
-      text += "reply " + std::to_string(job) + "\n";
-      held.submit(exchange_item(false, job, before, text));
-      before = std::make_shared<const std::string>(text);
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    held.on_thread([&] { held.committer->wait_idle(); });
+    paced_exchanges(held, text, 100);  // about a second
   }
   const std::string subjects = repl_git(dir, {"--format=%s"});
   INFO(subjects);
