@@ -442,6 +442,7 @@ Args parse(int argc, char** argv) {
 int run(int argc, char** argv) {
   const Args a = parse(argc, argv);
   bench::set_child_tmpdir(a.workdir);
+  client::use_editgate(a.editgate);  // the gateway measured is the one named
   const bool stdio = a.stdio && has_stdio_bridge(a);
   const fs::path dir = workspace(a);
   auto t_start = clock_type::now();

@@ -425,6 +425,7 @@ int run(int argc, char** argv) {
   if (a.editgate.empty() || a.workdir.empty() || a.script.empty())
     throw std::runtime_error("--editgate, --workdir and --script are required");
   bench::set_child_tmpdir(a.workdir);
+  client::use_editgate(a.editgate);  // the gateway measured is the one named
   const int per_round = std::max(1, a.samples / a.rounds);
 
   // ---- Node: the built-in page through the gateway, and the same program alone ----

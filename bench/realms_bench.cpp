@@ -145,6 +145,7 @@ void print_summary(const Args& a, const Result& g, const Result& f) {
 int run(int argc, char** argv) {
   Args a = parse_args(argc, argv);
   bench::set_child_tmpdir(a.workdir);
+  client::use_editgate(a.editgate);  // the gateway measured is the one named
   const fs::path dir = bench::workspace(fs::path(a.workdir) / "realms");
 
   // ---- through the gateway ----

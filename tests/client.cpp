@@ -69,13 +69,22 @@ std::string host_of(unsigned short port, const std::map<std::string, std::string
 
 // ---- the gateway process ----------------------------------------------------
 
+namespace {
+std::string& editgate_binary() {
+  static std::string path = EDITGATE_BIN;
+  return path;
+}
+}  // namespace
+
+void use_editgate(std::string path) { editgate_binary() = std::move(path); }
+
 Gateway::Gateway(const std::string& root, std::vector<std::string> extra, bool node) : root_(root) {
   char tmpl[] = "/tmp/editgate-gw-XXXXXX";
   int fd = ::mkstemp(tmpl);
   if (fd < 0) throw std::runtime_error("mkstemp");
   ::close(fd);
   log_ = tmpl;
-  std::vector<std::string> args = {EDITGATE_BIN, "serve", "--port", "0", "--root", root};
+  std::vector<std::string> args = {editgate_binary(), "serve", "--port", "0", "--root", root};
   args.insert(args.end(), extra.begin(), extra.end());
   if (!node) args.push_back("--no-node");
   pid_ = ::fork();

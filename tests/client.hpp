@@ -18,6 +18,10 @@ namespace client {
 
 using namespace std::chrono_literals;
 
+// The editgate binary Gateway starts from now on (default: the one built
+// beside the tests): a benchmark's --editgate measures another build.
+void use_editgate(std::string path);
+
 // `editgate serve --port 0 --root ROOT [extra...]`, started and waited for
 // (its port file in the state folder); stopped with SIGTERM when destroyed. Without
 // `node`, with --no-node: tests of the edit doors see no page's commits.
