@@ -169,6 +169,15 @@ repl::CommitterOptions timing(int hold, int gap) {
   return o;
 }
 
+// A committer whose wait follows the bytes it commits (gap 10 ms, no packing).
+repl::CommitterOptions by_bytes(std::size_t bytes_per_second, int max_gap) {
+  repl::CommitterOptions o = timing(1000, 10);
+  o.bytes_per_second = bytes_per_second;
+  o.max_gap = std::chrono::milliseconds(max_gap);
+  o.pack = false;
+  return o;
+}
+
 // A request (opens) or its reply (closes) of job `job` on page "node-1",
 // writing debug/node-1.md from `before` to `after`.
 repl::CommitItem exchange_item(bool request, int job, repl::Text before, const std::string& after) {
@@ -296,11 +305,8 @@ TEST_CASE("a long log is committed less often: the next commit waits for the las
   test::git_ok(dir.path(), {"init", "-q"});
   auto queue = CommitQueue::open(dir.str());
   REQUIRE(queue.has_value());
-  repl::CommitterOptions options;
-  options.gap = std::chrono::milliseconds(10);
-  options.bytes_per_second = 256 << 10;  // a 64 KiB log: a commit each 250 ms at most
-  options.max_gap = std::chrono::milliseconds(1000);
-  options.pack = false;
+  // A 64 KiB log: a commit each 250 ms at most.
+  const repl::CommitterOptions options = by_bytes(256 << 10, 1000);
   const std::string log(64 << 10, 'x');
   const auto started = std::chrono::steady_clock::now();
   {
@@ -325,11 +331,8 @@ TEST_CASE("the byte rate's wait is capped: a huge log is still committed about o
   test::git_ok(dir.path(), {"init", "-q"});
   auto queue = CommitQueue::open(dir.str());
   REQUIRE(queue.has_value());
-  repl::CommitterOptions options;
-  options.gap = std::chrono::milliseconds(10);
-  options.bytes_per_second = 1024;  // 64 KiB: a minute's wait at this rate
-  options.max_gap = std::chrono::milliseconds(100);
-  options.pack = false;
+  // 64 KiB: a minute's wait at this rate, but 100 ms at most.
+  const repl::CommitterOptions options = by_bytes(1024, 100);
   {
     Held held(**queue, options);
     std::string text(64 << 10, 'x');
