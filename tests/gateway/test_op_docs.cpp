@@ -1,5 +1,5 @@
 // The protocol reference is kept true by the table it documents: every op a
-// client can send has its row in README.md's WebSocket table.
+// client can send has its row in docs/guide/protocol.md's WebSocket table.
 #include "gateway/op_table.hpp"
 
 #include <catch2/catch.hpp>
@@ -8,16 +8,16 @@
 #include <sstream>
 #include <string>
 
-TEST_CASE("every op of the table has its row in the README's protocol reference", "[gateway]") {
-  std::ifstream in(README_MD);
+TEST_CASE("every op of the table has its row in the protocol reference (docs/guide/protocol.md)", "[gateway]") {
+  std::ifstream in(PROTOCOL_MD);
   REQUIRE(in);
   std::stringstream text;
   text << in.rdbuf();
-  const std::string readme = text.str();
-  const std::size_t table = readme.find("| op | params | optional | reply |");
+  const std::string reference = text.str();
+  const std::size_t table = reference.find("| op | params | optional | reply |");
   REQUIRE(table != std::string::npos);
-  const std::size_t end = readme.find("\n\n", table);
-  const std::string rows = readme.substr(table, end - table);
+  const std::size_t end = reference.find("\n\n", table);
+  const std::string rows = reference.substr(table, end - table);
   for (const gateway::OpSpec& op : gateway::op_table()) {
     INFO("op " << op.name);
     CHECK(rows.find("\n| `" + std::string(op.name) + "` |") != std::string::npos);
