@@ -1,5 +1,5 @@
 // How `editgate mcp` starts a gateway in the background, when none serves
-// its workspace, that outlives the bridge (docs/decisions.md, "editgate
+// its workspace, that outlives the bridge (docs/decisions/mcp.md, "editgate
 // mcp"). No Beast here.
 #pragma once
 

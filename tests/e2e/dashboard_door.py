@@ -1,8 +1,8 @@
 """The dashboard's door, from outside: the one-time sign-in URL `editgate
 serve` prints, the session cookie, its WebSocket (the agents' protocol,
 signed in by the cookie), the live events of `watch`, and origins approved
-or refused by the person but never by an agent. Written from the README's
-reference with Python's http.client and Debian's websockets.
+or refused by the person but never by an agent. Written from the reference in
+docs/guide/protocol.md with Python's http.client and Debian's websockets.
 
 Usage: dashboard_door.py EDITGATE
 """

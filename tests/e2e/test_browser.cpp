@@ -96,9 +96,9 @@ struct BrowsedSite {
   }
 };
 
-// A page that loads the gateway's adapter after `body`, with the tag the
-// README documents (`crossorigin`, so the browser does not mute the errors of
-// evaluated code), or with the older tag without it.
+// A page that loads the gateway's adapter after `body`, with the tag
+// docs/guide/pages.md documents (`crossorigin`, so the browser does not mute
+// the errors of evaluated code), or with the older tag without it.
 std::string adapter_page(const std::string& title, unsigned short gateway, const std::string& body = "",
                          bool crossorigin = true) {
   return "<!doctype html><title>" + title + "</title><body>" + body + "<script src=\"http://127.0.0.1:" +
@@ -310,10 +310,10 @@ TEST_CASE("a shell agent runs code in a Chromium tab through its log file and ed
 namespace {
 
 // An agent's code throws later and leaves a promise rejected, in a tab whose
-// app is served from another origin (port) than the gateway, as the README
-// sets it up; the page's own handler throws too. All three reach the log in
-// full: the browser mutes the errors of a cross-origin script loaded without
-// CORS, and of all code it evaluates.
+// app is served from another origin (port) than the gateway, as
+// docs/guide/pages.md sets it up; the page's own handler throws too. All three
+// reach the log in full: the browser mutes the errors of a cross-origin script
+// loaded without CORS, and of all code it evaluates.
 void errors_in_full(bool crossorigin) {
   test::TempDir dir, site, profile;
   client::Gateway gw(dir.str());

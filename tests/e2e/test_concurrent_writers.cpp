@@ -118,8 +118,8 @@ void check_none_lost(Saves how) {
 // a loaded machine lost 2-4 saves in one run of 5 or 10: the editor read that
 // older save in the instant it stood again, after newer ones. A race, so a
 // passing run proves little alone: scripts/writers_soak.sh runs it many
-// times under load. docs/decisions.md ("Concurrent writers") says how the
-// leases and taking the save over close these.
+// times under load. docs/decisions/edit-protocol.md ("Concurrent writers")
+// says how the leases and taking the save over close these.
 TEST_CASE("concurrent writers: an editor saving by temp file and rename loses no save to editgate") {
   check_none_lost(Saves::by_rename);
 }
