@@ -18,7 +18,7 @@
 // for an editgate from before that ref, holds every reply and the work tree
 // is clean).
 #include "child.hpp"
-#include "gateway/places.hpp"
+#include "services/places.hpp"
 #include "percentiles.hpp"
 #include "process.hpp"
 #include "workspace.hpp"

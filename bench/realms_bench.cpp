@@ -22,7 +22,7 @@
 // At the end: every reply in that ref's copy of its log (`git show`), `git
 // status` clean, and in the soak `git fsck` clean.
 #include "percentiles.hpp"
-#include "gateway/places.hpp"
+#include "services/places.hpp"
 #include "process.hpp"
 #include "realms_drive.hpp"
 #include "workspace.hpp"

@@ -13,7 +13,7 @@
 #include "record/run_commit.hpp"
 #include "record/run_journal.hpp"
 #include "record/run_report.hpp"
-#include "gateway/push_child.hpp"
+#include "services/push_child.hpp"
 #include "gateway/serve.hpp"
 #include "cli/wait.hpp"
 #include "cli/where.hpp"
@@ -498,7 +498,7 @@ CLI::App* add_serve(CLI::App& app, gateway::ServeArgs& a) {
 }
 
 // `editgate __push`: one push of the gateway's pusher, run in a process of
-// its own so that it can be stopped (gateway/push_child.hpp). Not for people:
+// its own so that it can be stopped (services/push_child.hpp). Not for people:
 // hidden from --help.
 struct PushChildArgs {
   std::string root, remote;

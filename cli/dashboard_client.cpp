@@ -1,8 +1,8 @@
 #include "cli/dashboard_client.hpp"
 
 #include "cli/remote.hpp"
-#include "gateway/places.hpp"
-#include "gateway/state_dir.hpp"
+#include "services/places.hpp"
+#include "services/state_dir.hpp"
 
 #include <boost/json.hpp>
 

@@ -1,9 +1,9 @@
 #include "cli/eval_client.hpp"
 
 #include "cli/remote.hpp"
-#include "gateway/error.hpp"
-#include "gateway/places.hpp"
-#include "gateway/state_dir.hpp"
+#include "services/error.hpp"
+#include "services/places.hpp"
+#include "services/state_dir.hpp"
 #include "repl/format.hpp"
 
 #include <boost/json.hpp>

@@ -7,8 +7,8 @@
 #include "cli/mcp_launch.hpp"
 #include "cli/mcp_stdio.hpp"
 #include "cli/mcp_wire.hpp"
-#include "gateway/places.hpp"
-#include "gateway/state_dir.hpp"
+#include "services/places.hpp"
+#include "services/state_dir.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>

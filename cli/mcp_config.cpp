@@ -2,8 +2,8 @@
 
 #include "cli/mcp_launch.hpp"
 #include "gateway/serve.hpp"
-#include "gateway/places.hpp"
-#include "gateway/state_dir.hpp"
+#include "services/places.hpp"
+#include "services/state_dir.hpp"
 
 #include <boost/json.hpp>
 #include <unistd.h>

@@ -1,6 +1,6 @@
 #include "cli/mcp_launch.hpp"
 
-#include "gateway/places.hpp"
+#include "services/places.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

@@ -3,7 +3,7 @@
 // mcp"). No Beast here.
 #pragma once
 
-#include "gateway/error.hpp"
+#include "services/error.hpp"
 
 #include <sys/types.h>
 

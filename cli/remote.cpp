@@ -1,6 +1,6 @@
 #include "cli/remote.hpp"
 
-#include "gateway/state_dir.hpp"
+#include "services/state_dir.hpp"
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>

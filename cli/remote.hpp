@@ -1,10 +1,10 @@
 // The command-line clients of a running gateway (`eval`, `pages`): one HTTP
 // request to it with the port and cookie from its state folder (the workspace is
-// found by find_workspace, gateway/places.hpp). Every way of not getting an answer is a named code
+// found by find_workspace, services/places.hpp). Every way of not getting an answer is a named code
 // with a message that says it once, and no library's source location.
 #pragma once
 
-#include "gateway/error.hpp"
+#include "services/error.hpp"
 
 #include <boost/json/object.hpp>
 

@@ -1,7 +1,7 @@
 #include "cli/wait.hpp"
 
-#include "gateway/places.hpp"
-#include "gateway/state_dir.hpp"
+#include "services/places.hpp"
+#include "services/state_dir.hpp"
 #include "repl/agent_files.hpp"
 #include "repl/format.hpp"
 #include "repl/markdown.hpp"

@@ -1,7 +1,7 @@
 #include "cli/where.hpp"
 
-#include "gateway/places.hpp"
-#include "gateway/state_dir.hpp"
+#include "services/places.hpp"
+#include "services/state_dir.hpp"
 
 #include <boost/json.hpp>
 

@@ -1,5 +1,5 @@
 // `editgate where`: every place editgate keeps something for a workspace
-// (gateway/places.hpp) and whether a gateway serves it, for people and for
+// (services/places.hpp) and whether a gateway serves it, for people and for
 // agents that only read and write files. Reads only; creates nothing.
 #pragma once
 

@@ -8,12 +8,13 @@
 // block's result goes back as an NDJSON line in a chunked response while the
 // body is still arriving.
 #include "editproto/unicode.hpp"
-#include "gateway/dashboard_door.hpp"
-#include "gateway/edit_run.hpp"
+#include "dashboard/door.hpp"
+#include "services/edit_run.hpp"
 #include "gateway/net.hpp"
-#include "gateway/mcp_http.hpp"
-#include "gateway/op_table.hpp"
-#include "gateway/query.hpp"
+#include "mcp/http.hpp"
+#include "ops/table.hpp"
+#include "services/target.hpp"
+#include "ops/edit_query.hpp"
 #include "record/run_report.hpp"
 #include "gateway/http_connection.hpp"
 #include "gateway/websockets.hpp"
@@ -492,7 +493,7 @@ class http_connection : public Stoppable, public HttpResponder, public std::enab
     json::array out_;
   };
 
-  // ---- /mcp: the MCP door (gateway/mcp_server.hpp) --------------------------
+  // ---- /mcp: the MCP door (mcp/server.hpp) --------------------------
 
   void route_mcp(bool has_body) {
     if (!authorized(has_body)) return;

@@ -2,7 +2,7 @@
 // listener and `serve` stay light to compile.
 #pragma once
 
-#include "gateway/gateway.hpp"
+#include "services/gateway.hpp"
 
 #include <boost/asio/ip/tcp.hpp>
 

@@ -1,6 +1,6 @@
 #include "gateway/inbox.hpp"
 
-#include "gateway/places.hpp"
+#include "services/places.hpp"
 
 #include "editproto/unicode.hpp"
 #include "record/run_report.hpp"

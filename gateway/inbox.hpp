@@ -1,6 +1,6 @@
 // The inbox of agents that only write files. An agent drops
 // inbox/<name>.md in the agents' folder (.git/editgate/, where no commit can
-// put a file: gateway/places.hpp), a message of edit blocks (an LLM's
+// put a file: services/places.hpp), a message of edit blocks (an LLM's
 // answer); the gateway applies it as `editgate apply` would, on the worker
 // thread with the other edits, and answers in outbox/ beside it:
 //   <name>.json              the results, the JSON of `apply --format json`,
@@ -12,7 +12,7 @@
 // gone and marker there" always means this message's answer is complete.
 #pragma once
 
-#include "gateway/worker.hpp"
+#include "services/worker.hpp"
 
 #include <cstdint>
 #include <functional>

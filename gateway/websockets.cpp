@@ -8,7 +8,7 @@
 #include "gateway/websockets.hpp"
 
 #include "record/commit_messages.hpp"
-#include "gateway/op_dispatcher.hpp"
+#include "ops/dispatcher.hpp"
 #include "repl/repl.hpp"
 
 #include <boost/json.hpp>

@@ -3,7 +3,7 @@
 // (page_socket). Included only by http_connection.cpp.
 #pragma once
 
-#include "gateway/gateway.hpp"
+#include "services/gateway.hpp"
 #include "gateway/net.hpp"
 
 namespace gateway {

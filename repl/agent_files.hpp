@@ -25,7 +25,7 @@ namespace repl {
 
 class AgentFiles {
  public:
-  // `dir`: the workspace's agents' folder (gateway/places.hpp).
+  // `dir`: the workspace's agents' folder (services/places.hpp).
   explicit AgentFiles(std::string dir);
   ~AgentFiles();  // writes what is queued
   AgentFiles(const AgentFiles&) = delete;

@@ -1,6 +1,6 @@
 #include "tests/client.hpp"
 
-#include "gateway/state_dir.hpp"
+#include "services/state_dir.hpp"
 
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>

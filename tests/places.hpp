@@ -1,8 +1,8 @@
-// Where a workspace's gateway keeps its files (gateway/places.hpp), for the
+// Where a workspace's gateway keeps its files (services/places.hpp), for the
 // tests that read them as an agent or a client would.
 #pragma once
 
-#include "gateway/places.hpp"
+#include "services/places.hpp"
 #include "support.hpp"
 
 #include <catch2/catch.hpp>

@@ -24,7 +24,7 @@ const shots = process.env.SCREENSHOTS;
 const { chromium } = createRequire(path.join(npm, 'package.json'))('playwright-core');
 
 // A real source file of this repository, with a line of 117 columns.
-const sourceFile = fs.readFileSync(new URL('../../gateway/ops_show.cpp', import.meta.url), 'utf8');
+const sourceFile = fs.readFileSync(new URL('../../ops/show.cpp', import.meta.url), 'utf8');
 const longLine = '  return s.size() >= 7 && s.size() <= 40 && s.find_first_not_of("0123456789abcdefABCDEF") == std::string_view::npos;';
 
 const block = (file, from, to) => `${file}\n««« EDIT\n${from}\n═══════ REPL\n${to}\n»»» EDIT END\n`;
@@ -96,7 +96,7 @@ describe('dashboard in headless Chromium', { timeout: 180000 }, () => {
   const edits = [];  // the edit commits the tests made, oldest first
 
   before(async () => {
-    assert.ok(sourceFile.includes(longLine), 'gateway/ops_show.cpp still has the long line the diff test edits');
+    assert.ok(sourceFile.includes(longLine), 'ops/show.cpp still has the long line the diff test edits');
     root = workspace({ 'notes.txt': 'alpha\ngamma\n', 'app.js': 'const a = 1;\nconst b = 2;\n', 'src/ops_show.cpp': sourceFile });
     gw = await serve(root);
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });

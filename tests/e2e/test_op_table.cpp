@@ -3,7 +3,7 @@
 // same code and ignore unknown ones, naming them, and an error code has one
 // HTTP status on every route.
 #include "client.hpp"
-#include "gateway/op_table.hpp"
+#include "ops/table.hpp"
 #include "support.hpp"
 
 #include <boost/json.hpp>

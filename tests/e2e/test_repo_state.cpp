@@ -7,7 +7,7 @@
 // server's view of the workspace tried as a bearer and as a sign-in token;
 // `editgate mcp` outside any repository. Real gateways, the git command line.
 #include "pages.hpp"
-#include "gateway/state_dir.hpp"
+#include "services/state_dir.hpp"
 #include "places.hpp"
 
 #include <fcntl.h>

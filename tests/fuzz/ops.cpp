@@ -4,8 +4,8 @@
 // it names an op of the table, carries that op's parameters and nothing
 // else, and every parameter has the type the op reads it as.
 #include "check.hpp"
-#include "gateway/op_dispatcher.hpp"
-#include "gateway/query.hpp"
+#include "ops/dispatcher.hpp"
+#include "services/target.hpp"
 
 #include <boost/json.hpp>
 

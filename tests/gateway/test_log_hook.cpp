@@ -2,7 +2,7 @@
 // through the log hook (repl/log.hpp) the program installs, never straight
 // to std::cerr.
 #include "gateway/inbox.hpp"
-#include "gateway/worker.hpp"
+#include "services/worker.hpp"
 #include "repl/log.hpp"
 #include "support.hpp"
 

@@ -1,0 +1,62 @@
+#include "dashboard/door.hpp"
+
+#include "dashboard/assets.hpp"
+#include "services/gateway.hpp"
+#include "services/security.hpp"
+
+namespace gateway {
+
+namespace {
+
+// The page a browser gets when it is not signed in: what to do about it.
+DashboardAnswer sign_in_page(unsigned status, std::string_view why) {
+  std::string body =
+      "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>editgate: sign in</title></head><body>"
+      "<h1>editgate</h1><p>" +
+      std::string(why) +
+      "</p><p>Open the dashboard URL that <code>editgate serve</code> printed, or run <code>editgate dashboard</code> "
+      "in the workspace for a new one. Each URL signs in one browser, once.</p></body></html>\n";
+  return {status, "text/html; charset=utf-8", std::move(body),
+          {{"Content-Security-Policy", std::string(dashboard_csp)}, {"Referrer-Policy", "no-referrer"}}};
+}
+
+bool signed_in(std::string_view cookie_header, Gateway& gw) {
+  auto session = cookie_value(cookie_header, dashboard_cookie_name);
+  return session && gw.dashboard().signed_in(*session);
+}
+
+}  // namespace
+
+std::optional<DashboardAnswer> dashboard_get(const Target& target, std::string_view cookie_header, Gateway& gw) {
+  auto asset = dashboard_asset(target.path);
+  if (!asset) return std::nullopt;
+  const HttpHeaders headers{{"Content-Security-Policy", std::string(dashboard_csp)},
+                            {"Referrer-Policy", "no-referrer"},
+                            {"X-Frame-Options", "DENY"}};
+  if (target.path != "/") return DashboardAnswer{200, asset->type, std::string(asset->body), headers};
+  for (const auto& [name, value] : target.params) {
+    if (name != "token") continue;
+    auto session = gw.dashboard().redeem(value);
+    if (!session) return sign_in_page(401, "This sign-in URL was used already, or is not this gateway's.");
+    // The token leaves the address bar (and the history) at once; the
+    // cookie is the browser's alone: no script reads it, no other site
+    // sends it.
+    return DashboardAnswer{303, "text/plain; charset=utf-8", "signed in\n",
+                           {{"Location", "/"},
+                            {"Set-Cookie", std::string(dashboard_cookie_name) + "=" + *session +
+                                               "; HttpOnly; SameSite=Strict; Path=/"},
+                            {"Referrer-Policy", "no-referrer"}}};
+  }
+  if (!signed_in(cookie_header, gw)) return sign_in_page(401, "This browser is not signed in to this gateway.");
+  return DashboardAnswer{200, asset->type, std::string(asset->body), headers};
+}
+
+Result<bool> dashboard_socket_allowed(std::string_view origin, std::string_view cookie_header, Gateway& gw) {
+  if (origin.empty() || !own_origin(origin, gw.binding()))
+    return Failure{Error::forbidden_origin, "the dashboard's socket is for the dashboard's own page"};
+  if (!signed_in(cookie_header, gw))
+    return Failure{Error::unauthorized, "not signed in: open the URL `editgate serve` printed"};
+  return true;
+}
+
+}  // namespace gateway

@@ -1,0 +1,44 @@
+// The ops behind the dashboard: watch (the live events), origins and
+// approve (pages from origins nobody allowed yet), dashboard (a fresh
+// sign-in URL). Ordinary ops of the table: an agent may watch and read;
+// approving an origin is the person's alone (ConnectionState::person).
+#include "services/event_hub.hpp"
+#include "services/gateway.hpp"
+#include "ops/handlers.hpp"
+#include "services/security.hpp"
+
+#include <boost/json.hpp>
+
+namespace gateway {
+
+namespace json = boost::json;
+
+void op_watch(OpCall call) {
+  EventHub* hub = call.gw.events();
+  if (!hub) return call.out->fail({Error::not_found, "this gateway publishes no events"});
+  // Events go on while the connection lives: a watch has no final reply.
+  std::weak_ptr<void> alive = call.conn;
+  if (auto w = hub->watch(call.out, std::move(alive)); !w) call.out->fail(w.error());
+}
+
+void op_origins(OpCall call) { call.out->done(call.gw.approvals().snapshot()); }
+
+void op_approve(OpCall call) {
+  if (!call.conn || !call.conn->person)
+    return call.out->fail({Error::forbidden_origin,
+                           "origins are allowed by the person on the dashboard (the URL `editgate serve` printed, "
+                           "or `editgate dashboard`), or with --allow-origin; never by an agent"});
+  const std::string given(call.params.at("origin").get_string());
+  auto origin = normalize_origin(given);
+  if (!origin) return call.out->fail({Error::bad_request, "origin must be scheme://host[:port]"});
+  const bool allow = call.params.at("allow").get_bool();
+  auto decided = call.gw.approvals().decide(*origin, allow);
+  if (!decided) return call.out->fail(decided.error());
+  call.out->done({{"origin", *origin}, {"allowed", allow}});
+}
+
+void op_dashboard(OpCall call) {
+  call.out->done({{"url", call.gw.url() + "?token=" + call.gw.dashboard().mint_token()}});
+}
+
+}  // namespace gateway

@@ -1,0 +1,414 @@
+#include "ops/table.hpp"
+
+#include "services/edit_run.hpp"
+#include "services/worker.hpp"
+#include "ops/handlers.hpp"
+#include "services/target.hpp"
+#include "editproto/unicode.hpp"
+
+#include <boost/json.hpp>
+
+#include <algorithm>
+#include <charconv>
+
+#ifndef EDITGATE_VERSION
+#define EDITGATE_VERSION "0.0.0"
+#endif
+
+namespace gateway {
+
+namespace json = boost::json;
+
+namespace {
+
+using T = ParamType;
+
+// The edit parameters, taken by edit and edit-begin alike.
+std::vector<Param> edit_params_with(Param first) {
+  return {first, {"dry_run", T::flag}, {"agent", T::name}, {"context", T::paths}, {"fuzz", T::fuzz}};
+}
+
+// A dotted path of ASCII identifiers: what info and docs look up, checked
+// here so that nothing else ever reaches a page as a symbol.
+bool valid_symbol(std::string_view s) {
+  if (s.empty() || s.size() > 256) return false;
+  bool start = true;  // at the start of an identifier
+  for (char c : s) {
+    const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$';
+    if (c == '.') {
+      if (start) return false;
+      start = true;
+    } else if (letter || (!start && c >= '0' && c <= '9')) {
+      start = false;
+    } else {
+      return false;
+    }
+  }
+  return !start;
+}
+
+std::optional<std::string> check_type(std::string_view param, ParamType type, const json::value& v) {
+  const std::string p(param);
+  switch (type) {
+    case T::string:
+      if (!v.is_string()) return p + " must be a string";
+      break;
+    case T::name:
+      if (!v.is_string() || !valid_name(v.get_string())) return p + " must be 1-64 letters, digits, '.', '_' or '-'";
+      break;
+    case T::flag:
+      if (!v.is_bool()) return p + " must be true or false";
+      break;
+    case T::paths:
+      if (!v.is_array()) return p + " must be an array of file paths";
+      for (const json::value& e : v.get_array())
+        if (!e.is_string() || e.get_string().empty()) return p + " must be an array of file paths";
+      break;
+    case T::count:
+      if (!v.is_int64() || v.get_int64() < 1 || v.get_int64() > 10000) return p + " must be a whole number, 1 to 10000";
+      break;
+    case T::millis:
+      if (!v.is_int64() || v.get_int64() < 1 || v.get_int64() > 3'600'000)
+        return p + " must be a whole number of milliseconds, 1 to 3600000";
+      break;
+    case T::symbol:
+      if (!v.is_string() || !valid_symbol(v.get_string()))
+        return p + " must be a dotted path of identifiers (Math.max), 1-256 of letters, digits, '_', '$' and '.'";
+      break;
+    case T::offset:
+      if (!v.is_int64() || v.get_int64() < 0 || v.get_int64() > max_offset)
+        return p + " must be a whole number, 0 to " + std::to_string(max_offset);
+      break;
+    case T::bytes:
+      if (!v.is_int64() || v.get_int64() < 1024 || v.get_int64() > max_bytes)
+        return p + " must be a whole number of bytes, 1024 to " + std::to_string(max_bytes);
+      break;
+    case T::request_id:
+      if (!v.is_string() && !v.is_number()) return p + " must be a request's id: a string or a number, as it was sent";
+      break;
+    case T::fuzz:
+      if (!v.is_string() || v.get_string() != "whitespace") return p + " accepts only \"whitespace\"";
+      break;
+  }
+  return std::nullopt;
+}
+
+const Param* param_of(const OpSpec& op, std::string_view name) {
+  for (const Param& p : op.params)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+// A query value as its parameter's type; as it came when it is not one, so
+// that check_params names the problem as it does for a JSON value.
+json::value query_value(ParamType type, const std::string& v) {
+  if (type == T::flag) {
+    if (auto f = parse_flag(v)) return *f;
+  } else if (type == T::count || type == T::millis || type == T::offset || type == T::bytes) {
+    std::int64_t n = 0;
+    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+    if (ec == std::errc() && end == v.data() + v.size()) return n;
+  }
+  return json::string(v);
+}
+
+}  // namespace
+
+// Longer than a function should be: it is the table itself, one entry per
+// op, kept in one place so that every door and describe read the same list.
+const std::vector<OpSpec>& op_table() {
+  static const std::vector<OpSpec> table = {
+      {"describe", {}, "the ops, their parameters and the protocol version", false, std::nullopt, &op_describe},
+      {"health", {}, "workspace id and a nonce new at every gateway start", false,
+       HttpRoute{"GET", "/v1/health", false}, &op_health},
+      {"edit", edit_params_with({"text", T::string, true}),
+       "apply the edit blocks in text: a block message each, then done with the commit", true, std::nullopt,
+       &op_edit},
+      {"edit-begin", edit_params_with({"id", T::string, true}),
+       "open a streamed edit; its chunks and end carry the same id", true, std::nullopt, &op_edit_begin},
+      {"edit-chunk", {{"id", T::string, true}, {"text", T::string, true}},
+       "more text of a streamed edit; a block message for each block it completes", true, std::nullopt,
+       &op_edit_chunk},
+      {"edit-end", {{"id", T::string, true}}, "end a streamed edit: done with the commit", true, std::nullopt,
+       &op_edit_end},
+      {"context", {{"action", T::string, true}, {"files", T::paths}},
+       "add, remove, clear or list the files this session has seen (not_in_context)", false, std::nullopt,
+       &op_context},
+      {"history",
+       {{"limit", T::count}, {"agent", T::name}, {"of_session", T::name}, {"kind", T::name}, {"repl", T::flag},
+        {"before", T::string}},
+       "editgate's commits, newest first, as `editgate log --format json`: the branch's code changes, or with "
+       "repl the REPL's exchanges (its own ref); next_before continues with older ones", false,
+       HttpRoute{"GET", "/v1/history", true, {{"session", "of_session"}}}, &op_history},
+      {"show", {{"commit", T::string, true}},
+       "one commit (commit: 7 to 40 hex digits): its author, time, summary, editgate's kind, agent, session and "
+       "page, the blocks its message lists with their diagnostics while the gateway remembers the run, and its "
+       "diff against its first parent, bounded (cut)",
+       false, std::nullopt, &op_show},
+      {"runs", {{"limit", T::count}},
+       "the gateway's recent edit runs (the newest 200, kept in memory), newest first, committed or not: door, "
+       "agent, session, summary, commit, dry_run and each block's status, reason and diagnostic",
+       false, std::nullopt, &op_runs},
+      {"undo", {{"agent", T::name}},
+       "revert the newest editgate edit not undone yet, as a new commit (as `editgate undo`): undone, summary, "
+       "commit; conflict naming the file when it changed since, not_found when there is nothing to undo",
+       false, HttpRoute{"POST", "/v1/undo", true}, &op_undo},
+      {"eval",
+       {{"code", T::string, true}, {"page", T::string}, {"timeout", T::millis}, {"agent", T::name},
+        {"silent", T::flag}},
+       "run code in a page (the built-in Node page when none is named): out messages while it runs, then its value "
+       "or error; logged and committed unless silent",
+       true, HttpRoute{"POST", "/v1/eval", true}, &op_eval},
+      {"pages", {}, "the pages with their state and log", false, HttpRoute{"GET", "/v1/pages", true}, &op_pages},
+      {"interrupt", {{"page", T::string}, {"interrupt-id", T::request_id}},
+       "stop the running job of the page (the built-in Node page when none is named), or the eval whose id is "
+       "interrupt-id: result interrupted, idle (session-idle) or not-interruptible; interrupt-id-mismatch when "
+       "that eval is not running",
+       false, std::nullopt, &op_interrupt},
+      {"complete", {{"code", T::string, true}, {"page", T::string}, {"cursor_pos", T::offset}},
+       "property names that complete code at cursor_pos (UTF-16 units, default its end), from the page (the "
+       "built-in Node page when none is named), with the range they replace",
+       false, std::nullopt, &op_complete},
+      {"stdin", {{"value", T::string, true}, {"page", T::string}},
+       "input for the eval waiting on it (need-input), sent under that eval's id (or to the eval a page runs); "
+       "\"eof\" ends the input",
+       false, std::nullopt, &op_stdin},
+      {"info", {{"symbol", T::symbol, true}, {"page", T::string}},
+       "what the page can tell about a global symbol (a dotted path): found, kind, signature or constructor, a "
+       "description; nothing of it runs, nothing is logged",
+       false, std::nullopt, &op_info},
+      {"docs", {{"symbol", T::symbol, true}, {"page", T::string}},
+       "a function's or class's source head and length, from the page; nothing is logged", false, std::nullopt,
+       &op_docs},
+      {"load-file", {{"path", T::string, true}, {"page", T::string}, {"agent", T::name}, {"timeout", T::millis}},
+       "run a workspace JavaScript file in the page, logged as an eval of its text; the page lists it in modules",
+       true, std::nullopt, &op_load_file},
+      {"load-source", {{"source", T::string, true}, {"page", T::string}, {"agent", T::name}, {"timeout", T::millis}},
+       "run source text in the page: an eval", true, std::nullopt, &op_load_source},
+      {"reload", {{"module", T::string}, {"path", T::string}, {"page", T::string}, {"agent", T::name},
+                  {"timeout", T::millis}},
+       "run a loaded module's file again (module), or the file at path", true, std::nullopt, &op_reload},
+      {"modules", {{"page", T::string}}, "the files load-file ran in the page since it connected", false,
+       std::nullopt, &op_modules},
+      {"unload", {{"module", T::string, true}, {"page", T::string}},
+       "forget a loaded module (what it defined stays until clear)", false, std::nullopt, &op_unload},
+      {"actors", {},
+       "the live pages as actors: pid (the page's name), class (node or browser), module (its URL or log), "
+       "spawned_at",
+       false, std::nullopt, &op_actors},
+      {"inspect", {{"actor", T::string, true}},
+       "a page's state: its queue, the job it runs, its recent events", false, std::nullopt, &op_inspect},
+      {"events", {{"page", T::string}, {"before", T::offset}, {"limit", T::count}},
+       "a page's console and background events from its events log (the built-in Node page when none is named), "
+       "the newest limit (default 100) that end before the cursor before, oldest first; next_before pages back",
+       false, std::nullopt, &op_events},
+      {"log", {{"page", T::string}, {"before", T::offset}, {"limit_bytes", T::bytes}},
+       "a page's chat log for people (the built-in Node page when none is named): the entries (request, reply, "
+       "error, event, note) that end before the cursor before, from its last limit_bytes (default 262144), each "
+       "rendered to safe HTML, oldest first; next_before pages back",
+       false, std::nullopt, &op_log},
+      {"kill", {{"actor", T::string, true}},
+       "stop a page: the Node page's process is restarted, a tab's connection dropped (it reconnects)", false,
+       std::nullopt, &op_kill},
+      {"sessions", {}, "the sessions: id, page, agent, created, last active, whether a connection holds it", false,
+       std::nullopt, &op_sessions},
+      {"use", {{"page", T::string, true}},
+       "bind the session to a page (a browser tab, a realm, the Node page): its requests that name no page go there",
+       false, std::nullopt, &op_use},
+      {"clone", {}, "a new realm (a fresh context in the Node page, a page of its own) and a session bound to it: "
+       "value is the new session's id", false, std::nullopt, &op_clone},
+      {"close", {}, "end the session (the request's session, else the connection's) and the realm its clone made",
+       false, std::nullopt, &op_close},
+      {"bindings", {{"page", T::string}},
+       "the globals evaluations made in the session's page (or the one named): name to tagged value, at most 200",
+       false, std::nullopt, &op_bindings},
+      {"clear", {{"page", T::string}},
+       "remove them: a realm gets a fresh context; a tab or the Node page deletes what it can, kept names the rest",
+       false, std::nullopt, &op_clear},
+      {"shutdown", {{"cookie", T::string, true}}, "stop the gateway cleanly", false, std::nullopt, &op_shutdown},
+      {"watch", {},
+       "the gateway's live events, as they happen, until the connection closes (no final reply): pages, exchange "
+       "(a page's log grew), commit, run (an edit run ended), origins",
+       true, std::nullopt, &op_watch},
+      {"origins", {}, "the origins whose pages asked to connect without being allowed: pending, allowed, refused",
+       false, std::nullopt, &op_origins},
+      {"approve", {{"origin", T::string, true}, {"allow", T::flag, true}},
+       "allow or refuse a pending origin's pages, for this gateway's life: the dashboard's, never an agent's", false,
+       std::nullopt, &op_approve},
+      {"dashboard", {}, "a new one-time sign-in URL for the dashboard", false,
+       HttpRoute{"POST", "/v1/dashboard-url", true}, &op_dashboard},
+      {"push", {},
+       "push the branch to the remote `serve --push` names, now, fast-forward only: remote, ref, commit, previous, "
+       "up_to_date; push_rejected when the remote's branch moved on (nothing forced), remote_unreachable, "
+       "remote_timeout (it went silent past --push-timeout), remote_auth_failed, no_remote without --push",
+       false, HttpRoute{"POST", "/v1/push", true}, &op_push},
+  };
+  return table;
+}
+
+json::object param_schema(ParamType type) {
+  // The same rules as check_type, as JSON Schema, for doors that publish
+  // schemas (the MCP tools).
+  switch (type) {
+    case T::string:
+      return {{"type", "string"}};
+    case T::name:
+      return {{"type", "string"}, {"pattern", "^[A-Za-z0-9._-]{1,64}$"}};
+    case T::flag:
+      return {{"type", "boolean"}};
+    case T::paths:
+      return {{"type", "array"}, {"items", json::object{{"type", "string"}, {"minLength", 1}}}};
+    case T::count:
+      return {{"type", "integer"}, {"minimum", 1}, {"maximum", 10000}};
+    case T::millis:
+      return {{"type", "integer"}, {"minimum", 1}, {"maximum", 3'600'000}};
+    case T::offset:
+      return {{"type", "integer"}, {"minimum", 0}, {"maximum", max_offset}};
+    case T::bytes:
+      return {{"type", "integer"}, {"minimum", 1024}, {"maximum", max_bytes}};
+    case T::symbol:
+      return {{"type", "string"}, {"pattern", "^[A-Za-z_$][A-Za-z0-9_$]*(\\.[A-Za-z_$][A-Za-z0-9_$]*)*$"}, {"maxLength", 256}};
+    case T::fuzz:
+      return {{"type", "string"}, {"enum", json::array{"whitespace"}}};
+    case T::request_id:
+      return {{"type", json::array{"string", "integer"}}};
+  }
+  return {};
+}
+
+std::string_view param_doc(std::string_view name) {
+  // A parameter name has one meaning in every op, so its doc is keyed by name.
+  static const std::vector<std::pair<std::string_view, std::string_view>> docs = {
+      {"text", "the edit blocks: a file path line, then ««« EDIT, the exact lines to find, ═══════ REPL, their "
+               "replacement, »»» EDIT END"},
+      {"agent", "your name: the commit's author and its Agent trailer"},
+      {"context", "the workspace files you have read; a block on another file fails not_in_context"},
+      {"fuzz", "\"whitespace\" accepts a block that differs from the file only in indentation"},
+      {"dry_run", "check every block and write nothing"},
+      {"code", "JavaScript to run; top-level await allowed; its last expression is the value"},
+      {"page", "the page to run in (its name, from page_list); default the built-in Node page"},
+      {"timeout", "milliseconds to wait for the page's answer"},
+      {"limit", "how many to return"},
+      {"of_session", "only the commits of this session"},
+      {"kind", "only the commits of this kind: edit, undo, earlier-state (the branch); exchange, request, reply, "
+               "page, repl (the REPL's ref)"},
+      {"repl", "the REPL's history (every request and reply, on its own ref) instead of the branch's code changes"},
+      {"commit", "a commit id, or its first 7 or more hex digits"},
+      {"before", "the cursor of the previous answer (next_before), for older entries"},
+      {"limit_bytes", "how many bytes of the file one answer reads at most"},
+  };
+  for (const auto& [n, doc] : docs)
+    if (n == name) return doc;
+  return {};
+}
+
+const OpSpec* find_op(std::string_view name) {
+  for (const OpSpec& op : op_table())
+    if (op.name == name) return &op;
+  return nullptr;
+}
+
+const OpSpec* find_route(std::string_view path) {
+  for (const OpSpec& op : op_table())
+    if (op.http && op.http->path == path) return &op;
+  return nullptr;
+}
+
+json::object describe_ops() {
+  json::object ops;
+  for (const OpSpec& op : op_table()) {
+    json::array params, optional;
+    for (const Param& p : op.params) (p.required ? params : optional).emplace_back(p.name);
+    json::object o{{"params", std::move(params)}, {"doc", op.doc}};
+    if (!optional.empty()) o["optional"] = std::move(optional);
+    if (op.streams) o["streams"] = true;
+    if (op.http) o["http"] = std::string(op.http->method) + " " + std::string(op.http->path);
+    ops[op.name] = std::move(o);
+  }
+  return {{"ops", std::move(ops)},
+          {"versions", json::object{{"protocol", protocol_version}, {"editgate", EDITGATE_VERSION}}}};
+}
+
+Result<std::vector<std::string>> check_params(const OpSpec& op, json::object& params) {
+  const std::string name(op.name);
+  for (const Param& p : op.params)
+    if (p.required && !params.contains(p.name))
+      return Failure{Error::missing_param, name + " needs \"" + std::string(p.name) + "\""};
+  std::vector<std::string> unknown;
+  for (const auto& kv : params) {
+    const Param* p = param_of(op, kv.key());
+    if (!p) unknown.emplace_back(kv.key());
+    else if (auto bad = check_type(p->name, p->type, kv.value())) return Failure{Error::bad_request, *bad};
+  }
+  for (const std::string& u : unknown) params.erase(u);
+  return unknown;
+}
+
+namespace {
+
+// Another door's replies, with the unknown parameters in the final one.
+class NamingUnknown final : public Replies {
+ public:
+  NamingUnknown(std::shared_ptr<Replies> out, const std::vector<std::string>& unknown) : out_(std::move(out)) {
+    name_unknown(named_, unknown);
+  }
+  boost::asio::any_io_executor executor() const override { return out_->executor(); }
+  void part(json::object body) override { out_->part(std::move(body)); }
+  void done(json::object body) override { out_->done(named(std::move(body))); }
+  void fail(Failure failure, json::object body) override { out_->fail(std::move(failure), named(std::move(body))); }
+
+ private:
+  json::object named(json::object body) const {
+    for (const auto& kv : named_) body[kv.key()] = kv.value();
+    return body;
+  }
+  std::shared_ptr<Replies> out_;
+  json::object named_;  // "unknown", and "unknown_more"
+};
+
+}  // namespace
+
+void name_unknown(json::object& body, const std::vector<std::string>& unknown) {
+  constexpr std::size_t most = 32;
+  json::array names;
+  for (std::size_t i = 0; i < unknown.size() && i < most; ++i)
+    names.emplace_back(editproto::unicode::to_valid_utf8(unknown[i].substr(0, 256)));
+  body["unknown"] = std::move(names);
+  if (unknown.size() > most) body["unknown_more"] = unknown.size() - most;
+}
+
+std::shared_ptr<Replies> naming_unknown(std::shared_ptr<Replies> out, const std::vector<std::string>& unknown) {
+  if (unknown.empty()) return out;
+  return std::make_shared<NamingUnknown>(std::move(out), unknown);
+}
+
+Result<json::object> params_from_query(const OpSpec& op, const std::vector<std::pair<std::string, std::string>>& query) {
+  json::object params;
+  for (const auto& [given, value] : query) {
+    std::string key = given;
+    if (op.http)
+      for (const auto& [from, to] : op.http->renamed)
+        if (from == given) key = to;
+    const Param* p = param_of(op, key);
+    if (p && p->type == T::paths) {
+      if (value.empty()) return Failure{Error::bad_request, key + " needs a file path"};
+      json::value& list = params[key];
+      if (!list.is_array()) list = json::array();
+      list.get_array().emplace_back(value);
+    } else if (params.contains(key)) {
+      return Failure{Error::bad_request, given + " is given twice"};
+    } else {
+      params[key] = query_value(p ? p->type : T::string, value);
+    }
+  }
+  return params;
+}
+
+ConnectionState::ConnectionState(Worker& worker, std::string id) : worker(worker), id(std::move(id)) {}
+
+ConnectionState::~ConnectionState() {
+  // Edit runs belong to the worker thread, even in their last moment.
+  if (!edits.empty()) worker.post([edits = std::move(edits)] {});
+}
+
+}  // namespace gateway

@@ -1,0 +1,166 @@
+// The operations every door offers, declared once: name, parameters (each
+// with its type, required or optional), a doc line, whether replies stream,
+// and the HTTP route when the op has one. Each op is implemented once, as a
+// handler (ops/handlers.hpp) that gets checked parameters and a reply sink
+// and knows nothing of the transport. A door only maps its bytes to op
+// calls and the replies back: the WebSocket (ops/dispatcher.hpp) and the
+// HTTP routes (http_connection.cpp). No Beast here.
+#pragma once
+
+#include "services/error.hpp"
+#include "services/replies.hpp"
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/json/object.hpp>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace gateway {
+
+class EditRun;
+class Worker;
+class Gateway;
+
+// The type a parameter must have, on every door. Over HTTP a query value is
+// read as the type first (a number, a flag), then checked the same way.
+enum class ParamType {
+  string,
+  name,    // an agent or session name: 1-64 of [A-Za-z0-9._-]
+  flag,    // true or false
+  paths,   // an array of file paths (repeatable in a query)
+  count,   // a whole number, 1 to 10000
+  millis,  // a whole number of milliseconds, 1 to 3600000
+  offset,  // a whole number, 0 to max_offset: a position in a message's text or in a file
+  bytes,   // a whole number of bytes, 1024 to max_bytes: how much of a file one read takes
+  symbol,  // a dotted path of identifiers (Math.max): never code
+  fuzz,    // only "whitespace"
+  request_id,  // another request's id, as it was sent: a string or a number
+};
+
+// The largest offset: the largest whole number a JSON number carries
+// exactly everywhere (JavaScript's Number.MAX_SAFE_INTEGER), so a cursor
+// into a file of any size (the events op's) passes on every door.
+inline constexpr std::int64_t max_offset = 9'007'199'254'740'991;
+
+// The most bytes a `bytes` parameter asks for: what one reply may carry of
+// a file (the log op's window), rendered.
+inline constexpr std::int64_t max_bytes = 4 << 20;
+
+struct Param {
+  std::string_view name;
+  ParamType type;
+  bool required = false;
+};
+
+// An op's HTTP route: GET takes the parameters from the query, POST from a
+// JSON object body.
+struct HttpRoute {
+  std::string_view method;  // "GET" or "POST"
+  std::string_view path;
+  bool bearer = true;  // needs Authorization: Bearer <cookie>
+  // Query names that are not the op's: history's `session` is the op's
+  // `of_session` (on the WebSocket `session` is the envelope's).
+  std::vector<std::pair<std::string_view, std::string_view>> renamed = {};
+};
+
+// A streamed edit left open between requests. Worker thread only.
+struct OpenEdit {
+  std::unique_ptr<EditRun> run;
+  std::shared_ptr<Replies> begun;  // where its edit-begin's replies went
+};
+
+// What a connection keeps between its requests. A WebSocket has one for its
+// life; each HTTP request gets a fresh one.
+struct ConnectionState {
+  // Out of line, as is the destructor (open edits are destroyed on the
+  // worker thread): EditRun is complete only there.
+  ConnectionState(Worker& worker, std::string id);
+  ~ConnectionState();
+  ConnectionState(const ConnectionState&) = delete;
+  ConnectionState& operator=(const ConnectionState&) = delete;
+
+  Worker& worker;
+  std::string id;  // the session id its commits carry; "" a new one per run
+  // A signed-in dashboard: the person who started the gateway, not an
+  // agent. Only such a connection may approve origins.
+  bool person = false;
+  // The files the agent has seen (the context op, and files added by
+  // not_in_context); nullopt until it declares any. The door's executor only.
+  std::optional<std::set<std::string>> context;
+  std::map<std::string, OpenEdit> edits;  // by the streamed edit's id; worker thread only
+  // The running evals' job numbers, by their request's id (serialized), so
+  // stdin finds an eval by its id alone. Worker thread only; bounded by the
+  // requests in flight (the dispatcher's running set).
+  std::map<std::string, std::uint64_t> evals;
+};
+
+struct OpSpec;
+
+// One call of an op: its parameters, checked against the table.
+struct OpCall {
+  Gateway& gw;
+  const OpSpec& op;
+  boost::json::object params;
+  std::string session;  // the commits' session: the request's, or the connection's id
+  std::string_view door;  // for the log line: "WebSocket", "HTTP"
+  std::shared_ptr<ConnectionState> conn;
+  std::shared_ptr<Replies> out;
+  std::string request_id = {};  // the envelope's id, serialized; "" without one (and over HTTP)
+};
+
+
+using OpHandler = void (*)(OpCall call);
+
+struct OpSpec {
+  std::string_view name;
+  std::vector<Param> params;
+  std::string_view doc;
+  bool streams = false;  // intermediate replies come before the final one
+  std::optional<HttpRoute> http;
+  OpHandler handler = nullptr;
+};
+
+// The version of the agents' protocol, in `describe` and server.json.
+inline constexpr std::string_view protocol_version = "1.0";
+
+// The table, in the order `describe` lists it.
+const std::vector<OpSpec>& op_table();
+const OpSpec* find_op(std::string_view name);
+const OpSpec* find_route(std::string_view path);
+
+// A parameter type as JSON Schema (the rules check_params applies), and
+// what a parameter name means ("" for a name without a doc).
+boost::json::object param_schema(ParamType type);
+std::string_view param_doc(std::string_view name);
+
+// The op table as `describe` reports it: {"ops": {...}, "versions": {...}}.
+boost::json::object describe_ops();
+
+// Every required parameter is there and each known one has its type:
+// missing_param or bad_request otherwise, on every door. Parameters the op
+// does not take are taken out of `params` and returned, as the reply names
+// them ("unknown"): a newer client's extras are ignored, as nREPL does.
+Result<std::vector<std::string>> check_params(const OpSpec& op, boost::json::object& params);
+
+// A request's replies that name its unknown parameters in the final one
+// (`"unknown": [...]`, at most 32 names, the rest counted in
+// "unknown_more"); `out` itself when there are none. Every door uses it.
+std::shared_ptr<Replies> naming_unknown(std::shared_ptr<Replies> out, const std::vector<std::string>& unknown);
+// The same names in `body`: "unknown" and, past 32, "unknown_more".
+void name_unknown(boost::json::object& body, const std::vector<std::string>& unknown);
+
+// The parameters of a GET route, from its query: each value read as its
+// parameter's type (a number, a flag; a path list from repeats), names
+// renamed; unknown names kept, so check_params names them.
+Result<boost::json::object> params_from_query(const OpSpec& op,
+                                              const std::vector<std::pair<std::string, std::string>>& query);
+
+}  // namespace gateway

@@ -1,0 +1,53 @@
+#include "services/dashboard_auth.hpp"
+
+#include "services/security.hpp"
+
+#include <algorithm>
+
+namespace gateway {
+
+std::string DashboardAuth::mint_token() {
+  std::string token = random_hex(32);
+  std::lock_guard lock(mutex_);
+  tokens_.push_back(token);
+  if (tokens_.size() > max_tokens) tokens_.pop_front();
+  return token;
+}
+
+std::optional<std::string> DashboardAuth::redeem(std::string_view token) {
+  std::lock_guard lock(mutex_);
+  // Every token is compared, in constant time, so the time taken tells
+  // nothing of which one was near.
+  auto found = tokens_.end();
+  for (auto it = tokens_.begin(); it != tokens_.end(); ++it)
+    if (constant_time_equal(token, *it)) found = it;
+  if (found == tokens_.end()) return std::nullopt;
+  tokens_.erase(found);
+  Session s{random_hex(32), std::chrono::steady_clock::now()};
+  sessions_.push_back(s);
+  if (sessions_.size() > max_sessions) sessions_.pop_front();
+  return s.id;
+}
+
+bool DashboardAuth::signed_in(std::string_view session) {
+  std::lock_guard lock(mutex_);
+  const auto now = std::chrono::steady_clock::now();
+  std::erase_if(sessions_, [&](const Session& s) { return now - s.since > session_life; });
+  bool found = false;
+  for (const Session& s : sessions_) found = constant_time_equal(session, s.id) || found;
+  return found;
+}
+
+std::optional<std::string_view> cookie_value(std::string_view header, std::string_view name) {
+  while (!header.empty()) {
+    const std::size_t end = std::min(header.find(';'), header.size());
+    std::string_view pair = header.substr(0, end);
+    header.remove_prefix(std::min(end + 1, header.size()));
+    while (!pair.empty() && pair.front() == ' ') pair.remove_prefix(1);
+    const std::size_t eq = pair.find('=');
+    if (eq != std::string_view::npos && pair.substr(0, eq) == name) return pair.substr(eq + 1);
+  }
+  return std::nullopt;
+}
+
+}  // namespace gateway

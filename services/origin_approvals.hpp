@@ -1,0 +1,54 @@
+// Origins the person allows or refuses on the dashboard. A page from an
+// origin that neither the loopback rule nor --allow-origin admits waits
+// here as pending (its adapter keeps retrying) until the person decides;
+// the decision lasts while this gateway runs (--allow-origin is the lasting
+// one). Agents cannot decide: a page's text steers an agent, and must not
+// widen who may run code through it. Any thread.
+#pragma once
+
+#include "services/error.hpp"
+
+#include <boost/json/object.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+
+namespace gateway {
+
+class OriginApprovals {
+ public:
+  static constexpr std::size_t max_pending = 16;
+  // A pending origin no page asked for again within this is forgotten.
+  static constexpr std::chrono::minutes pending_life{10};
+
+  enum class Verdict { allowed, refused, pending, full };
+
+  // A page from `origin` (normalized) asks to connect.
+  Verdict ask(const std::string& origin);
+  // The person's decision on an origin that asked (pending, allowed or
+  // refused before); not_found for one that never did.
+  Result<bool> decide(const std::string& origin, bool allow);
+  // {"pending":[{"origin","first_seen","attempts"}],"allowed":[..],"refused":[..]}
+  boost::json::object snapshot();
+  // Called (outside the lock) whenever the lists change.
+  void on_change(std::function<void()> f) { changed_ = std::move(f); }
+
+ private:
+  enum class State { pending, allowed, refused };
+  struct Entry {
+    State state = State::pending;
+    std::chrono::system_clock::time_point first_seen;
+    std::chrono::steady_clock::time_point last_asked;
+    std::size_t attempts = 0;
+  };
+  void forget_stale(std::chrono::steady_clock::time_point now);
+  std::mutex mutex_;
+  std::map<std::string, Entry> origins_;
+  std::function<void()> changed_;
+};
+
+}  // namespace gateway

@@ -1,0 +1,105 @@
+// The agents' sessions: a session is where a connection's requests run
+// (its page: the default one, a page it chose with `use`, or the realm its
+// `clone` made) and what a reconnecting client takes back with `resume`
+// (that page and the files it has seen, the edit protocol's context).
+// A connection holds the session it started in and every session it made
+// or named since; a session another live connection holds is refused
+// (in_use), one nobody holds is taken by whoever names it. Sessions nobody
+// holds expire after SessionLimits::expire_after, and there are at most
+// SessionLimits::max_sessions (too_many_sessions past it).
+//
+// Shared by every connection's executor, hence its own mutex: each call is
+// a few map operations, and none calls out while it holds the lock.
+#pragma once
+
+#include "services/error.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gateway {
+
+struct SessionLimits {
+  std::size_t max_sessions = 2048;  // above the connections and realms there can be at once
+  std::chrono::seconds expire_after{600};  // a session no connection holds
+};
+
+// One session as `sessions` lists it.
+struct SessionView {
+  std::string id;
+  std::string page;   // the page its requests go to; "" for the default page
+  std::string agent;  // the agent its last request named; "" for none yet
+  std::string realm;  // the realm its clone made, closed with it; "" for none
+  std::chrono::system_clock::time_point created, last_active;
+  bool held = false;  // a live connection holds it
+};
+
+class SessionTable {
+ public:
+  // A connection, as the table tells them apart; never dereferenced.
+  using Holder = const void*;
+  using Context = std::optional<std::set<std::string>>;
+
+  explicit SessionTable(SessionLimits limits = {});
+
+  // A new session held by `holder`, bound to `page` ("" the default page),
+  // owning `realm` ("" none). Past the bound, the session nobody has held
+  // longest that owns no realm makes room; too_many_sessions when none can.
+  Result<void> start(const std::string& id, Holder holder, std::string page = "", std::string realm = "");
+
+  // A reconnecting client takes `id` back: its page, and the files it had
+  // seen. not_found for a session that is not (or no longer) there, in_use
+  // for one a live connection holds.
+  Result<SessionView> resume(const std::string& id, Holder holder, Context& context);
+
+  // A request of `holder` names session `id`: its page, its last activity
+  // and agent are updated. nullopt for an id the table does not know (a
+  // name for the commits only, as before sessions were kept); in_use for a
+  // session another live connection holds.
+  Result<std::optional<SessionView>> touch(const std::string& id, Holder holder, std::string_view agent = {});
+
+  // Binds session `id` (held by `holder`) to `page`.
+  Result<void> bind(const std::string& id, Holder holder, const std::string& page);
+
+  // Ends session `id`: the realm it made, for the caller to close ("" none).
+  Result<std::string> close(const std::string& id, Holder holder);
+
+  // The connection is gone: nobody holds its sessions any more, and
+  // `primary` (the session it started in) keeps `context` for a resume.
+  void release(Holder holder, const std::string& primary, const Context& context);
+
+  // Drops the sessions nobody has held for longer than expire_after: the
+  // realms they made, for the caller to close.
+  std::vector<std::string> expire(std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now());
+
+  // The page session `id` is bound to; "" for the default page and for an
+  // id the table does not know.
+  std::string page_of(const std::string& id) const;
+
+  std::vector<SessionView> list() const;
+  std::size_t size() const;
+  const SessionLimits& limits() const { return limits_; }
+
+ private:
+  struct Session {
+    SessionView view;
+    Holder holder = nullptr;
+    std::chrono::steady_clock::time_point released;  // when nobody held it any more
+    Context context;
+  };
+  Result<Session*> held_by(const std::string& id, Holder holder);
+  bool make_room();
+
+  SessionLimits limits_;
+  mutable std::mutex mutex_;
+  std::map<std::string, Session> sessions_;
+};
+
+}  // namespace gateway

@@ -1,0 +1,93 @@
+// The rule of docs/architecture.md, read from the code: each top-level
+// folder is a layer, and a file includes only its own layer's headers and
+// those of the layers the table below lets it use. A new folder fails here
+// until it has its row.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Lowest first; each layer and the layers it may include.
+const std::map<std::string, std::set<std::string>>& layers() {
+  static const std::map<std::string, std::set<std::string>> table{
+      {"editproto", {}},
+      {"git", {}},
+      {"record", {"editproto", "git"}},
+      {"repl", {"editproto", "git", "record"}},
+      {"services", {"editproto", "git", "record", "repl"}},
+      {"ops", {"editproto", "git", "record", "repl", "services"}},
+      {"mcp", {"editproto", "git", "record", "repl", "services", "ops"}},
+      {"dashboard", {"editproto", "git", "record", "repl", "services", "ops"}},
+      {"gateway", {"editproto", "git", "record", "repl", "services", "ops", "mcp", "dashboard"}},
+      {"cli", {"editproto", "git", "record", "repl", "services", "ops", "mcp", "dashboard", "gateway"}},
+  };
+  return table;
+}
+
+struct Arrow {
+  std::string file;  // relative to the source tree
+  std::string to;    // the included layer
+};
+
+// Every `#include "<folder>/..."` of the layer's C++ files whose folder is
+// another top-level folder of the source tree.
+std::vector<Arrow> arrows_of(const fs::path& root, const std::string& layer) {
+  static const std::regex include(R"(^\s*#\s*include\s*"([A-Za-z0-9_]+)/)");
+  std::vector<Arrow> out;
+  for (const auto& entry : fs::recursive_directory_iterator(root / layer)) {
+    const auto ext = entry.path().extension();
+    if (!entry.is_regular_file() || (ext != ".cpp" && ext != ".hpp")) continue;
+    std::ifstream in(entry.path());
+    std::string line;
+    std::smatch m;
+    while (std::getline(in, line))
+      if (std::regex_search(line, m, include) && m[1] != layer && fs::is_directory(root / m[1].str()))
+        out.push_back({fs::relative(entry.path(), root).string(), m[1].str()});
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("every include points down the layers of docs/architecture.md", "[layers]") {
+  const fs::path root = SOURCE_DIR;
+  std::size_t seen = 0;
+  for (const auto& [layer, allowed] : layers()) {
+    REQUIRE(fs::is_directory(root / layer));
+    for (const Arrow& a : arrows_of(root, layer)) {
+      ++seen;
+      INFO(a.file << " includes " << a.to << "/: " << layer << "/ may include only its own folder and "
+                  << (allowed.empty() ? std::string("none") : [&] {
+                       std::string s;
+                       for (const auto& l : allowed) s += (s.empty() ? "" : ", ") + l;
+                       return s;
+                     }()));
+      CHECK(allowed.count(a.to) == 1);
+    }
+  }
+  CHECK(seen > 100);  // the reader found the includes at all
+}
+
+TEST_CASE("every folder with C++ sources is a layer of the table", "[layers]") {
+  const fs::path root = SOURCE_DIR;
+  const std::set<std::string> not_layers{"tests", "bench", "build", "cmake", "docs", "fixtures", "scripts", "skills"};
+  for (const auto& entry : fs::directory_iterator(root)) {
+    const std::string name = entry.path().filename().string();
+    if (!entry.is_directory() || name.starts_with(".") || name.starts_with("build") || not_layers.count(name))
+      continue;
+    bool has_cpp = false;
+    for (const auto& f : fs::recursive_directory_iterator(entry.path()))
+      if (f.path().extension() == ".cpp") has_cpp = true;
+    INFO(name << "/ holds C++ sources but has no row in the layer table (tests/test_layers.cpp)");
+    CHECK((!has_cpp || layers().count(name) == 1));
+  }
+}
