@@ -15,6 +15,7 @@
 #include "record/run_report.hpp"
 #include "services/push_child.hpp"
 #include "gateway/serve.hpp"
+#include "cli/reference.hpp"
 #include "cli/wait.hpp"
 #include "cli/where.hpp"
 #include "git/repository.hpp"
@@ -578,6 +579,8 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
   CLI::App* serve = add_serve(app, serve_args);
   CLI::App* lintc = add_lint(app, lint_args);
   const McpCommands mcpc = add_mcp(app, mcp_args, mcp_config_args);
+  DescribeArgs describe_args;
+  CLI::App* describec = add_describe(app, describe_args);
   PushChildArgs push_child_args;
   CLI::App* push_child = add_push_child(app, push_child_args);
 
@@ -598,6 +601,7 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
   if (log->parsed()) return run_log(log_args, out, err);
   if (undo->parsed()) return run_undo(undo_args, out, err);
   if (lintc->parsed()) return run_lint(lint_args, out, err);
+  if (describec->parsed()) return run_describe(describe_args, out);
   if (mcpc.config->parsed()) return run_mcp_config(mcp_config_args, out, err);
   if (mcpc.bridge->parsed()) return run_mcp(mcp_args, err);
   return run_edits(apply_args, false, in, out, err);

@@ -76,7 +76,7 @@ json::object input_schema(const McpTool& tool, const OpSpec& op) {
   for (const Param& p : op.params) {
     if (hidden(tool, p.name)) continue;
     json::object schema = param_schema(p.type);
-    if (auto doc = param_doc(p.name); !doc.empty()) schema["description"] = doc;
+    if (!p.doc.empty()) schema["description"] = p.doc;
     properties[p.name] = std::move(schema);
     if (p.required) required.emplace_back(p.name);
   }

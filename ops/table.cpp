@@ -23,10 +23,29 @@ namespace {
 
 using T = ParamType;
 
+// Parameters several ops take with one meaning. A parameter's doc is the
+// op's: the same name may mean another thing elsewhere (history's agent is
+// a filter, eval's the author).
+const Param author{"agent", T::name, false, "your name: the commit's author and its Agent trailer"};
+const Param run_page{"page", T::string, false,
+                     "the page to run in (its name, from pages); default the built-in Node page"};
+const Param ask_page{"page", T::string, false, "the page to ask (its name, from pages); default the built-in Node page"};
+const Param wait{"timeout", T::millis, false, "milliseconds to wait for the page's answer"};
+const Param edit_text{"text", T::string, true,
+                      "the edit blocks: a file path line, then ««« EDIT, the exact lines to find, ═══════ REPL, "
+                      "their replacement, »»» EDIT END"};
+const Param stream_id{"id", T::string, true, "the streamed edit's id: its edit-begin, chunks and end carry it"};
+
 // The edit parameters, taken by edit and edit-begin alike.
 std::vector<Param> edit_params_with(Param first) {
-  return {first, {"dry_run", T::flag}, {"agent", T::name}, {"context", T::paths}, {"fuzz", T::fuzz}};
+  return {first,
+          {"dry_run", T::flag, false, "check every block and write nothing"},
+          author,
+          {"context", T::paths, false, "the workspace files you have read; a block on another file fails not_in_context"},
+          {"fuzz", T::fuzz, false, "\"whitespace\" accepts a block that differs from the file only in indentation"}};
 }
+
+const Param symbol{"symbol", T::symbol, true, "a global's dotted path (Math.max)"};
 
 // A dotted path of ASCII identifiers: what info and docs look up, checked
 // here so that nothing else ever reaches a page as a symbol.
@@ -121,118 +140,143 @@ const std::vector<OpSpec>& op_table() {
       {"describe", {}, "the ops, their parameters and the protocol version", false, std::nullopt, &op_describe},
       {"health", {}, "workspace id and a nonce new at every gateway start", false,
        HttpRoute{"GET", "/v1/health", false}, &op_health},
-      {"edit", edit_params_with({"text", T::string, true}),
+      {"edit", edit_params_with(edit_text),
        "apply the edit blocks in text: a block message each, then done with the commit", true, std::nullopt,
        &op_edit},
-      {"edit-begin", edit_params_with({"id", T::string, true}),
+      {"edit-begin", edit_params_with(stream_id),
        "open a streamed edit; its chunks and end carry the same id", true, std::nullopt, &op_edit_begin},
-      {"edit-chunk", {{"id", T::string, true}, {"text", T::string, true}},
+      {"edit-chunk", {stream_id, {"text", T::string, true, "more of the edit's text, cut anywhere"}},
        "more text of a streamed edit; a block message for each block it completes", true, std::nullopt,
        &op_edit_chunk},
-      {"edit-end", {{"id", T::string, true}}, "end a streamed edit: done with the commit", true, std::nullopt,
+      {"edit-end", {stream_id}, "end a streamed edit: done with the commit", true, std::nullopt,
        &op_edit_end},
-      {"context", {{"action", T::string, true}, {"files", T::paths}},
+      {"context", {{"action", T::string, true, "add, remove, clear or list"},
+        {"files", T::paths, false, "the files to add or remove"}},
        "add, remove, clear or list the files this session has seen (not_in_context)", false, std::nullopt,
        &op_context},
       {"history",
-       {{"limit", T::count}, {"agent", T::name}, {"of_session", T::name}, {"kind", T::name}, {"repl", T::flag},
-        {"before", T::string}},
+       {{"limit", T::count, false, "how many commits"},
+        {"agent", T::name, false, "only the commits by this agent"},
+        {"of_session", T::name, false, "only the commits of this session"},
+        {"kind", T::name, false,
+         "only the commits of this kind: edit, undo, earlier-state (the branch); exchange, request, reply, page, "
+         "repl (the REPL's ref)"},
+        {"repl", T::flag, false,
+         "the REPL's history (every request and reply, on its own ref) instead of the branch's code changes"},
+        {"before", T::string, false, "the cursor of the previous answer (next_before), for older commits"}},
        "editgate's commits, newest first, as `editgate log --format json`: the branch's code changes, or with "
        "repl the REPL's exchanges (its own ref); next_before continues with older ones", false,
        HttpRoute{"GET", "/v1/history", true, {{"session", "of_session"}}}, &op_history},
-      {"show", {{"commit", T::string, true}},
+      {"show", {{"commit", T::string, true, "a commit id, or its first 7 or more hex digits"}},
        "one commit (commit: 7 to 40 hex digits): its author, time, summary, editgate's kind, agent, session and "
        "page, the blocks its message lists with their diagnostics while the gateway remembers the run, and its "
        "diff against its first parent, bounded (cut)",
        false, std::nullopt, &op_show},
-      {"runs", {{"limit", T::count}},
+      {"runs", {{"limit", T::count, false, "how many runs"}},
        "the gateway's recent edit runs (the newest 200, kept in memory), newest first, committed or not: door, "
        "agent, session, summary, commit, dry_run and each block's status, reason and diagnostic",
        false, std::nullopt, &op_runs},
-      {"undo", {{"agent", T::name}},
+      {"undo", {{"agent", T::name, false, "your name: the undo commit's author"}},
        "revert the newest editgate edit not undone yet, as a new commit (as `editgate undo`): undone, summary, "
        "commit; conflict naming the file when it changed since, not_found when there is nothing to undo",
        false, HttpRoute{"POST", "/v1/undo", true}, &op_undo},
       {"eval",
-       {{"code", T::string, true}, {"page", T::string}, {"timeout", T::millis}, {"agent", T::name},
-        {"silent", T::flag}},
+       {{"code", T::string, true, "JavaScript to run; top-level await allowed; its last expression is the value"},
+        run_page, wait, author, {"silent", T::flag, false, "neither logged nor committed"}},
        "run code in a page (the built-in Node page when none is named): out messages while it runs, then its value "
        "or error; logged and committed unless silent",
        true, HttpRoute{"POST", "/v1/eval", true}, &op_eval},
       {"pages", {}, "the pages with their state and log", false, HttpRoute{"GET", "/v1/pages", true}, &op_pages},
-      {"interrupt", {{"page", T::string}, {"interrupt-id", T::request_id}},
+      {"interrupt",
+       {{"page", T::string, false, "the page whose job to stop; default the built-in Node page"},
+        {"interrupt-id", T::request_id, false, "the id of the eval to stop, as it was sent: nothing else is stopped"}},
        "stop the running job of the page (the built-in Node page when none is named), or the eval whose id is "
        "interrupt-id: result interrupted, idle (session-idle) or not-interruptible; interrupt-id-mismatch when "
        "that eval is not running",
        false, std::nullopt, &op_interrupt},
-      {"complete", {{"code", T::string, true}, {"page", T::string}, {"cursor_pos", T::offset}},
+      {"complete",
+       {{"code", T::string, true, "the code to complete"}, ask_page,
+        {"cursor_pos", T::offset, false, "where to complete, in UTF-16 units; default the end of code"}},
        "property names that complete code at cursor_pos (UTF-16 units, default its end), from the page (the "
        "built-in Node page when none is named), with the range they replace",
        false, std::nullopt, &op_complete},
-      {"stdin", {{"value", T::string, true}, {"page", T::string}},
+      {"stdin",
+       {{"value", T::string, true, "the input; \"eof\" ends it"},
+        {"page", T::string, false, "the page whose eval waits for input; default the eval under this request's id"}},
        "input for the eval waiting on it (need-input), sent under that eval's id (or to the eval a page runs); "
        "\"eof\" ends the input",
        false, std::nullopt, &op_stdin},
-      {"info", {{"symbol", T::symbol, true}, {"page", T::string}},
+      {"info", {symbol, ask_page},
        "what the page can tell about a global symbol (a dotted path): found, kind, signature or constructor, a "
        "description; nothing of it runs, nothing is logged",
        false, std::nullopt, &op_info},
-      {"docs", {{"symbol", T::symbol, true}, {"page", T::string}},
+      {"docs", {symbol, ask_page},
        "a function's or class's source head and length, from the page; nothing is logged", false, std::nullopt,
        &op_docs},
-      {"load-file", {{"path", T::string, true}, {"page", T::string}, {"agent", T::name}, {"timeout", T::millis}},
+      {"load-file", {{"path", T::string, true, "a JavaScript file of the workspace"}, run_page, author, wait},
        "run a workspace JavaScript file in the page, logged as an eval of its text; the page lists it in modules",
        true, std::nullopt, &op_load_file},
-      {"load-source", {{"source", T::string, true}, {"page", T::string}, {"agent", T::name}, {"timeout", T::millis}},
+      {"load-source", {{"source", T::string, true, "JavaScript source text"}, run_page, author, wait},
        "run source text in the page: an eval", true, std::nullopt, &op_load_source},
-      {"reload", {{"module", T::string}, {"path", T::string}, {"page", T::string}, {"agent", T::name},
-                  {"timeout", T::millis}},
+      {"reload",
+       {{"module", T::string, false, "a loaded module, as modules lists it"},
+        {"path", T::string, false, "a JavaScript file of the workspace"}, run_page, author, wait},
        "run a loaded module's file again (module), or the file at path", true, std::nullopt, &op_reload},
-      {"modules", {{"page", T::string}}, "the files load-file ran in the page since it connected", false,
+      {"modules", {{"page", T::string, false, "the page whose modules to list; default the built-in Node page"}}, "the files load-file ran in the page since it connected", false,
        std::nullopt, &op_modules},
-      {"unload", {{"module", T::string, true}, {"page", T::string}},
+      {"unload",
+       {{"module", T::string, true, "a loaded module, as modules lists it"},
+        {"page", T::string, false, "the page that loaded it; default the built-in Node page"}},
        "forget a loaded module (what it defined stays until clear)", false, std::nullopt, &op_unload},
       {"actors", {},
        "the live pages as actors: pid (the page's name), class (node or browser), module (its URL or log), "
        "spawned_at",
        false, std::nullopt, &op_actors},
-      {"inspect", {{"actor", T::string, true}},
+      {"inspect", {{"actor", T::string, true, "the page (its pid, from actors)"}},
        "a page's state: its queue, the job it runs, its recent events", false, std::nullopt, &op_inspect},
-      {"events", {{"page", T::string}, {"before", T::offset}, {"limit", T::count}},
+      {"events",
+       {{"page", T::string, false, "the page whose events to read; default the built-in Node page"},
+        {"before", T::offset, false, "the cursor of the previous answer (next_before), for older events"},
+        {"limit", T::count, false, "how many events (default 100)"}},
        "a page's console and background events from its events log (the built-in Node page when none is named), "
        "the newest limit (default 100) that end before the cursor before, oldest first; next_before pages back",
        false, std::nullopt, &op_events},
-      {"log", {{"page", T::string}, {"before", T::offset}, {"limit_bytes", T::bytes}},
+      {"log",
+       {{"page", T::string, false, "the page whose chat log to read; default the built-in Node page"},
+        {"before", T::offset, false, "the cursor of the previous answer (next_before), for older entries"},
+        {"limit_bytes", T::bytes, false, "how many bytes of the log one answer reads at most"}},
        "a page's chat log for people (the built-in Node page when none is named): the entries (request, reply, "
        "error, event, note) that end before the cursor before, from its last limit_bytes (default 262144), each "
        "rendered to safe HTML, oldest first; next_before pages back",
        false, std::nullopt, &op_log},
-      {"kill", {{"actor", T::string, true}},
+      {"kill", {{"actor", T::string, true, "the page to stop (its pid, from actors)"}},
        "stop a page: the Node page's process is restarted, a tab's connection dropped (it reconnects)", false,
        std::nullopt, &op_kill},
       {"sessions", {}, "the sessions: id, page, agent, created, last active, whether a connection holds it", false,
        std::nullopt, &op_sessions},
-      {"use", {{"page", T::string, true}},
+      {"use", {{"page", T::string, true, "the page to bind the session to (its name, from pages)"}},
        "bind the session to a page (a browser tab, a realm, the Node page): its requests that name no page go there",
        false, std::nullopt, &op_use},
       {"clone", {}, "a new realm (a fresh context in the Node page, a page of its own) and a session bound to it: "
        "value is the new session's id", false, std::nullopt, &op_clone},
       {"close", {}, "end the session (the request's session, else the connection's) and the realm its clone made",
        false, std::nullopt, &op_close},
-      {"bindings", {{"page", T::string}},
+      {"bindings", {{"page", T::string, false, "the page whose globals to list; default the session's page"}},
        "the globals evaluations made in the session's page (or the one named): name to tagged value, at most 200",
        false, std::nullopt, &op_bindings},
-      {"clear", {{"page", T::string}},
+      {"clear", {{"page", T::string, false, "the page whose globals to remove; default the session's page"}},
        "remove them: a realm gets a fresh context; a tab or the Node page deletes what it can, kept names the rest",
        false, std::nullopt, &op_clear},
-      {"shutdown", {{"cookie", T::string, true}}, "stop the gateway cleanly", false, std::nullopt, &op_shutdown},
+      {"shutdown", {{"cookie", T::string, true, "the gateway's cookie (editgate where cookie names its file)"}}, "stop the gateway cleanly", false, std::nullopt, &op_shutdown},
       {"watch", {},
        "the gateway's live events, as they happen, until the connection closes (no final reply): pages, exchange "
        "(a page's log grew), commit, run (an edit run ended), origins",
        true, std::nullopt, &op_watch},
       {"origins", {}, "the origins whose pages asked to connect without being allowed: pending, allowed, refused",
        false, std::nullopt, &op_origins},
-      {"approve", {{"origin", T::string, true}, {"allow", T::flag, true}},
+      {"approve",
+       {{"origin", T::string, true, "the origin, as origins lists it"},
+        {"allow", T::flag, true, "true allows its pages, false refuses them"}},
        "allow or refuse a pending origin's pages, for this gateway's life: the dashboard's, never an agent's", false,
        std::nullopt, &op_approve},
       {"dashboard", {}, "a new one-time sign-in URL for the dashboard", false,
@@ -276,30 +320,21 @@ json::object param_schema(ParamType type) {
   return {};
 }
 
-std::string_view param_doc(std::string_view name) {
-  // A parameter name has one meaning in every op, so its doc is keyed by name.
-  static const std::vector<std::pair<std::string_view, std::string_view>> docs = {
-      {"text", "the edit blocks: a file path line, then ««« EDIT, the exact lines to find, ═══════ REPL, their "
-               "replacement, »»» EDIT END"},
-      {"agent", "your name: the commit's author and its Agent trailer"},
-      {"context", "the workspace files you have read; a block on another file fails not_in_context"},
-      {"fuzz", "\"whitespace\" accepts a block that differs from the file only in indentation"},
-      {"dry_run", "check every block and write nothing"},
-      {"code", "JavaScript to run; top-level await allowed; its last expression is the value"},
-      {"page", "the page to run in (its name, from page_list); default the built-in Node page"},
-      {"timeout", "milliseconds to wait for the page's answer"},
-      {"limit", "how many to return"},
-      {"of_session", "only the commits of this session"},
-      {"kind", "only the commits of this kind: edit, undo, earlier-state (the branch); exchange, request, reply, "
-               "page, repl (the REPL's ref)"},
-      {"repl", "the REPL's history (every request and reply, on its own ref) instead of the branch's code changes"},
-      {"commit", "a commit id, or its first 7 or more hex digits"},
-      {"before", "the cursor of the previous answer (next_before), for older entries"},
-      {"limit_bytes", "how many bytes of the file one answer reads at most"},
-  };
-  for (const auto& [n, doc] : docs)
-    if (n == name) return doc;
-  return {};
+std::string_view param_rule(ParamType type) {
+  switch (type) {
+    case T::string: return "a string";
+    case T::name: return "1-64 of A-Z a-z 0-9 . _ -";
+    case T::flag: return "true or false";
+    case T::paths: return "an array of file paths (over HTTP, the name repeated)";
+    case T::count: return "a whole number, 1 to 10000";
+    case T::millis: return "whole milliseconds, 1 to 3600000";
+    case T::offset: return "a whole number, 0 to 2^53-1";
+    case T::bytes: return "whole bytes, 1024 to 4194304";
+    case T::symbol: return "a dotted path of identifiers, at most 256 characters";
+    case T::fuzz: return "\"whitespace\"";
+    case T::request_id: return "a string or a number, as the request's id was sent";
+  }
+  return "";
 }
 
 const OpSpec* find_op(std::string_view name) {

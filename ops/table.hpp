@@ -58,6 +58,7 @@ struct Param {
   std::string_view name;
   ParamType type;
   bool required = false;
+  std::string_view doc = {};  // what it means to this op
 };
 
 // An op's HTTP route: GET takes the parameters from the query, POST from a
@@ -137,9 +138,9 @@ const OpSpec* find_op(std::string_view name);
 const OpSpec* find_route(std::string_view path);
 
 // A parameter type as JSON Schema (the rules check_params applies), and
-// what a parameter name means ("" for a name without a doc).
+// the same rules in words (the reference's).
 boost::json::object param_schema(ParamType type);
-std::string_view param_doc(std::string_view name);
+std::string_view param_rule(ParamType type);
 
 // The op table as `describe` reports it: {"ops": {...}, "versions": {...}}.
 boost::json::object describe_ops();

@@ -9,113 +9,92 @@
 #include <boost/json/array.hpp>
 #include <boost/throw_exception.hpp>
 
+#include <iterator>
 #include <ostream>
 
 namespace gateway {
 
-std::string_view to_string(Error e) {
-  switch (e) {
-    case Error::unauthorized: return "unauthorized";
-    case Error::forbidden_origin: return "forbidden_origin";
-    case Error::host_not_allowed: return "host_not_allowed";
-    case Error::not_found: return "not_found";
-    case Error::ambiguous: return "ambiguous";
-    case Error::method_not_allowed: return "method_not_allowed";
-    case Error::bad_request: return "bad_request";
-    case Error::bad_json: return "bad_json";
-    case Error::unknown_op: return "unknown_op";
-    case Error::missing_param: return "missing_param";
-    case Error::payload_too_large: return "payload_too_large";
-    case Error::header_too_large: return "header_too_large";
-    case Error::request_timeout: return "request_timeout";
-    case Error::conflict: return "conflict";
-    case Error::commit_failed: return "commit_failed";
-    case Error::locked: return "locked";
-    case Error::too_many_connections: return "too_many_connections";
-    case Error::too_many_streams: return "too_many_streams";
-    case Error::too_many_requests: return "too_many_requests";
-    case Error::too_many_pages: return "too_many_pages";
-    case Error::slow_client: return "slow_client";
-    case Error::shutting_down: return "shutting_down";
-    case Error::in_use: return "in_use";
-    case Error::io: return "io_error";
-    case Error::internal: return "internal";
-    case Error::module_not_loaded: return "module_not_loaded";
-    case Error::page_error: return "page_error";
-    case Error::page_timeout: return "timeout";
-    case Error::context_destroyed: return "context_destroyed";
-    case Error::interrupted: return "interrupted";
-    case Error::log_conflict: return "log_conflict";
-    case Error::request_edited: return "request_edited";
-    case Error::queue_full: return "queue_full";
-    case Error::too_many_sessions: return "too_many_sessions";
-    case Error::origin_pending: return "origin_pending";
-    case Error::no_remote: return "no_remote";
-    case Error::push_rejected: return "push_rejected";
-    case Error::remote_unreachable: return "remote_unreachable";
-    case Error::remote_timeout: return "remote_timeout";
-    case Error::remote_auth_failed: return "remote_auth_failed";
-    case Error::rate_limited: return "rate_limited";
-  }
-  return "internal";
+namespace {
+
+// Every code once: its wire name, its HTTP status on every route, and what
+// it means (the reference lists them). In the enum's order.
+constexpr ErrorInfo errors[] = {
+    {Error::unauthorized, "unauthorized", 401, "no cookie, or the wrong one"},
+    {Error::forbidden_origin, "forbidden_origin", 403, "a browser page from an origin that is not allowed"},
+    {Error::host_not_allowed, "host_not_allowed", 403, "the Host header is not this gateway (DNS rebinding)"},
+    {Error::not_found, "not_found", 404, "no such route, op, page, session or streamed edit; nothing to undo"},
+    {Error::ambiguous, "ambiguous", 409, "a bare page name that more than one live page has"},
+    {Error::method_not_allowed, "method_not_allowed", 405, "the route takes another HTTP method"},
+    {Error::bad_request, "bad_request", 400, "a malformed parameter, or one the request may not carry"},
+    {Error::bad_json, "bad_json", 400, "a message or body that is not a JSON object"},
+    {Error::unknown_op, "unknown_op", 400, "no op of that name"},
+    {Error::missing_param, "missing_param", 400, "a required parameter is missing"},
+    {Error::payload_too_large, "payload_too_large", 413, "a body, message or block over its limit"},
+    {Error::header_too_large, "header_too_large", 431, "the request head is over its limit"},
+    {Error::request_timeout, "request_timeout", 408,
+     "the gateway waited too long on the client: a request head, a body, the auth or hello message"},
+    {Error::conflict, "conflict", 409,
+     "git is mid-merge or mid-rebase; a file changed since; the id is already in use"},
+    {Error::commit_failed, "commit_failed", 409, "the files are written, the commit was not made (a lock, the disk)"},
+    {Error::locked, "locked", 409, "another git process holds the index's or the branch's lock: nothing was written"},
+    {Error::too_many_connections, "too_many_connections", 503, "the gateway has as many connections as it takes"},
+    {Error::too_many_streams, "too_many_streams", 429, "too many streamed edits open on one WebSocket"},
+    {Error::too_many_requests, "too_many_requests", 429,
+     "too many requests of one connection wait for their final reply; the commit queue is full"},
+    {Error::too_many_pages, "too_many_pages", 429, "page sockets from one origin, or from all, over their limit"},
+    {Error::slow_client, "slow_client", 429, "a WebSocket client left too many replies unread"},
+    {Error::shutting_down, "shutting_down", 503, "the gateway is stopping"},
+    {Error::in_use, "in_use", 409,
+     "another connection holds the session; another gateway serves the workspace; the port is taken"},
+    {Error::io, "io_error", 500, "the operating system refused a read or write"},
+    {Error::internal, "internal", 500, "a fault of the gateway's own"},
+    {Error::module_not_loaded, "module_not_loaded", 404, "unload or reload of a module the page has not loaded"},
+    {Error::page_error, "page_error", 200, "the code threw: the eval's result, not a refusal"},
+    {Error::page_timeout, "timeout", 504, "the page did not answer in time"},
+    {Error::context_destroyed, "context_destroyed", 503, "the page went away during the job"},
+    {Error::interrupted, "interrupted", 503, "the job was interrupted"},
+    {Error::log_conflict, "log_conflict", 503, "the chat log was edited so that the reply could not be placed"},
+    {Error::request_edited, "request_edited", 503, "the request was edited in the chat log before it ran"},
+    {Error::queue_full, "queue_full", 503, "too many jobs wait for the page"},
+    {Error::too_many_sessions, "too_many_sessions", 429, "the gateway keeps as many agents' sessions as it may"},
+    {Error::origin_pending, "origin_pending", 403,
+     "a page from an origin not allowed yet: the person decides on the dashboard"},
+    {Error::no_remote, "no_remote", 404, "the push op on a gateway started without --push"},
+    {Error::push_rejected, "push_rejected", 409, "the remote refused the push: its branch has commits this one lacks"},
+    {Error::remote_unreachable, "remote_unreachable", 502, "the push could not reach the remote; retried with back-off"},
+    {Error::remote_timeout, "remote_timeout", 504, "the remote went silent past --push-timeout: the push was stopped"},
+    {Error::remote_auth_failed, "remote_auth_failed", 502,
+     "the remote refused the push's credentials, or asked for ones there are none of"},
+    {Error::rate_limited, "rate_limited", 429, "too many new page instances from one origin lately"},
+};
+
+static_assert(std::size(errors) == static_cast<std::size_t>(Error::rate_limited));
+
+constexpr bool in_enum_order() {
+  for (std::size_t i = 0; i < std::size(errors); ++i)
+    if (static_cast<std::size_t>(errors[i].code) != i + 1) return false;
+  return true;
+}
+static_assert(in_enum_order(), "the rows follow the enum, so a code is its row's index");
+
+const ErrorInfo& info(Error e) {
+  const auto i = static_cast<std::size_t>(e);
+  return i >= 1 && i <= std::size(errors) ? errors[i - 1] : errors[static_cast<std::size_t>(Error::internal) - 1];
 }
 
+}  // namespace
+
+std::span<const ErrorInfo> error_table() { return errors; }
+
+std::string_view to_string(Error e) { return info(e).name; }
+
 std::optional<Error> error_named(std::string_view name) {
-  for (int e = static_cast<int>(Error::unauthorized); e <= static_cast<int>(Error::rate_limited); ++e)
-    if (to_string(static_cast<Error>(e)) == name) return static_cast<Error>(e);
+  for (const ErrorInfo& row : errors)
+    if (row.name == name) return row.code;
   return std::nullopt;
 }
 
-unsigned http_status(Error e) {
-  switch (e) {
-    case Error::unauthorized: return 401;
-    case Error::forbidden_origin:
-    case Error::origin_pending:
-    case Error::host_not_allowed: return 403;
-    case Error::not_found:
-    case Error::no_remote:
-    case Error::module_not_loaded: return 404;
-    case Error::method_not_allowed: return 405;
-    case Error::request_timeout: return 408;
-    case Error::conflict:
-    case Error::ambiguous:
-    case Error::commit_failed:
-    case Error::push_rejected:
-    case Error::locked:
-    case Error::in_use: return 409;
-    case Error::payload_too_large: return 413;
-    case Error::header_too_large: return 431;
-    case Error::too_many_streams:
-    case Error::too_many_requests:
-    case Error::too_many_pages:
-    case Error::too_many_sessions: return 429;
-    case Error::slow_client: return 429;
-    case Error::too_many_connections:
-    case Error::shutting_down: return 503;
-    case Error::bad_request:
-    case Error::bad_json:
-    case Error::unknown_op:
-    case Error::missing_param: return 400;
-    case Error::io:
-    case Error::internal: return 500;
-    // The page's exception is what the eval returned: a result.
-    case Error::page_error: return 200;
-    // The gateway waited for a page, as a proxy for its upstream.
-    case Error::page_timeout: return 504;
-    // The remote is the gateway's upstream for a push.
-    case Error::remote_unreachable:
-    case Error::remote_auth_failed: return 502;
-    case Error::remote_timeout: return 504;
-    case Error::rate_limited: return 429;
-    // The page went away or cannot take the job now.
-    case Error::context_destroyed:
-    case Error::interrupted:
-    case Error::log_conflict:
-    case Error::request_edited:
-    case Error::queue_full: return 503;
-  }
-  return 500;
-}
+unsigned http_status(Error e) { return info(e).status; }
 
 namespace {
 class Category final : public boost::system::error_category {

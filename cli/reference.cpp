@@ -1,0 +1,99 @@
+#include "cli/reference.hpp"
+
+#include "mcp/tools.hpp"
+#include "ops/table.hpp"
+#include "services/error.hpp"
+
+#include <CLI/CLI.hpp>
+#include <boost/json.hpp>
+
+#include <ostream>
+#include <sstream>
+
+namespace cli {
+
+namespace {
+
+using gateway::OpSpec;
+
+// Text for a table cell: a '|' would end the cell.
+std::string cell(std::string_view s) {
+  std::string out;
+  for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  return out;
+}
+
+std::string tools_of(const OpSpec& op) {
+  std::string names;
+  for (const gateway::McpTool& t : gateway::mcp_tools())
+    if (t.op == op.name) names += (names.empty() ? "`" : ", `") + std::string(t.name) + "`";
+  return names.empty() ? "–" : names;
+}
+
+void op_section(std::ostream& out, const OpSpec& op) {
+  out << "### `" << op.name << "`\n\n" << op.doc << ".\n\n";
+  if (op.http)
+    out << "- HTTP: `" << op.http->method << " " << op.http->path << "`"
+        << (op.http->bearer ? " (with the cookie as a Bearer token)" : " (no cookie)") << "\n";
+  if (op.http)
+    for (const auto& [from, to] : op.http->renamed) out << "- HTTP query `" << from << "` is `" << to << "`\n";
+  out << "- MCP: " << tools_of(op) << "\n";
+  out << "- Replies: " << (op.streams ? "messages while it runs, then the final reply" : "the final reply") << "\n\n";
+  if (op.params.empty()) {
+    out << "No parameters.\n\n";
+    return;
+  }
+  out << "| parameter | required | value | meaning |\n|---|---|---|---|\n";
+  for (const gateway::Param& p : op.params)
+    out << "| `" << p.name << "` | " << (p.required ? "yes" : "no") << " | " << cell(gateway::param_rule(p.type))
+        << " | " << cell(p.doc) << " |\n";
+  out << "\n";
+}
+
+}  // namespace
+
+std::string reference_markdown() {
+  std::ostringstream out;
+  out << "# Reference\n\n"
+         "Generated from the op table (`ops/table.cpp`), the MCP tools (`mcp/tools.cpp`) and the error table\n"
+         "(`services/error.cpp`) by `editgate describe --markdown`; `tests/cli/test_reference.cpp` fails when this\n"
+         "file differs from what the code generates. How each door carries a request and its replies:\n"
+         "[docs/guide/protocol.md](guide/protocol.md). Protocol version "
+      << gateway::protocol_version << ".\n\n";
+  out << "## Ops\n\n| op | HTTP | MCP tool | what it does |\n|---|---|---|---|\n";
+  for (const OpSpec& op : gateway::op_table())
+    out << "| [`" << op.name << "`](#" << op.name << ") | "
+        << (op.http ? "`" + std::string(op.http->method) + " " + std::string(op.http->path) + "`" : std::string("–"))
+        << " | " << tools_of(op) << " | " << cell(op.doc) << " |\n";
+  out << "\n";
+  for (const OpSpec& op : gateway::op_table()) op_section(out, op);
+  out << "## MCP tools\n\nEach tool is an op; its input schema is the op's parameters (less those it hides), and\n"
+         "`session` where the tool takes a realm.\n\n"
+         "| tool | op | title | read-only | destructive | idempotent | open world |\n|---|---|---|---|---|---|---|\n";
+  auto yes = [](bool b) { return b ? "yes" : "no"; };
+  for (const gateway::McpTool& t : gateway::mcp_tools())
+    out << "| `" << t.name << "` | `" << t.op << "` | " << cell(t.title) << " | " << yes(t.read_only) << " | "
+        << yes(t.destructive) << " | " << yes(t.idempotent) << " | " << yes(t.open_world) << " |\n";
+  out << "\n## Error codes\n\nEvery refusal names one of these codes, on every door: over HTTP with its status, on the\n"
+         "WebSocket in `reason`, in an MCP tool result as `error`.\n\n"
+         "| code | HTTP status | meaning |\n|---|---|---|\n";
+  for (const gateway::ErrorInfo& e : gateway::error_table())
+    out << "| `" << e.name << "` | " << e.status << " | " << cell(e.meaning) << " |\n";
+  return out.str();
+}
+
+CLI::App* add_describe(CLI::App& app, DescribeArgs& a) {
+  CLI::App* describe = app.add_subcommand("describe", "Print the ops the gateway offers as JSON, as the describe op "
+                                                      "answers; no gateway needs to run");
+  describe->add_flag("--markdown", a.markdown, "Print the reference instead: every op, its parameters, HTTP route "
+                                               "and MCP tool, and the error codes (docs/reference.md)");
+  return describe;
+}
+
+int run_describe(const DescribeArgs& a, std::ostream& out) {
+  if (a.markdown) out << reference_markdown();
+  else out << boost::json::serialize(gateway::describe_ops()) << "\n";
+  return 0;
+}
+
+}  // namespace cli
