@@ -12,6 +12,7 @@
 #include "services/edit_run.hpp"
 #include "gateway/net.hpp"
 #include "mcp/http.hpp"
+#include "ops/dispatch.hpp"
 #include "ops/table.hpp"
 #include "services/target.hpp"
 #include "ops/edit_query.hpp"
@@ -454,12 +455,9 @@ class http_connection : public Stoppable, public HttpResponder, public std::enab
   }
 
   void call_op(const OpSpec& op, json::object params, bool keep_alive) {
-    auto unknown = check_params(op, params);
-    if (!unknown) return respond_error(unknown.error().code, unknown.error().message, keep_alive);
-    auto out = naming_unknown(std::make_shared<http_replies>(shared_from_this(), op.streams, keep_alive), *unknown);
     // Each request is a connection of its own: no context, a new session per run.
-    op.handler(OpCall{gw_, op, std::move(params), "", "HTTP", std::make_shared<ConnectionState>(gw_.worker(), ""),
-                      std::move(out), ""});
+    dispatch(gw_, op, Envelope{"HTTP"}, std::move(params), std::make_shared<ConnectionState>(gw_.worker(), ""),
+             std::make_shared<http_replies>(shared_from_this(), op.streams, keep_alive));
   }
 
   // One op's replies: what it sends meanwhile is gathered in "out", and the

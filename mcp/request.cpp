@@ -244,11 +244,6 @@ class McpRequest {
     if (!op) return error(200, RpcCode::invalid_params, "Unknown tool: " + std::string(name->get_string()));
     // Arguments the model got wrong are a tool result it can act on.
     auto args = tool_params(*tool, params_.if_contains("arguments"));
-    if (args) {
-      auto unknown = check_params(*op, args->params);
-      if (!unknown) args = unknown.error();
-      else unknown_ = std::move(*unknown);
-    }
     if (!args) {
       json::object r{{"content", json::array{json::object{{"type", "text"}, {"text", args.error().message}}}},
                      {"structuredContent",
@@ -256,7 +251,7 @@ class McpRequest {
                      {"isError", true}};
       return result(std::move(r));
     }
-    McpServer::CallContext ctx{session_, id_, std::nullopt, modern_, out_, std::move(unknown_)};
+    McpServer::CallContext ctx{session_, id_, std::nullopt, modern_, out_};
     if (meta_)
       if (const json::value* t = meta_->if_contains("progressToken"); t && (t->is_string() || t->is_number()))
         ctx.progress_token = *t;
@@ -272,7 +267,6 @@ class McpRequest {
   const json::object* meta_ = nullptr;
   bool modern_ = false;
   std::shared_ptr<McpServer::Session> session_;
-  std::vector<std::string> unknown_;
 };
 
 std::shared_ptr<McpPending> McpServer::post(const McpHeaders& headers, std::string_view body,

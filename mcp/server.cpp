@@ -3,6 +3,7 @@
 #include "services/gateway.hpp"
 #include "mcp/rpc.hpp"
 #include "mcp/tools.hpp"
+#include "ops/dispatch.hpp"
 #include "services/security.hpp"
 #include "record/commit_messages.hpp"
 
@@ -46,7 +47,6 @@ struct McpServer::Call : McpPending, std::enable_shared_from_this<McpServer::Cal
   std::string op_session;
   std::shared_ptr<McpStream> out;
   json::array parts;
-  std::vector<std::string> unknown;
   std::int64_t progress = 0;
   bool finished = false;
   bool cancelled = false;
@@ -91,7 +91,6 @@ struct McpServer::Call : McpPending, std::enable_shared_from_this<McpServer::Cal
     finished = true;
     ticker.cancel();
     if (!parts.empty()) structured["out"] = std::move(parts);
-    if (!unknown.empty()) name_unknown(structured, unknown);
     if (cancelled) out->drop();
     else out->answer(200, rpc_result(id, tool_result(std::move(structured), error), modern));
     server.call_ended(*this);
@@ -279,7 +278,6 @@ std::shared_ptr<McpPending> McpServer::call_tool(const OpSpec& op, const McpTool
   call->modern = ctx.modern;
   call->tool = &tool;
   call->out = ctx.out;
-  call->unknown = ctx.unknown;
   if (const json::value* page = args.params.if_contains("page")) call->target["page"] = *page;
   call->op_session = !args.session.empty() ? args.session : call->conn->id;
   {
@@ -298,20 +296,10 @@ std::shared_ptr<McpPending> McpServer::call_tool(const OpSpec& op, const McpTool
     session->calls[call->key] = call;
   }
   net::post(call->strand, [this, call, &op, args = std::move(args)]() mutable {
-    // A session a tool names is the caller's to use, unless another live
-    // connection holds it; one the table does not know is refused, so a
-    // mistyped realm never runs its code in the default page.
-    if (!args.session.empty()) {
-      const json::value* agent = args.params.if_contains("agent");
-      auto held = gw_.sessions().touch(args.session, call->conn.get(),
-                                       agent && agent->is_string() ? std::string_view(agent->get_string()) : "");
-      if (!held) return CallReplies(call).fail(held.error(), {});
-      if (!*held)
-        return CallReplies(call).fail({Error::not_found, "no session " + args.session + "; realm_open makes one"}, {});
-    }
     if (call->progress_token && call->tool->op == "eval") call->tick();
-    op.handler(OpCall{gw_, op, std::move(args.params), call->op_session, "MCP", call->conn,
-                      std::make_shared<CallReplies>(call), json::serialize(json::value(call->key))});
+    Envelope env{"MCP", std::nullopt, json::serialize(json::value(call->key))};
+    if (!args.session.empty()) env.session = std::move(args.session);
+    dispatch(gw_, op, std::move(env), std::move(args.params), call->conn, std::make_shared<CallReplies>(call));
   });
   return call;
 }
@@ -320,8 +308,9 @@ void McpServer::interrupt(Call& call) {
   const OpSpec* op = find_op("interrupt");
   json::object params = call.target;
   params["interrupt-id"] = call.key;
-  op->handler(OpCall{gw_, *op, std::move(params), call.op_session, "MCP", call.conn,
-                     std::make_shared<Unread>(call.strand), ""});
+  Envelope env{"MCP"};
+  if (call.op_session != call.conn->id) env.session = call.op_session;
+  dispatch(gw_, *op, std::move(env), std::move(params), call.conn, std::make_shared<Unread>(call.strand));
 }
 
 void McpServer::call_ended(Call& call) {

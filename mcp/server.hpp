@@ -111,7 +111,6 @@ class McpServer {
     std::optional<boost::json::value> progress_token;
     bool modern = false;
     std::shared_ptr<McpStream> out;
-    std::vector<std::string> unknown;  // arguments the tool does not take: named in its result
   };
 
   std::shared_ptr<Session> session(const std::string& id);

@@ -1,5 +1,7 @@
 #include "ops/dispatcher.hpp"
 
+#include "ops/dispatch.hpp"
+
 #include "ops/legacy.hpp"
 #include "ops/handlers.hpp"
 #include "services/target.hpp"
@@ -155,9 +157,6 @@ CheckedRequest check_message(json::object msg) {
   for (const Param& p : op->params) takes_id = takes_id || p.name == "id";
   for (const auto& kv : r.msg)
     if (kv.key() != "op" && kv.key() != "session" && (kv.key() != "id" || takes_id)) r.params[kv.key()] = kv.value();
-  auto unknown = check_params(*op, r.params);
-  if (!unknown) return refuse(unknown.error());
-  r.unknown = std::move(*unknown);
   if (const json::value* s = r.msg.if_contains("session"); s && (!s->is_string() || !valid_name(s->get_string())))
     return refuse({Error::bad_request, "session must be 1-64 letters, digits, '.', '_' or '-'"});
   r.op = op->name;
@@ -274,17 +273,10 @@ void OpDispatcher::handle(std::string_view text) {
     return out->fail({Error::conflict, "request " + key + " is still running (" + running->second +
                                            "); give this request an id of its own"});
   if (tracked) running_.emplace(key, std::string(op->name));
-  out = naming_unknown(std::move(out), checked.unknown);
   const json::value* s = checked.msg.if_contains("session");
-  std::string session = s ? std::string(s->get_string()) : conn_->id;
-  // A session the table keeps is this connection's to use, unless another
-  // live connection holds it; an id it does not know names the commits only.
-  const json::value* agent = checked.params.if_contains("agent");
-  if (auto held = gw_.sessions().touch(session, conn_.get(), agent ? std::string_view(agent->get_string()) : "");
-      !held)
-    return out->fail(held.error());
-  op->handler(OpCall{gw_, *op, std::move(checked.params), std::move(session), conn_->person ? "dashboard" : door, conn_,
-                     std::move(out), key});
+  Envelope env{conn_->person ? "dashboard" : door, std::nullopt, key};
+  if (s) env.session = std::string(s->get_string());
+  dispatch(gw_, *op, std::move(env), std::move(checked.params), conn_, std::move(out));
 }
 
 void OpDispatcher::end(Error why, bool report, std::function<void()> then) {

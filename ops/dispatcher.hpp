@@ -1,8 +1,9 @@
 // The agents' WebSocket protocol (an nREPL/Jupyter-like shape), without the
-// socket: the agents' WebSocket (agent_socket) hands each text message of an authenticated
+// socket: the agents' WebSocket hands each text message of an authenticated
 // connection to its OpDispatcher, which parses it, looks the op up in the
-// op table, checks the parameters there, calls the op's handler, and sends
-// the replies with the request's id and session.
+// op table, bounds and tracks the connection's requests, dispatches it
+// (ops/dispatch.hpp), and sends the replies with the request's id and
+// session.
 #pragma once
 
 #include "services/error.hpp"
@@ -26,16 +27,15 @@ namespace gateway {
 // "resume":"<session id>" to take a session back: that id ("" for none).
 Result<std::string> check_auth(std::string_view text, std::string_view cookie);
 
-// A request message parsed and checked against the op table: its op exists,
-// its parameters are there and each known one has its type; the unknown
-// ones are set aside (named in the reply). What
-// OpDispatcher::handle does before it calls the op; on its own for the fuzzer.
+// A request message read as an envelope and parameters: its op exists in
+// the table, its session (if any) is a session id. Its parameters are
+// checked by dispatch (ops/dispatch.hpp), as every door's are. What
+// OpDispatcher::handle does before it dispatches; on its own for the fuzzer.
 struct CheckedRequest {
   boost::json::object msg;
   boost::json::object echo;        // id and session, as the client sent them
   boost::json::object params;      // msg without its envelope (op, session, and an id the op does not take)
   std::string_view op;             // the op's name in the table; empty on failure
-  std::vector<std::string> unknown;  // parameters the op does not take, out of params
   std::optional<Failure> failure;  // the error reply, echoing `echo`
 };
 CheckedRequest check_request(std::string_view text);

@@ -97,6 +97,14 @@ async def realm_round(c):
     assert [p["state"] for p in pages if p["page"] == e["page"]] == ["disconnected"], pages
     again = await c.call("close", session=sid)
     assert again["reason"] == "not_found", again
+    # The closed realm's session, mistyped or stale: its code never runs in
+    # the default page instead; an op that addresses no page takes the id
+    # as the name its commits carry.
+    stale = await c.call("eval", session=sid, code="globalThis.misplaced = 1")
+    assert stale["reason"] == "not_found" and "no session " + sid in stale["error"], stale
+    assert (await c.ok("eval", code="typeof misplaced"))["value"] == "undefined"
+    named = await c.ok("history", session="named-by-the-agent", limit=1)
+    assert "commits" in named, named
 
 
 async def use_and_resume(server, cookie, a):

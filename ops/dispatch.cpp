@@ -1,0 +1,34 @@
+#include "ops/dispatch.hpp"
+
+#include <algorithm>
+
+namespace gateway {
+
+namespace json = boost::json;
+
+namespace {
+
+bool addresses_page(const OpSpec& op) {
+  return std::any_of(op.params.begin(), op.params.end(), [](const Param& p) { return p.name == "page"; });
+}
+
+}  // namespace
+
+void dispatch(Gateway& gw, const OpSpec& op, Envelope env, json::object params, std::shared_ptr<ConnectionState> conn,
+              std::shared_ptr<Replies> out) {
+  auto unknown = check_params(op, params);
+  if (!unknown) return out->fail(unknown.error());
+  out = naming_unknown(std::move(out), *unknown);
+  std::string session = env.session ? *env.session : conn->id;
+  if (!session.empty()) {
+    const json::value* agent = params.if_contains("agent");
+    auto held = gw.sessions().touch(session, conn.get(), agent ? std::string_view(agent->get_string()) : "");
+    if (!held) return out->fail(held.error());
+    if (!*held && env.session && addresses_page(op))
+      return out->fail({Error::not_found, "no session " + session + "; clone (MCP: realm_open) makes one"});
+  }
+  op.handler(OpCall{gw, op, std::move(params), std::move(session), env.door, std::move(conn), std::move(out),
+                    std::move(env.request_id)});
+}
+
+}  // namespace gateway

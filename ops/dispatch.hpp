@@ -1,0 +1,40 @@
+// The one way into the ops. Every door (the WebSocket and its legacy
+// messages, the dashboard's socket, the HTTP routes, MCP) turns its bytes
+// into an op, an envelope and parameters and hands them here; this alone
+// checks the parameters against the table, applies the session rule and
+// builds the call the handler gets. No Beast, no door's format.
+#pragma once
+
+#include "ops/table.hpp"
+#include "services/gateway.hpp"
+
+#include <boost/json/object.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace gateway {
+
+// What a request carries besides its parameters.
+struct Envelope {
+  std::string_view door;  // for the run's log line and the recent runs: "WebSocket", "HTTP", "MCP", "dashboard"
+  // The session the request names; none: the connection's own (its id, ""
+  // over HTTP: a new session per run).
+  std::optional<std::string> session = std::nullopt;
+  std::string request_id = {};  // the request's id, serialized; "" without one
+};
+
+// Checks `params` against `op` (missing_param, bad_request; parameters it
+// does not take are named in the final reply), then the session rule: a
+// session the table keeps is the caller's to use unless another live
+// connection holds it (in_use); one it does not know is refused not_found
+// by an op that addresses a page (it takes `page`), so a mistyped realm
+// never runs code in the default page, and elsewhere names the commits
+// only. Then the op's handler runs. Every refusal goes to `out`. Called on
+// `out`'s executor.
+void dispatch(Gateway& gw, const OpSpec& op, Envelope env, boost::json::object params,
+              std::shared_ptr<ConnectionState> conn, std::shared_ptr<Replies> out);
+
+}  // namespace gateway
