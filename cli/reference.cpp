@@ -25,15 +25,14 @@ std::string cell(std::string_view s) {
 
 std::string tools_of(const OpSpec& op) {
   std::string names;
-  for (const gateway::McpTool& t : gateway::mcp_tools())
-    if (t.op == op.name) names += (names.empty() ? "`" : ", `") + std::string(t.name) + "`";
+  for (const gateway::McpFace& f : op.mcp) names += (names.empty() ? "`" : ", `") + std::string(f.tool) + "`";
   return names.empty() ? "–" : names;
 }
 
 void op_section(std::ostream& out, const OpSpec& op) {
   out << "### `" << op.name << "`\n\n" << op.doc << ".\n\n";
   if (op.http)
-    out << "- HTTP: `" << op.http->method << " " << op.http->path << "`"
+    out << "- HTTP: `" << gateway::http_method(op) << " " << op.http->path << "`"
         << (op.http->bearer ? " (with the cookie as a Bearer token)" : " (no cookie)") << "\n";
   if (op.http)
     for (const auto& [from, to] : op.http->renamed) out << "- HTTP query `" << from << "` is `" << to << "`\n";
@@ -63,7 +62,7 @@ std::string reference_markdown() {
   out << "## Ops\n\n| op | HTTP | MCP tool | what it does |\n|---|---|---|---|\n";
   for (const OpSpec& op : gateway::op_table())
     out << "| [`" << op.name << "`](#" << op.name << ") | "
-        << (op.http ? "`" + std::string(op.http->method) + " " + std::string(op.http->path) + "`" : std::string("–"))
+        << (op.http ? "`" + std::string(gateway::http_method(op)) + " " + std::string(op.http->path) + "`" : std::string("–"))
         << " | " << tools_of(op) << " | " << cell(op.doc) << " |\n";
   out << "\n";
   for (const OpSpec& op : gateway::op_table()) op_section(out, op);
@@ -72,8 +71,9 @@ std::string reference_markdown() {
          "| tool | op | title | read-only | destructive | idempotent | open world |\n|---|---|---|---|---|---|---|\n";
   auto yes = [](bool b) { return b ? "yes" : "no"; };
   for (const gateway::McpTool& t : gateway::mcp_tools())
-    out << "| `" << t.name << "` | `" << t.op << "` | " << cell(t.title) << " | " << yes(t.read_only) << " | "
-        << yes(t.destructive) << " | " << yes(t.idempotent) << " | " << yes(t.open_world) << " |\n";
+    out << "| `" << t.face->tool << "` | `" << t.op->name << "` | " << cell(t.face->title) << " | "
+        << yes(gateway::read_only(t)) << " | " << yes(gateway::destructive(t)) << " | " << yes(t.face->idempotent)
+        << " | " << yes(t.face->open_world) << " |\n";
   out << "\n## Error codes\n\nEvery refusal names one of these codes, on every door: over HTTP with its status, on the\n"
          "WebSocket in `reason`, in an MCP tool result as `error`.\n\n"
          "| code | HTTP status | meaning |\n|---|---|---|\n";

@@ -394,7 +394,7 @@ class http_connection : public Stoppable, public HttpResponder, public std::enab
   static std::string routes() {
     std::string list;
     for (const OpSpec& op : op_table())
-      if (op.http) list += std::string(op.http->method) + " " + std::string(op.http->path) + ", ";
+      if (op.http) list += std::string(http_method(op)) + " " + std::string(op.http->path) + ", ";
     return list + "POST /v1/edits, POST /mcp, /v1/ws (or /ws), /v1/page, /adapter.js, GET / (the dashboard), /v1/dashboard";
   }
 
@@ -402,9 +402,10 @@ class http_connection : public Stoppable, public HttpResponder, public std::enab
   // body (POST), then the op as on every door.
   void route_op(const OpSpec& op, const Target& target, bool has_body) {
     if (op.http->bearer && !authorized(has_body)) return;
-    if (parser_->get().method() != http::string_to_verb(op.http->method))
-      return respond_error(Error::method_not_allowed, "use " + std::string(op.http->method), !has_body);
-    if (op.http->method == "GET") {
+    const std::string_view method = http_method(op);
+    if (parser_->get().method() != http::string_to_verb(method))
+      return respond_error(Error::method_not_allowed, "use " + std::string(method), !has_body);
+    if (method == "GET") {
       auto params = params_from_query(op, target.params);
       if (!params) return respond_error(params.error().code, params.error().message, !has_body);
       return call_op(op, std::move(*params), !has_body);

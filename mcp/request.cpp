@@ -239,9 +239,8 @@ class McpRequest {
   Pending call() {
     const json::value* name = params_.if_contains("name");
     if (!name || !name->is_string()) return error(200, RpcCode::invalid_params, "tools/call needs \"name\"");
-    const McpTool* tool = find_tool(name->get_string());
-    const OpSpec* op = tool ? find_op(tool->op) : nullptr;
-    if (!op) return error(200, RpcCode::invalid_params, "Unknown tool: " + std::string(name->get_string()));
+    const auto tool = find_tool(name->get_string());
+    if (!tool) return error(200, RpcCode::invalid_params, "Unknown tool: " + std::string(name->get_string()));
     // Arguments the model got wrong are a tool result it can act on.
     auto args = tool_params(*tool, params_.if_contains("arguments"));
     if (!args) {
@@ -255,7 +254,7 @@ class McpRequest {
     if (meta_)
       if (const json::value* t = meta_->if_contains("progressToken"); t && (t->is_string() || t->is_number()))
         ctx.progress_token = *t;
-    return server_.call_tool(*op, *tool, std::move(*args), ctx);
+    return server_.call_tool(*tool, std::move(*args), ctx);
   }
 
   McpServer& server_;

@@ -42,7 +42,7 @@ struct McpServer::Call : McpPending, std::enable_shared_from_this<McpServer::Cal
   std::string key;  // the op's id for it (OpCall::request_id), unique in the gateway
   std::optional<json::value> progress_token;
   bool modern = false;
-  const McpTool* tool = nullptr;
+  const OpSpec* op = nullptr;  // the tool's
   json::object target;  // the page or session it runs in, for an interrupt
   std::string op_session;
   std::shared_ptr<McpStream> out;
@@ -133,7 +133,7 @@ struct McpServer::Call : McpPending, std::enable_shared_from_this<McpServer::Cal
       if (self->finished || self->cancelled) return;
       self->cancelled = true;
       self->ticker.cancel();
-      if (self->tool->op == "eval") self->server.interrupt(*self);
+      if (self->op->interruptible) self->server.interrupt(*self);
     });
   }
 
@@ -265,7 +265,7 @@ std::optional<std::string> McpServer::kept_result(const std::string& uri) const 
   return std::nullopt;
 }
 
-std::shared_ptr<McpPending> McpServer::call_tool(const OpSpec& op, const McpTool& tool, ToolCall args,
+std::shared_ptr<McpPending> McpServer::call_tool(const McpTool& tool, ToolCall args,
                                                  const CallContext& ctx) {
   // 2026-07-28 calls share one state, as one client's: a realm one of them
   // opened is the next one's to use.
@@ -276,7 +276,7 @@ std::shared_ptr<McpPending> McpServer::call_tool(const OpSpec& op, const McpTool
   call->id = ctx.id;
   call->progress_token = ctx.progress_token;
   call->modern = ctx.modern;
-  call->tool = &tool;
+  call->op = tool.op;
   call->out = ctx.out;
   if (const json::value* page = args.params.if_contains("page")) call->target["page"] = *page;
   call->op_session = !args.session.empty() ? args.session : call->conn->id;
@@ -295,8 +295,8 @@ std::shared_ptr<McpPending> McpServer::call_tool(const OpSpec& op, const McpTool
     }
     session->calls[call->key] = call;
   }
-  net::post(call->strand, [this, call, &op, args = std::move(args)]() mutable {
-    if (call->progress_token && call->tool->op == "eval") call->tick();
+  net::post(call->strand, [this, call, &op = *tool.op, args = std::move(args)]() mutable {
+    if (call->progress_token && op.interruptible) call->tick();
     Envelope env{"MCP", std::nullopt, json::serialize(json::value(call->key))};
     if (!args.session.empty()) env.session = std::move(args.session);
     dispatch(gw_, op, std::move(env), std::move(args.params), call->conn, std::make_shared<CallReplies>(call));

@@ -116,7 +116,7 @@ class McpServer {
   std::shared_ptr<Session> session(const std::string& id);
   // A new 2025-11-25 session; null when every one kept is busy.
   std::shared_ptr<Session> open_session();
-  std::shared_ptr<McpPending> call_tool(const OpSpec& op, const McpTool& tool, ToolCall args, const CallContext& ctx);
+  std::shared_ptr<McpPending> call_tool(const McpTool& tool, ToolCall args, const CallContext& ctx);
   void cancel(const std::string& session_id, const boost::json::value& request_id);
   void interrupt(Call& call);
   void call_ended(Call& call);

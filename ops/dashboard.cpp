@@ -23,11 +23,8 @@ void op_watch(OpCall call) {
 
 void op_origins(OpCall call) { call.out->done(call.gw.approvals().snapshot()); }
 
+// The person's alone: dispatch refuses it to an agent (Role::person).
 void op_approve(OpCall call) {
-  if (!call.conn || !call.conn->person)
-    return call.out->fail({Error::forbidden_origin,
-                           "origins are allowed by the person on the dashboard (the URL `editgate serve` printed, "
-                           "or `editgate dashboard`), or with --allow-origin; never by an agent"});
   const std::string given(call.params.at("origin").get_string());
   auto origin = normalize_origin(given);
   if (!origin) return call.out->fail({Error::bad_request, "origin must be scheme://host[:port]"});

@@ -19,6 +19,12 @@ void dispatch(Gateway& gw, const OpSpec& op, Envelope env, json::object params, 
   auto unknown = check_params(op, params);
   if (!unknown) return out->fail(unknown.error());
   out = naming_unknown(std::move(out), *unknown);
+  // The person's decisions (approving an origin) are never an agent's:
+  // page text steers agents, and must not widen who runs code through them.
+  if (op.role == Role::person && !conn->person)
+    return out->fail({Error::forbidden_origin, std::string(op.name) +
+                                                   " is the person's, on the dashboard (the URL `editgate serve` "
+                                                   "printed, or `editgate dashboard`); never an agent's"});
   std::string session = env.session ? *env.session : conn->id;
   if (!session.empty()) {
     const json::value* agent = params.if_contains("agent");

@@ -27,7 +27,9 @@ struct Envelope {
 };
 
 // Checks `params` against `op` (missing_param, bad_request; parameters it
-// does not take are named in the final reply), then the session rule: a
+// does not take are named in the final reply), refuses an op of the
+// person's (Role::person) to any connection but the dashboard's
+// (forbidden_origin), then applies the session rule: a
 // session the table keeps is the caller's to use unless another live
 // connection holds it (in_use); one it does not know is refused not_found
 // by an op that addresses a page (it takes `page`), so a mistyped realm

@@ -139,21 +139,38 @@ const std::vector<OpSpec>& op_table() {
   static const std::vector<OpSpec> table = {
       {"describe", {}, "the ops, their parameters and the protocol version", false, std::nullopt, &op_describe},
       {"health", {}, "workspace id and a nonce new at every gateway start", false,
-       HttpRoute{"GET", "/v1/health", false}, &op_health},
+       HttpRoute{"/v1/health", false}, &op_health},
       {"edit", edit_params_with(edit_text),
        "apply the edit blocks in text: a block message each, then done with the commit", true, std::nullopt,
-       &op_edit},
+       &op_edit, Effect::destroys, Role::agent, false,
+       {{"edit_apply", "Apply edit blocks",
+         "Apply the edit blocks in `text` to the workspace and commit them. Each block names its file on the line "
+         "before it, then ««« EDIT, the exact lines to find (whole lines, copied from the file as it is now, unique "
+         "in it), ═══════ REPL, their replacement, »»» EDIT END. Each block applies or fails on its own; a failed "
+         "block's diagnostic says what did not match and where: fix it and send that block again.",
+         {"dry_run"}},
+        {"edit_check", "Check edit blocks",
+         "Check the edit blocks in `text` against the workspace as edit_apply would apply them, and write nothing: "
+         "each block's result, with the diagnostic of those that would fail.",
+         {"dry_run"}, std::pair<std::string_view, bool>{"dry_run", true}, SessionArg::none, true}}},
       {"edit-begin", edit_params_with(stream_id),
-       "open a streamed edit; its chunks and end carry the same id", true, std::nullopt, &op_edit_begin},
+       "open a streamed edit; its chunks and end carry the same id", true, std::nullopt, &op_edit_begin, Effect::destroys},
       {"edit-chunk", {stream_id, {"text", T::string, true, "more of the edit's text, cut anywhere"}},
        "more text of a streamed edit; a block message for each block it completes", true, std::nullopt,
-       &op_edit_chunk},
+       &op_edit_chunk, Effect::destroys},
       {"edit-end", {stream_id}, "end a streamed edit: done with the commit", true, std::nullopt,
-       &op_edit_end},
+       &op_edit_end, Effect::destroys},
       {"context", {{"action", T::string, true, "add, remove, clear or list"},
         {"files", T::paths, false, "the files to add or remove"}},
        "add, remove, clear or list the files this session has seen (not_in_context)", false, std::nullopt,
-       &op_context},
+       &op_context, Effect::writes},
+      {"undo", {{"agent", T::name, false, "your name: the undo commit's author"}},
+       "revert the newest editgate edit not undone yet, as a new commit (as `editgate undo`): undone, summary, "
+       "commit; conflict naming the file when it changed since, not_found when there is nothing to undo",
+       false, HttpRoute{"/v1/undo", true}, &op_undo, Effect::destroys, Role::agent, false,
+       {{"edit_undo", "Undo the last edit",
+         "Revert the newest editgate edit that is not undone yet, as a new commit; refused (naming the file) when a "
+         "file it changed has changed since."}}},
       {"history",
        {{"limit", T::count, false, "how many commits"},
         {"agent", T::name, false, "only the commits by this agent"},
@@ -166,7 +183,11 @@ const std::vector<OpSpec>& op_table() {
         {"before", T::string, false, "the cursor of the previous answer (next_before), for older commits"}},
        "editgate's commits, newest first, as `editgate log --format json`: the branch's code changes, or with "
        "repl the REPL's exchanges (its own ref); next_before continues with older ones", false,
-       HttpRoute{"GET", "/v1/history", true, {{"session", "of_session"}}}, &op_history},
+       HttpRoute{"/v1/history", true, {{"session", "of_session"}}}, &op_history, Effect::reads, Role::agent, false,
+       {{"history", "Edit and REPL history",
+         "editgate's commits, newest first: the branch's code changes (edit runs with their blocks, undos); with "
+         "`repl: true` the REPL's history instead (every request and reply with its page and job). `next_before` "
+         "continues with older ones."}}},
       {"show", {{"commit", T::string, true, "a commit id, or its first 7 or more hex digits"}},
        "one commit (commit: 7 to 40 hex digits): its author, time, summary, editgate's kind, agent, session and "
        "page, the blocks its message lists with their diagnostics while the gateway remembers the run, and its "
@@ -176,24 +197,42 @@ const std::vector<OpSpec>& op_table() {
        "the gateway's recent edit runs (the newest 200, kept in memory), newest first, committed or not: door, "
        "agent, session, summary, commit, dry_run and each block's status, reason and diagnostic",
        false, std::nullopt, &op_runs},
-      {"undo", {{"agent", T::name, false, "your name: the undo commit's author"}},
-       "revert the newest editgate edit not undone yet, as a new commit (as `editgate undo`): undone, summary, "
-       "commit; conflict naming the file when it changed since, not_found when there is nothing to undo",
-       false, HttpRoute{"POST", "/v1/undo", true}, &op_undo},
+      {"pages", {}, "the pages with their state and log", false, HttpRoute{"/v1/pages", true}, &op_pages, Effect::reads, Role::agent, false,
+       {{"page_list", "List pages",
+         "The live pages (the built-in Node page, its realms, browser tabs) with their kind, state, queue and chat "
+         "log."}}},
       {"eval",
        {{"code", T::string, true, "JavaScript to run; top-level await allowed; its last expression is the value"},
         run_page, wait, author, {"silent", T::flag, false, "neither logged nor committed"}},
        "run code in a page (the built-in Node page when none is named): out messages while it runs, then its value "
        "or error; logged and committed unless silent",
-       true, HttpRoute{"POST", "/v1/eval", true}, &op_eval},
-      {"pages", {}, "the pages with their state and log", false, HttpRoute{"GET", "/v1/pages", true}, &op_pages},
+       true, HttpRoute{"/v1/eval", true}, &op_eval, Effect::destroys, Role::agent, true,
+       {{"page_eval", "Run JavaScript in a page",
+         "Run JavaScript in a page (the built-in Node page unless `page` or `session` names another) and return its "
+         "value or error; what it prints comes too. The request and reply are written to the page's chat log and "
+         "committed. Browser tabs are a person's logged-in pages: run only what the task needs.",
+         {"silent"}, std::nullopt, SessionArg::optional, false, true}}},
+      {"events",
+       {{"page", T::string, false, "the page whose events to read; default the built-in Node page"},
+        {"before", T::offset, false, "the cursor of the previous answer (next_before), for older events"},
+        {"limit", T::count, false, "how many events (default 100)"}},
+       "a page's console and background events from its events log (the built-in Node page when none is named), "
+       "the newest limit (default 100) that end before the cursor before, oldest first; next_before pages back",
+       false, std::nullopt, &op_events, Effect::reads, Role::agent, false,
+       {{"page_events", "A page's events",
+         "A page's console and background events from its events log (what it printed, in evals and outside "
+         "them), the newest first by page; pass next_before as `before` for older ones.",
+         {}, std::nullopt, SessionArg::optional, true}}},
       {"interrupt",
        {{"page", T::string, false, "the page whose job to stop; default the built-in Node page"},
         {"interrupt-id", T::request_id, false, "the id of the eval to stop, as it was sent: nothing else is stopped"}},
        "stop the running job of the page (the built-in Node page when none is named), or the eval whose id is "
        "interrupt-id: result interrupted, idle (session-idle) or not-interruptible; interrupt-id-mismatch when "
        "that eval is not running",
-       false, std::nullopt, &op_interrupt},
+       false, std::nullopt, &op_interrupt, Effect::writes, Role::agent, false,
+       {{"page_interrupt", "Interrupt a page",
+         "Stop the job a page (or the session's realm) is running: interrupted, or idle when nothing runs.",
+         {"interrupt-id"}, std::nullopt, SessionArg::optional, true}}},
       {"complete",
        {{"code", T::string, true, "the code to complete"}, ask_page,
         {"cursor_pos", T::offset, false, "where to complete, in UTF-16 units; default the end of code"}},
@@ -205,7 +244,7 @@ const std::vector<OpSpec>& op_table() {
         {"page", T::string, false, "the page whose eval waits for input; default the eval under this request's id"}},
        "input for the eval waiting on it (need-input), sent under that eval's id (or to the eval a page runs); "
        "\"eof\" ends the input",
-       false, std::nullopt, &op_stdin},
+       false, std::nullopt, &op_stdin, Effect::writes},
       {"info", {symbol, ask_page},
        "what the page can tell about a global symbol (a dotted path): found, kind, signature or constructor, a "
        "description; nothing of it runs, nothing is logged",
@@ -215,32 +254,25 @@ const std::vector<OpSpec>& op_table() {
        &op_docs},
       {"load-file", {{"path", T::string, true, "a JavaScript file of the workspace"}, run_page, author, wait},
        "run a workspace JavaScript file in the page, logged as an eval of its text; the page lists it in modules",
-       true, std::nullopt, &op_load_file},
+       true, std::nullopt, &op_load_file, Effect::destroys, Role::agent, true},
       {"load-source", {{"source", T::string, true, "JavaScript source text"}, run_page, author, wait},
-       "run source text in the page: an eval", true, std::nullopt, &op_load_source},
+       "run source text in the page: an eval", true, std::nullopt, &op_load_source, Effect::destroys, Role::agent, true},
       {"reload",
        {{"module", T::string, false, "a loaded module, as modules lists it"},
         {"path", T::string, false, "a JavaScript file of the workspace"}, run_page, author, wait},
-       "run a loaded module's file again (module), or the file at path", true, std::nullopt, &op_reload},
+       "run a loaded module's file again (module), or the file at path", true, std::nullopt, &op_reload, Effect::destroys, Role::agent, true},
       {"modules", {{"page", T::string, false, "the page whose modules to list; default the built-in Node page"}}, "the files load-file ran in the page since it connected", false,
        std::nullopt, &op_modules},
       {"unload",
        {{"module", T::string, true, "a loaded module, as modules lists it"},
         {"page", T::string, false, "the page that loaded it; default the built-in Node page"}},
-       "forget a loaded module (what it defined stays until clear)", false, std::nullopt, &op_unload},
+       "forget a loaded module (what it defined stays until clear)", false, std::nullopt, &op_unload, Effect::writes},
       {"actors", {},
        "the live pages as actors: pid (the page's name), class (node or browser), module (its URL or log), "
        "spawned_at",
        false, std::nullopt, &op_actors},
       {"inspect", {{"actor", T::string, true, "the page (its pid, from actors)"}},
        "a page's state: its queue, the job it runs, its recent events", false, std::nullopt, &op_inspect},
-      {"events",
-       {{"page", T::string, false, "the page whose events to read; default the built-in Node page"},
-        {"before", T::offset, false, "the cursor of the previous answer (next_before), for older events"},
-        {"limit", T::count, false, "how many events (default 100)"}},
-       "a page's console and background events from its events log (the built-in Node page when none is named), "
-       "the newest limit (default 100) that end before the cursor before, oldest first; next_before pages back",
-       false, std::nullopt, &op_events},
       {"log",
        {{"page", T::string, false, "the page whose chat log to read; default the built-in Node page"},
         {"before", T::offset, false, "the cursor of the previous answer (next_before), for older entries"},
@@ -251,23 +283,29 @@ const std::vector<OpSpec>& op_table() {
        false, std::nullopt, &op_log},
       {"kill", {{"actor", T::string, true, "the page to stop (its pid, from actors)"}},
        "stop a page: the Node page's process is restarted, a tab's connection dropped (it reconnects)", false,
-       std::nullopt, &op_kill},
+       std::nullopt, &op_kill, Effect::destroys},
       {"sessions", {}, "the sessions: id, page, agent, created, last active, whether a connection holds it", false,
        std::nullopt, &op_sessions},
       {"use", {{"page", T::string, true, "the page to bind the session to (its name, from pages)"}},
        "bind the session to a page (a browser tab, a realm, the Node page): its requests that name no page go there",
-       false, std::nullopt, &op_use},
+       false, std::nullopt, &op_use, Effect::writes},
       {"clone", {}, "a new realm (a fresh context in the Node page, a page of its own) and a session bound to it: "
-       "value is the new session's id", false, std::nullopt, &op_clone},
+       "value is the new session's id", false, std::nullopt, &op_clone, Effect::writes, Role::agent, false,
+       {{"realm_open", "Open a realm",
+         "A fresh JavaScript context in the built-in Node page, a page of its own with its own chat log: `value` is "
+         "its session (pass it as `session` to page_eval and realm_close), `page` its name."}}},
       {"close", {}, "end the session (the request's session, else the connection's) and the realm its clone made",
-       false, std::nullopt, &op_close},
+       false, std::nullopt, &op_close, Effect::destroys, Role::agent, false,
+       {{"realm_close", "Close a realm",
+         "Close the realm realm_open made (its session); its chat log stays in the history.", {}, std::nullopt,
+         SessionArg::required, true}}},
       {"bindings", {{"page", T::string, false, "the page whose globals to list; default the session's page"}},
        "the globals evaluations made in the session's page (or the one named): name to tagged value, at most 200",
        false, std::nullopt, &op_bindings},
       {"clear", {{"page", T::string, false, "the page whose globals to remove; default the session's page"}},
        "remove them: a realm gets a fresh context; a tab or the Node page deletes what it can, kept names the rest",
-       false, std::nullopt, &op_clear},
-      {"shutdown", {{"cookie", T::string, true, "the gateway's cookie (editgate where cookie names its file)"}}, "stop the gateway cleanly", false, std::nullopt, &op_shutdown},
+       false, std::nullopt, &op_clear, Effect::destroys},
+      {"shutdown", {{"cookie", T::string, true, "the gateway's cookie (editgate where cookie names its file)"}}, "stop the gateway cleanly", false, std::nullopt, &op_shutdown, Effect::destroys},
       {"watch", {},
        "the gateway's live events, as they happen, until the connection closes (no final reply): pages, exchange "
        "(a page's log grew), commit, run (an edit run ended), origins",
@@ -278,14 +316,14 @@ const std::vector<OpSpec>& op_table() {
        {{"origin", T::string, true, "the origin, as origins lists it"},
         {"allow", T::flag, true, "true allows its pages, false refuses them"}},
        "allow or refuse a pending origin's pages, for this gateway's life: the dashboard's, never an agent's", false,
-       std::nullopt, &op_approve},
+       std::nullopt, &op_approve, Effect::writes, Role::person},
       {"dashboard", {}, "a new one-time sign-in URL for the dashboard", false,
-       HttpRoute{"POST", "/v1/dashboard-url", true}, &op_dashboard},
+       HttpRoute{"/v1/dashboard-url", true}, &op_dashboard, Effect::writes},
       {"push", {},
        "push the branch to the remote `serve --push` names, now, fast-forward only: remote, ref, commit, previous, "
        "up_to_date; push_rejected when the remote's branch moved on (nothing forced), remote_unreachable, "
        "remote_timeout (it went silent past --push-timeout), remote_auth_failed, no_remote without --push",
-       false, HttpRoute{"POST", "/v1/push", true}, &op_push},
+       false, HttpRoute{"/v1/push", true}, &op_push, Effect::writes},
   };
   return table;
 }
@@ -319,6 +357,8 @@ json::object param_schema(ParamType type) {
   }
   return {};
 }
+
+std::string_view http_method(const OpSpec& op) { return op.effect == Effect::reads ? "GET" : "POST"; }
 
 std::string_view param_rule(ParamType type) {
   switch (type) {
@@ -357,7 +397,7 @@ json::object describe_ops() {
     json::object o{{"params", std::move(params)}, {"doc", op.doc}};
     if (!optional.empty()) o["optional"] = std::move(optional);
     if (op.streams) o["streams"] = true;
-    if (op.http) o["http"] = std::string(op.http->method) + " " + std::string(op.http->path);
+    if (op.http) o["http"] = std::string(http_method(op)) + " " + std::string(op.http->path);
     ops[op.name] = std::move(o);
   }
   return {{"ops", std::move(ops)},

@@ -61,15 +61,43 @@ struct Param {
   std::string_view doc = {};  // what it means to this op
 };
 
-// An op's HTTP route: GET takes the parameters from the query, POST from a
-// JSON object body.
+// An op's HTTP route: an op that only reads is a GET taking its parameters
+// from the query, any other a POST taking them from a JSON object body
+// (http_method).
 struct HttpRoute {
-  std::string_view method;  // "GET" or "POST"
   std::string_view path;
   bool bearer = true;  // needs Authorization: Bearer <cookie>
   // Query names that are not the op's: history's `session` is the op's
   // `of_session` (on the WebSocket `session` is the envelope's).
   std::vector<std::pair<std::string_view, std::string_view>> renamed = {};
+};
+
+// What an op does: from it follow its HTTP method and its MCP hints.
+enum class Effect {
+  reads,     // changes nothing (GET; readOnlyHint)
+  writes,    // adds: a log entry, a realm, a push (POST)
+  destroys,  // changes or removes what was there: files, a session, whatever code does (POST; destructiveHint)
+};
+
+// Who may call an op: any agent, or only the person on the dashboard.
+enum class Role { agent, person };
+
+// Whether an MCP tool takes the agents' session as an argument (the
+// envelope's `session` on the WebSocket): the realm a `realm_open` made.
+enum class SessionArg { none, optional, required };
+
+// An op as an MCP tool, under the name every MCP client sees. Its input
+// schema is the op's parameters less `hidden`, plus `session`.
+struct McpFace {
+  std::string_view tool;
+  std::string_view title;
+  std::string_view description;
+  std::vector<std::string_view> hidden = {};  // op parameters the tool does not offer
+  // A flag the tool sets; dry_run set true makes the tool read-only (edit_check).
+  std::optional<std::pair<std::string_view, bool>> fixed = std::nullopt;
+  SessionArg session = SessionArg::none;
+  bool idempotent = false;  // a second call with the same arguments changes nothing more
+  bool open_world = false;  // reaches outside the workspace: a person's browser tab
 };
 
 // A streamed edit left open between requests. Worker thread only.
@@ -127,7 +155,14 @@ struct OpSpec {
   bool streams = false;  // intermediate replies come before the final one
   std::optional<HttpRoute> http;
   OpHandler handler = nullptr;
+  Effect effect = Effect::reads;
+  Role role = Role::agent;
+  bool interruptible = false;  // runs code in a page: a cancelled call interrupts it
+  std::vector<McpFace> mcp = {};
 };
+
+// "GET" for an op that only reads, else "POST".
+std::string_view http_method(const OpSpec& op);
 
 // The version of the agents' protocol, in `describe` and server.json.
 inline constexpr std::string_view protocol_version = "1.0";
