@@ -13,12 +13,6 @@ namespace json = boost::json;
 
 namespace {
 
-// The REPL's codes are the gateway's by name (each REPL code has a gateway
-// code of that wire name), never by message.
-Failure from_repl(const repl::Failure& f) {
-  return {error_named(repl::to_string(f.code)).value_or(Error::internal), f.message};
-}
-
 // A REPL call on the worker thread; its answer, or its failure, as the reply.
 template <class Work>
 void on_repl(OpCall& call, Work work) {

@@ -11,8 +11,8 @@
 #include <vector>
 
 namespace repl {
-enum class Error;
 struct EvalRequest;
+struct Failure;
 }
 
 
@@ -43,8 +43,8 @@ void op_pages(OpCall call);
 void op_interrupt(OpCall call);
 void op_complete(OpCall call);
 void op_stdin(OpCall call);
-// The gateway's code for a REPL code.
-Error from_repl(repl::Error e);
+// A REPL failure as the gateway's: its code mapped, its message kept.
+Failure from_repl(repl::Failure f);
 // Runs `req` (on the worker) and answers as eval does: out messages, then
 // the final reply. What every op that runs code in a page goes through.
 // `key`: the request's id on `conn`, by which stdin and interrupt-id find

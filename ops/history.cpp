@@ -78,7 +78,7 @@ void op_events(OpCall call) {
   call.gw.worker().run(
       call.out->executor(), [repl, page = page_of(call), before, limit] { return repl->events(page, before, limit); },
       [out = call.out](repl::Result<json::object> r) {
-        if (!r) return out->fail({from_repl(r.error().code), r.error().message});
+        if (!r) return out->fail(from_repl(r.error()));
         out->done(std::move(*r));
       });
 }

@@ -23,7 +23,7 @@ void op_log(OpCall call) {
       call.out->executor(),
       [repl, page = page_of(call), before, window] { return repl->log_tail(page, before, window); },
       [out = call.out](repl::Result<json::object> r) {
-        if (!r) return out->fail({from_repl(r.error().code), r.error().message});
+        if (!r) return out->fail(from_repl(r.error()));
         out->done(std::move(*r));
       });
 }

@@ -133,7 +133,7 @@ void op_reload(OpCall call) {
   call.gw.worker().run(
       call.out->executor(), [repl, page = std::move(page), name] { return repl->module_path(page, name); },
       [door = door_of(call), req = std::move(req), name](repl::Result<std::optional<std::string>> found) mutable {
-        if (!found) return door.out->fail({from_repl(found.error().code), found.error().message});
+        if (!found) return door.out->fail(from_repl(found.error()));
         if (!*found) return door.out->fail({Error::module_not_loaded, name + " (load-file loads it by its path)"});
         load(std::move(door), std::move(req), **found);
       });
@@ -145,7 +145,7 @@ void op_modules(OpCall call) {
   call.gw.worker().run(
       call.out->executor(), [repl, page = page_of(call)] { return repl->modules(page); },
       [out = call.out](repl::Result<json::object> listed) {
-        if (!listed) return out->fail({from_repl(listed.error().code), listed.error().message});
+        if (!listed) return out->fail(from_repl(listed.error()));
         out->done(std::move(*listed));
       });
 }
@@ -157,7 +157,7 @@ void op_unload(OpCall call) {
   call.gw.worker().run(
       call.out->executor(), [repl, page = page_of(call), name] { return repl->unload(page, name); },
       [out = call.out, name](repl::Result<bool> unloaded) {
-        if (!unloaded) return out->fail({from_repl(unloaded.error().code), unloaded.error().message});
+        if (!unloaded) return out->fail(from_repl(unloaded.error()));
         if (!*unloaded) return out->fail({Error::module_not_loaded, name});
         out->done({{"value", "ok"}});
       });

@@ -17,7 +17,10 @@ namespace gateway {
 
 namespace json = boost::json;
 
-Error from_repl(repl::Error e) {
+namespace {
+
+// The gateway's code for a REPL code.
+Error code_of(repl::Error e) {
   switch (e) {
     case repl::Error::not_found: return Error::not_found;
     case repl::Error::ambiguous: return Error::ambiguous;
@@ -38,8 +41,6 @@ Error from_repl(repl::Error e) {
   return Error::internal;
 }
 
-namespace {
-
 // The REPL's final replies name their code in "reason", by repl::to_string
 // (a page's exception: "page_error"). The code is read back from that name
 // through the REPL's own table, never from the message.
@@ -51,7 +52,7 @@ Error code_named(std::string_view reason) {
                                   E::shutting_down, E::io,       E::commit_queue_full};
   if (reason == to_string(Error::page_error)) return Error::page_error;
   for (E e : all)
-    if (repl::to_string(e) == reason) return from_repl(e);
+    if (repl::to_string(e) == reason) return code_of(e);
   return Error::internal;
 }
 
@@ -112,6 +113,8 @@ Position utf16_position(std::string_view text, std::uint64_t units) {
 }
 
 }  // namespace
+
+Failure from_repl(repl::Failure f) { return {code_of(f.code), std::move(f.message)}; }
 
 std::function<void(json::object)> final_from_repl(std::shared_ptr<Replies> out) { return posted(std::move(out), true); }
 
@@ -249,7 +252,7 @@ void op_stdin(OpCall call) {
                              "no eval runs under this id; send stdin with the id of the eval that asked for input"};
       },
       [out = call.out](repl::Result<void> sent) {
-        if (!sent) return out->fail({from_repl(sent.error().code), sent.error().message});
+        if (!sent) return out->fail(from_repl(sent.error()));
         out->done({});
       });
 }
