@@ -11,6 +11,7 @@
 #include <vector>
 
 namespace repl {
+struct Answer;
 struct EvalRequest;
 struct Failure;
 }
@@ -88,7 +89,7 @@ void op_kill(OpCall call);
 
 // A REPL answer (made on the worker thread) carried to the door's executor
 // as the final reply, its codes the gateway's.
-std::function<void(boost::json::object)> final_from_repl(std::shared_ptr<Replies> out);
+std::function<void(repl::Answer)> final_from_repl(std::shared_ptr<Replies> out);
 
 // ops/symbols.cpp: what a page can tell about a symbol, without running it.
 void op_info(OpCall call);

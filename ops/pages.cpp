@@ -9,7 +9,6 @@
 #include <boost/json.hpp>
 
 #include <algorithm>
-#include <array>
 #include <limits>
 #include <optional>
 
@@ -37,55 +36,19 @@ Error code_of(repl::Error e) {
     case repl::Error::shutting_down: return Error::shutting_down;
     case repl::Error::io: return Error::io;
     case repl::Error::commit_queue_full: return Error::commit_failed;  // written, not committed
+    case repl::Error::page_error: return Error::page_error;
   }
   return Error::internal;
 }
 
-// The REPL's final replies name their code in "reason", by repl::to_string
-// (a page's exception: "page_error"). The code is read back from that name
-// through the REPL's own table, never from the message.
-Error code_named(std::string_view reason) {
-  using E = repl::Error;
-  static constexpr std::array all{E::not_found,   E::ambiguous,      E::in_use,     E::bad_request,
-                                  E::timeout,     E::context_destroyed, E::interrupted, E::log_conflict,
-                                  E::request_edited, E::queue_full,  E::rate_limited, E::too_many_pages,
-                                  E::shutting_down, E::io,       E::commit_queue_full};
-  if (reason == to_string(Error::page_error)) return Error::page_error;
-  for (E e : all)
-    if (repl::to_string(e) == reason) return code_of(e);
-  return Error::internal;
-}
-
-// A REPL answer as an op reply. Its "error" is "<reason>: <message>" (a
-// page's exception: the exception's own "Name: message"), its "status" the
-// WebSocket's: the door renders both again from the code.
-void answer(Replies& out, json::object body) {
-  body.erase("status");
+// A REPL answer as an op reply; the door writes its error, reason and
+// status from the code.
+void answer(Replies& out, repl::Answer a) {
   // An eval an agent's interrupt ended says so in its status too.
-  if (const json::value* i = body.if_contains("interrupted"); i && i->is_bool() && i->get_bool())
-    body["status"] = json::array{"interrupted"};
-  const json::value* error = body.if_contains("error");
-  if (!error) return out.done(std::move(body));
-  const json::value* reason = body.if_contains("reason");
-  const std::string code_name = reason && reason->is_string() ? std::string(reason->get_string()) : "";
-  const Error code = code_named(code_name);
-  std::string message = error->is_string() ? std::string(error->get_string()) : json::serialize(*error);
-  const std::string prefix = code_name + ": ";
-  if (code != Error::page_error && message.starts_with(prefix)) message.erase(0, prefix.size());
-  body.erase("error");
-  body.erase("reason");
-  out.fail({code, std::move(message)}, std::move(body));
-}
-
-// A REPL callback (worker thread) that hands its message to the door's executor.
-std::function<void(json::object)> posted(std::shared_ptr<Replies> out, bool final) {
-  return [out = std::move(out), final](json::object body) {
-    auto ex = out->executor();
-    boost::asio::post(ex, [out, final, body = std::move(body)]() mutable {
-      if (final) answer(*out, std::move(body));
-      else out->part(std::move(body));
-    });
-  };
+  if (const json::value* i = a.body.if_contains("interrupted"); i && i->is_bool() && i->get_bool())
+    a.body["status"] = json::array{"interrupted"};
+  if (!a.failure) return out.done(std::move(a.body));
+  out.fail(from_repl(std::move(*a.failure)), std::move(a.body));
 }
 
 const Failure no_pages{Error::not_found, "this gateway runs no pages"};
@@ -116,7 +79,12 @@ Position utf16_position(std::string_view text, std::uint64_t units) {
 
 Failure from_repl(repl::Failure f) { return {code_of(f.code), std::move(f.message)}; }
 
-std::function<void(json::object)> final_from_repl(std::shared_ptr<Replies> out) { return posted(std::move(out), true); }
+std::function<void(repl::Answer)> final_from_repl(std::shared_ptr<Replies> out) {
+  return [out = std::move(out)](repl::Answer a) {
+    auto ex = out->executor();
+    boost::asio::post(ex, [out, a = std::move(a)]() mutable { answer(*out, std::move(a)); });
+  };
+}
 
 void op_eval(OpCall call) {
   repl::EvalRequest req;
@@ -139,7 +107,12 @@ void run_eval(Gateway& gw, std::shared_ptr<Replies> out, repl::EvalRequest req, 
               std::weak_ptr<ConnectionState> conn) {
   repl::Repl* repl = gw.repl();
   if (!repl) return out->fail(no_pages);
-  repl::Listener listener{posted(out, false), posted(out, true)};
+  // Its out messages (console output, need-input) pass as the page wrote them.
+  auto parts = [out](json::object body) {
+    auto ex = out->executor();
+    boost::asio::post(ex, [out, body = std::move(body)]() mutable { out->part(std::move(body)); });
+  };
+  repl::Listener listener{std::move(parts), final_from_repl(out)};
   gw.worker().post([repl, req = std::move(req), listener = std::move(listener), key = std::move(key),
                     conn = std::move(conn)]() mutable {
     // An eval under an id is found by that id while it runs (stdin,
@@ -147,10 +120,10 @@ void run_eval(Gateway& gw, std::shared_ptr<Replies> out, repl::EvalRequest req, 
     if (auto c = conn.lock(); c && !key.empty()) {
       req.job = repl->next_sequence();
       c->evals[key] = req.job;
-      listener.done = [done = std::move(listener.done), conn, key, job = req.job](json::object body) {
+      listener.done = [done = std::move(listener.done), conn, key, job = req.job](repl::Answer a) {
         if (auto c = conn.lock())
           if (auto it = c->evals.find(key); it != c->evals.end() && it->second == job) c->evals.erase(it);
-        done(std::move(body));
+        done(std::move(a));
       };
     }
     repl->eval(std::move(req), std::move(listener));
@@ -169,20 +142,11 @@ void op_interrupt(OpCall call) {
   if (!repl) return call.out->fail(no_pages);
   // Nothing to stop says so in its status too, as nREPL's session-idle; an
   // interrupt-id that names no running eval is nREPL's interrupt-id-mismatch.
-  auto done = [out = call.out](json::object body) {
-    boost::asio::post(out->executor(), [out, body = std::move(body)]() mutable {
-      const json::value* result = body.if_contains("result");
-      if (result && *result == "interrupt-id-mismatch") {
-        std::string message(body.at("message").as_string());
-        body.erase("message");
-        body["status"] = json::array{"interrupt-id-mismatch"};
-        return out->fail({Error::not_found, std::move(message)}, std::move(body));
-      }
-      const bool idle = result && *result == "idle" && !body.contains("error");
-      if (!idle) return answer(*out, std::move(body));
-      body["status"] = json::array{"session-idle"};
-      out->done(std::move(body));
-    });
+  auto done = [final = final_from_repl(call.out)](repl::Answer a) {
+    const json::value* result = a.body.if_contains("result");
+    if (result && *result == "interrupt-id-mismatch") a.body["status"] = json::array{"interrupt-id-mismatch"};
+    if (result && *result == "idle") a.body["status"] = json::array{"session-idle"};
+    final(std::move(a));
   };
   // The default page, as eval's; an interrupt-id names the eval wherever it
   // runs, by the job number this connection's evals are known by (run_eval).
@@ -217,16 +181,14 @@ void op_complete(OpCall call) {
   }
   // The range the completions replace: from where the page says the word
   // starts to the cursor.
-  auto done = [out = call.out, at = cursor.units](json::object body) {
-    boost::asio::post(out->executor(), [out, at, body = std::move(body)]() mutable {
-      if (!body.contains("error")) {
-        const json::value* start = body.if_contains("start");
-        body["cursor_start"] = start && start->is_uint64() && start->get_uint64() <= at ? start->get_uint64() : at;
-        body["cursor_end"] = at;
-      }
-      body.erase("start");
-      answer(*out, std::move(body));
-    });
+  auto done = [final = final_from_repl(call.out), at = cursor.units](repl::Answer a) {
+    if (!a.failure) {
+      const json::value* start = a.body.if_contains("start");
+      a.body["cursor_start"] = start && start->is_uint64() && start->get_uint64() <= at ? start->get_uint64() : at;
+      a.body["cursor_end"] = at;
+    }
+    a.body.erase("start");
+    final(std::move(a));
   };
   call.gw.worker().post([repl, page = page_of(call), code = std::move(code), done = std::move(done)]() mutable {
     repl->complete(page, std::move(code), std::move(done));

@@ -114,27 +114,13 @@ void op_close(OpCall call) {
 
 namespace {
 
-// The page's answer as the reply. The REPL's refusals here (not_found,
-// ambiguous, timeout) have the gateway's wire names.
-void answered(const std::shared_ptr<Replies>& out, json::object body) {
-  boost::asio::post(out->executor(), [out, body = std::move(body)]() mutable {
-    const json::value* reason = body.if_contains("reason");
-    if (!body.contains("error")) return out->done(std::move(body));
-    const std::string code = reason && reason->is_string() ? std::string(reason->get_string()) : "internal";
-    const json::value* error = body.if_contains("error");
-    std::string message = error && error->is_string() ? std::string(error->get_string()) : "";
-    if (message.starts_with(code + ": ")) message.erase(0, code.size() + 2);
-    out->fail({error_named(code).value_or(Error::internal), std::move(message)});
-  });
-}
-
 // bindings and clear: asked of the session's page (or the one named).
-void ask_page(OpCall call, void (repl::Repl::*ask)(const std::string&, std::function<void(json::object)>)) {
+void ask_page(OpCall call, void (repl::Repl::*ask)(const std::string&, std::function<void(repl::Answer)>)) {
   repl::Repl* repl = call.gw.repl();
   if (!repl) return call.out->fail({Error::not_found, "this gateway runs no pages"});
   std::string name = page_of(call);
-  call.gw.worker().post([repl, ask, name = std::move(name), out = call.out] {
-    (repl->*ask)(name, [out](json::object body) { answered(out, std::move(body)); });
+  call.gw.worker().post([repl, ask, name = std::move(name), done = final_from_repl(call.out)]() mutable {
+    (repl->*ask)(name, std::move(done));
   });
 }
 

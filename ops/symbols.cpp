@@ -20,15 +20,15 @@ void lookup(OpCall call, std::string_view what) {
   if (!repl) return call.out->fail({Error::not_found, "this gateway runs no pages"});
   std::string symbol(call.params.at("symbol").get_string());
   // The reply names the symbol asked about, whatever the page said.
-  auto done = [final = final_from_repl(call.out), key = std::string(what), symbol](json::object body) {
-    if (json::value* info = body.if_contains("info"); info && info->is_object()) {
+  auto done = [final = final_from_repl(call.out), key = std::string(what), symbol](repl::Answer a) {
+    if (json::value* info = a.body.if_contains("info"); info && info->is_object()) {
       json::object answer = std::move(info->get_object());
       answer["symbol"] = symbol;
       if (!answer.contains("found")) answer["found"] = false;
-      body.erase("info");
-      body[key] = std::move(answer);
+      a.body.erase("info");
+      a.body[key] = std::move(answer);
     }
-    final(std::move(body));
+    final(std::move(a));
   };
   call.gw.worker().post([repl, page = page_of(call),
                          what = std::string(what), symbol = std::move(symbol), done = std::move(done)]() mutable {

@@ -21,12 +21,17 @@ std::string_view to_string(Error e) {
     case Error::too_many_pages: return "too_many_pages";
     case Error::shutting_down: return "shutting_down";
     case Error::io: return "io";
+    case Error::page_error: return "page_error";
   }
   return "io";
 }
 
+std::string failure_text(const Failure& f) {
+  return f.code == Error::page_error ? f.message : std::string(to_string(f.code)) + ": " + f.message;
+}
+
 void throw_exception_from_error(const Failure& f, const boost::source_location&) {
-  throw std::runtime_error(std::string(to_string(f.code)) + ": " + f.message);
+  throw std::runtime_error(failure_text(f));
 }
 
 }  // namespace repl

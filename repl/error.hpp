@@ -2,8 +2,10 @@
 // ended without a value. The gateway passes the code on to agents.
 #pragma once
 
+#include <boost/json/object.hpp>
 #include <boost/system/result.hpp>
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -25,6 +27,7 @@ enum class Error {
   shutting_down,
   commit_queue_full,   // the workspace's commit queue is at its bound: written, not committed
   io,
+  page_error,          // the code threw: the eval's outcome, its message the exception's own "Name: message"
 };
 
 std::string_view to_string(Error e);
@@ -34,9 +37,20 @@ struct Failure {
   std::string message;
 };
 
+// A failure as the REPL writes it in its own records: "<code>: <message>",
+// a page's exception its own "Name: message".
+std::string failure_text(const Failure& f);
+
 [[noreturn]] void throw_exception_from_error(const Failure& f, const boost::source_location& loc);
 
 template <class T>
 using Result = boost::system::result<T, Failure>;
+
+// The REPL's final answer to an agent's request: the reply's fields, and
+// how it failed, as a code the door maps to its own.
+struct Answer {
+  boost::json::object body;
+  std::optional<Failure> failure{};  // none: it succeeded
+};
 
 }  // namespace repl

@@ -40,19 +40,17 @@ std::string code_headline(const std::string& code) {
 }
 
 
-std::string outcome_headline(const boost::json::object& done, bool error) {
-  if (error) {
-    if (const auto* ex = done.if_contains("exception"); ex && ex->is_object())
+std::string outcome_headline(const Answer& done) {
+  if (done.failure) {
+    if (const auto* ex = done.body.if_contains("exception"); ex && ex->is_object())
       if (const auto* name = ex->as_object().if_contains("name"); name && name->is_string() && !name->as_string().empty()) {
         std::string out;
         shorten(std::string_view(name->as_string()), out);
         return out;
       }
-    if (const auto* reason = done.if_contains("reason"); reason && reason->is_string())
-      return std::string(reason->as_string());
-    return "error";
+    return std::string(to_string(done.failure->code));
   }
-  const auto* v = done.if_contains("value");
+  const auto* v = done.body.if_contains("value");
   if (!v) return "→ done";
   if (v->is_object() && v->as_object().contains("$undefined")) return "→ undefined";
   std::string out = "→ ";

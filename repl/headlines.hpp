@@ -2,7 +2,7 @@
 // "node-1: `40 + 2` → 42".
 #pragma once
 
-#include <boost/json/object.hpp>
+#include "repl/error.hpp"
 
 #include <string>
 
@@ -12,9 +12,9 @@ namespace repl {
 // characters escaped, in backquotes ("…" when there is more).
 std::string code_headline(const std::string& code);
 
-// A reply's outcome, from the final message an agent gets: "→ 42",
-// "→ undefined", the exception's name ("ReferenceError"), or the reason it
-// ended ("timeout").
-std::string outcome_headline(const boost::json::object& done, bool error);
+// A reply's outcome, from the final answer an agent gets: "→ 42",
+// "→ undefined", the exception's name ("ReferenceError"), or the code it
+// ended with ("timeout").
+std::string outcome_headline(const Answer& done);
 
 }  // namespace repl

@@ -16,10 +16,9 @@ namespace repl {
 namespace json = boost::json;
 
 void Repl::eval(EvalRequest request, Listener listener) {
-  auto answer_error = [&](Error code, const std::string& message) { listener.done(refusal({code, message})); };
-  if (stopping_) return answer_error(Error::shutting_down, "the gateway is stopping");
+  if (stopping_) return listener.done(refusal({Error::shutting_down, "the gateway is stopping"}));
   auto found = find(request.page);
-  if (!found) return answer_error(found.error().code, found.error().message);
+  if (!found) return listener.done(refusal(found.error()));
   Page* p = *found;
   auto job = std::make_shared<Job>();
   job->id = request.job;
@@ -32,19 +31,18 @@ void Repl::eval(EvalRequest request, Listener listener) {
   submit(*p, std::move(job));
 }
 
-std::function<void(json::object)> Repl::loading(std::string page_id, LoadedModule module,
-                                                std::function<void(json::object)> done) {
-  return [this, page_id = std::move(page_id), module = std::move(module), done = std::move(done)](json::object body) mutable {
+std::function<void(Answer)> Repl::loading(std::string page_id, LoadedModule module, std::function<void(Answer)> done) {
+  return [this, page_id = std::move(page_id), module = std::move(module), done = std::move(done)](Answer a) mutable {
     const auto it = pages_.find(page_id);
-    if (!body.contains("error") && it != pages_.end()) {
+    if (!a.failure && it != pages_.end()) {
       module.loaded = wall::now();
-      if (const json::value* ms = body.if_contains("duration_ms"); ms && ms->is_number())
+      if (const json::value* ms = a.body.if_contains("duration_ms"); ms && ms->is_number())
         module.load_ms = ms->to_number<std::int64_t>();
       it->second->modules.loaded(module);
-      body["module"] = module.path;
-      body["blob"] = module.blob;
+      a.body["module"] = module.path;
+      a.body["blob"] = module.blob;
     }
-    if (done) done(std::move(body));
+    if (done) done(std::move(a));
   };
 }
 
@@ -241,34 +239,35 @@ void Repl::write_reply(Page& p, Job& job, const Lines& reply, bool more) {
   }
 }
 
-void Repl::finish(Page& p, Job& job, std::int64_t ms, Lines reply, json::object done, bool error) {
+void Repl::finish(Page& p, Job& job, std::int64_t ms, Lines reply, Answer done) {
   p.ticker->cancel();
   p.input_job.reset();
   const bool more = job.from_log && job.index + 1 < job.codes.size() && p.link;
-  done["duration_ms"] = ms;
+  const bool error = done.failure.has_value();
+  json::object& body = done.body;
+  body["duration_ms"] = ms;
   if (auto open = p.open.find(job.id); open != p.open.end())
     open->second.done = more ? job.index + 1 : open->second.total;
   if (!job.silent && !p.active.empty()) {
     write_reply(p, job, reply, more);
-    if (!done.contains("log")) done["log"] = p.log->path();
+    if (!body.contains("log")) body["log"] = p.log->path();
   }
-  if (!job.log_error.empty()) done["log_error"] = job.log_error;
-  if (job.events_dropped) done["events_dropped"] = job.events_dropped;
+  if (!job.log_error.empty()) body["log_error"] = job.log_error;
+  if (job.events_dropped) body["events_dropped"] = job.events_dropped;
   // How the page's error reads (a Node SIGINT, a browser's exception) is the
   // page's; that an agent's interrupt ended the job is ours to say.
-  if (error && job.interrupted) done["interrupted"] = true;
-  const std::string status = done.contains("reason") ? std::string(done.at("reason").as_string()) : "ok";
-  done["status"] = error ? json::array{"done", "error"} : json::array{"done"};
+  if (error && job.interrupted) body["interrupted"] = true;
+  const std::string status = error ? std::string(to_string(done.failure->code)) : "ok";
   if (!job.silent && !more)
     p.outcome = "job " + std::to_string(job.id) +
                 (error ? " failed after " + std::to_string(ms) + "ms (" + status + ")"
                        : " completed in " + std::to_string(ms) + "ms");
-  const std::string outcome = outcome_headline(done, error);
+  const std::string outcome = outcome_headline(done);
   Answered answered{job.id, job.agent, job.index + 1, done, !more};
   // Everything the job wrote, for a client that reads no out message; the
   // chat history keeps the reply without it (the log has the events).
-  if (!job.output.empty()) done["output"] = job.output;
-  if (job.output_truncated) done["output_truncated"] = true;
+  if (!job.output.empty()) body["output"] = job.output;
+  if (job.output_truncated) body["output_truncated"] = true;
   // The agent hears as soon as the reply is in the file; git comes after.
   if (job.listener.done) job.listener.done(std::move(done));
   job.listener = {};
@@ -316,11 +315,11 @@ void Repl::next_block(Page& p, Job& job) {
 void Repl::end_timeout(Page& p, Job& job, const std::string& what, const json::object* late, bool late_possible) {
   p.answer_timer->cancel();
   const std::int64_t ms = job.gave_up.value_or(elapsed_ms(job.started));
-  const std::string error = "timeout: no reply within " + std::to_string(job.timeout.count()) + " ms; " + what;
+  Failure failure{Error::timeout, "no reply within " + std::to_string(job.timeout.count()) + " ms; " + what};
   job.from_log = false;  // later blocks of the request do not run
   Lines reply = reply_block(
       reply_header(p.stem, job.agent, job.clock_text, "**ERROR** timeout after " + duration_text(static_cast<double>(ms))),
-      fenced("Error", error), job.events, job.events_dropped, opt_);
+      fenced("Error", failure_text(failure)), job.events, job.events_dropped, opt_);
   for (FileChange& c : log_events(p, job.events)) p.uncommitted.push_back(std::move(c));
   std::int64_t after = 0;
   if (late) {
@@ -333,8 +332,7 @@ void Repl::end_timeout(Page& p, Job& job, const std::string& what, const json::o
   }
   if (late_possible) p.late[job.id] = {job.agent, job.started};
   const std::uint64_t id = job.id;
-  finish(p, job, ms, std::move(reply),
-         {{"page", p.stem}, {"job", job.id}, {"error", error}, {"reason", to_string(Error::timeout)}}, true);
+  finish(p, job, ms, std::move(reply), {{{"page", p.stem}, {"job", job.id}}, std::move(failure)});
   if (late) late_outcome(p, id, after);
 }
 
@@ -366,8 +364,7 @@ void Repl::fail_running(Page& p, Job& job, Error code, const std::string& messag
       reply_header(p.stem, job.agent, job.clock_text, "**ERROR** " + what + " after " + duration_text(static_cast<double>(ms))),
       fenced("Error", what + ": " + message), job.events, job.events_dropped, opt_);
   for (FileChange& c : log_events(p, job.events)) p.uncommitted.push_back(std::move(c));
-  finish(p, job, ms, std::move(reply),
-         {{"page", p.stem}, {"job", job.id}, {"error", what + ": " + message}, {"reason", to_string(code)}}, true);
+  finish(p, job, ms, std::move(reply), {{{"page", p.stem}, {"job", job.id}}, Failure{code, message}});
 }
 
 // The page is told to stop the job that timed out; a page silent for
@@ -417,8 +414,7 @@ void Repl::fail_queued(Page& p, Job& job, Error code, const std::string& message
     else  // the request is not there as accepted: the reply goes at the end
       note(p, Lines(now.begin() + static_cast<std::ptrdiff_t>(job.segments.front().size() + 1), now.end()));
   }
-  json::object done{{"page", p.stem}, {"job", job.id}, {"error", what + ": " + message}, {"reason", what}};
-  done["status"] = json::array{"done", "error"};
+  Answer done{{{"page", p.stem}, {"job", job.id}}, Failure{code, message}};
   if (!job.silent) {
     p.outcome = "job " + std::to_string(job.id) + " failed (" + what + ", never started)";
     registry_changed();

@@ -113,7 +113,7 @@ Result<json::object> Repl::kill(const std::string& page) {
                                                       : "the gateway starts the Node page again, on the same log"}};
 }
 
-void Repl::interrupt_job(const std::string& page, std::uint64_t job, std::function<void(json::object)> done) {
+void Repl::interrupt_job(const std::string& page, std::uint64_t job, std::function<void(Answer)> done) {
   for (const auto& [id, p] : pages_) {
     if (job == 0) break;
     if (p->running && p->running->id == job) return interrupt(id, std::move(done));
@@ -121,17 +121,17 @@ void Repl::interrupt_job(const std::string& page, std::uint64_t job, std::functi
       if (j->id != job) continue;
       std::shared_ptr<Job> queued = j;  // the queue lets go of it
       fail_queued(*p, *queued, Error::interrupted, "interrupted while it waited in the queue; it never started");
-      return done({{"result", "interrupted"},
-                   {"message", "the request waited in " + p->stem + "'s queue; it never started"}});
+      return done({{{"result", "interrupted"},
+                    {"message", "the request waited in " + p->stem + "'s queue; it never started"}}});
     }
   }
   auto found = find(page);
   if (!found) return done(refusal(found.error()));
   const Page& p = **found;
-  if (!p.running || !p.link) return done({{"result", "idle"}, {"message", "no job is running in " + p.stem}});
-  done({{"result", "interrupt-id-mismatch"},
-        {"job", p.running->id},
-        {"message", "no running request has that id; " + p.stem + " runs job " + std::to_string(p.running->id)}});
+  if (!p.running || !p.link) return done({{{"result", "idle"}, {"message", "no job is running in " + p.stem}}});
+  done({{{"result", "interrupt-id-mismatch"}, {"job", p.running->id}},
+        Failure{Error::not_found,
+                "no running request has that id; " + p.stem + " runs job " + std::to_string(p.running->id)}});
 }
 
 }  // namespace repl

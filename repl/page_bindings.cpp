@@ -10,11 +10,11 @@ namespace repl {
 
 namespace json = boost::json;
 
-void Repl::bindings(const std::string& page, std::function<void(json::object)> done) {
+void Repl::bindings(const std::string& page, std::function<void(Answer)> done) {
   ask(page, {{"type", "bindings"}}, std::move(done));
 }
 
-void Repl::clear(const std::string& page, std::function<void(json::object)> done) {
+void Repl::clear(const std::string& page, std::function<void(Answer)> done) {
   ask(page, {{"type", "clear"}}, std::move(done));
 }
 
@@ -32,7 +32,7 @@ void Repl::on_bindings(Page& p, const json::object& msg) {
     const json::value* kept = msg.if_contains("kept");
     out["kept"] = kept && kept->is_array() ? *kept : json::array{};
   }
-  answer(std::move(out));
+  answer({std::move(out)});
 }
 
 }  // namespace repl

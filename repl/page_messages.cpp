@@ -83,7 +83,7 @@ void Repl::from_page(const std::string& id, std::string_view text) {
       // Where the word they replace starts (UTF-16 units into the code sent).
       if (const json::value* start = msg.if_contains("start")) out["start"] = *start;
     }
-    return answer(std::move(out));
+    return answer({std::move(out)});
   }
   if (type == "need-input") {
     auto job = job_of(msg);
@@ -210,26 +210,25 @@ void Repl::on_result(Page& p, const json::object& msg) {
                             render_result(p, job.id, msg, extra), job.events, job.events_dropped, opt_);
   for (FileChange& c : log_events(p, job.events)) extra.push_back(std::move(c));
 
-  json::object done{{"page", p.stem}, {"job", job.id}, {"log", p.log->path()}};
+  Answer done{{{"page", p.stem}, {"job", job.id}, {"log", p.log->path()}}};
   if (ok) {
     const json::value* v = msg.if_contains("value");
-    done["value"] = v ? *v : json::value(json::object{{"$undefined", true}});
+    done.body["value"] = v ? *v : json::value(json::object{{"$undefined", true}});
   } else {
     json::object exception = msg.if_contains("error") && msg.at("error").is_object() ? msg.at("error").get_object()
                                                                                       : json::object{};
-    done["error"] = str(exception, "name") + ": " + str(exception, "message");
-    done["reason"] = "page_error";
-    done["exception"] = std::move(exception);
+    done.failure = Failure{Error::page_error, str(exception, "name") + ": " + str(exception, "message")};
+    done.body["exception"] = std::move(exception);
   }
   for (FileChange& c : extra) p.uncommitted.push_back(std::move(c));
-  finish(p, job, ms, std::move(reply), std::move(done), !ok);
+  finish(p, job, ms, std::move(reply), std::move(done));
 }
 
 
 // ---- interrupt, complete, lookup, stdin -------------------------------------------------
 
 // The page's answer to `req` goes to `done`; `otherwise` does, if none comes in time.
-void Repl::await_answer(Page& p, std::uint64_t req, std::function<void(json::object)> done, json::object otherwise) {
+void Repl::await_answer(Page& p, std::uint64_t req, std::function<void(Answer)> done, Answer otherwise) {
   p.waiting[req] = std::move(done);
   auto timer = std::make_shared<boost::asio::steady_timer>(ex_, answer_within);
   timer->async_wait([this, id = p.id, req, timer, otherwise = std::move(otherwise)](boost::system::error_code) mutable {
@@ -243,11 +242,11 @@ void Repl::await_answer(Page& p, std::uint64_t req, std::function<void(json::obj
   });
 }
 
-void Repl::interrupt(const std::string& page, std::function<void(json::object)> done) {
+void Repl::interrupt(const std::string& page, std::function<void(Answer)> done) {
   auto found = find(page);
   if (!found) return done(refusal(found.error()));
   Page* p = *found;
-  if (!p->running || !p->link) return done({{"result", "idle"}, {"message", "no job is running in " + page}});
+  if (!p->running || !p->link) return done({{{"result", "idle"}, {"message", "no job is running in " + page}}});
   const std::uint64_t job = p->running->id;
   p->running->interrupted = true;
   // SIGINT stops synchronous Node code; the message ends an await.
@@ -255,9 +254,9 @@ void Repl::interrupt(const std::string& page, std::function<void(json::object)> 
   p->link->send(json::serialize(json::object{{"type", "interrupt"}, {"job", job}}));
   // No answer: the page is stuck in code nothing reaches (a tab's loop, or
   // Node code running after an await). A page that can be restarted is.
-  auto answered = [this, id = p->id, job, done = std::move(done)](json::object answer) {
+  auto answered = [this, id = p->id, job, done = std::move(done)](Answer answer) {
     auto it = pages_.find(id);
-    if (answer.contains("unanswered")) {
+    if (answer.failure && answer.failure->code == Error::timeout) {
       Page* q = it == pages_.end() ? nullptr : it->second.get();
       // Only a new process ends code that holds its thread: a realm's fresh
       // context would not (the Node page and every realm share that thread).
@@ -267,32 +266,32 @@ void Repl::interrupt(const std::string& page, std::function<void(json::object)> 
       if (q && q->link && started && q->running->id == job && q->kind != "realm" && q->link->restart()) {
         note(*q, {"> _" + q->stem + " did not answer an interrupt of job " + std::to_string(job) +
                   ", so it was restarted: a new process, its globals gone_"});
-        answer = {{"result", "interrupted"},
-                  {"message", "the page did not answer within 2 s, so it was restarted: a new process, its "
-                              "globals gone, the same log"}};
+        answer = {{{"result", "interrupted"},
+                   {"message", "the page did not answer within 2 s, so it was restarted: a new process, its "
+                               "globals gone, the same log"}}};
       } else {
         const bool node = q && (q->kind == "realm" || q->kind == "node");
-        answer = {{"result", "not-interruptible"},
-                  {"message", !node ? "the page did not answer within 2 s: it is running synchronous code, which a "
-                                      "browser tab cannot stop; the job ends at its timeout"
-                              : !started ? "the job has not started: it waits in the Node process behind another "
-                                           "realm's synchronous code, which the process is not restarted for; it "
-                                           "ends at its timeout"
-                                         : "the realm did not answer within 2 s: synchronous code holds its process "
-                                           "(after an await or in a callback, where SIGINT does not reach), which is "
-                                           "not restarted for one realm; the job ends at its timeout"}};
+        answer = {{{"result", "not-interruptible"},
+                   {"message", !node ? "the page did not answer within 2 s: it is running synchronous code, which a "
+                                       "browser tab cannot stop; the job ends at its timeout"
+                               : !started ? "the job has not started: it waits in the Node process behind another "
+                                            "realm's synchronous code, which the process is not restarted for; it "
+                                            "ends at its timeout"
+                                          : "the realm did not answer within 2 s: synchronous code holds its process "
+                                            "(after an await or in a callback, where SIGINT does not reach), which is "
+                                            "not restarted for one realm; the job ends at its timeout"}}};
       }
     }
     done(std::move(answer));
   };
-  await_answer(*p, job, std::move(answered), {{"unanswered", true}});
+  await_answer(*p, job, std::move(answered), refusal({Error::timeout, "the page did not answer within 2 s"}));
 }
 
-void Repl::complete(const std::string& page, std::string code, std::function<void(json::object)> done) {
+void Repl::complete(const std::string& page, std::string code, std::function<void(Answer)> done) {
   ask(page, {{"type", "complete"}, {"code", std::move(code)}}, std::move(done));
 }
 
-void Repl::ask(const std::string& page, json::object message, std::function<void(json::object)> done) {
+void Repl::ask(const std::string& page, json::object message, std::function<void(Answer)> done) {
   auto found = find(page);
   if (!found) return done(refusal(found.error()));
   Page* p = *found;
@@ -304,8 +303,7 @@ void Repl::ask(const std::string& page, json::object message, std::function<void
                refusal({Error::timeout, "the page did not answer within 2 s (busy with synchronous code?)"}));
 }
 
-void Repl::lookup(const std::string& page, std::string_view what, std::string symbol,
-                   std::function<void(json::object)> done) {
+void Repl::lookup(const std::string& page, std::string_view what, std::string symbol, std::function<void(Answer)> done) {
   ask(page, {{"type", "lookup"}, {"what", what}, {"symbol", std::move(symbol)}}, std::move(done));
 }
 

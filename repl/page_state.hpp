@@ -86,7 +86,7 @@ struct Repl::Page {
     steady::time_point started;
   };
   std::map<std::uint64_t, Late> late;  // timed out: a reply may still come
-  std::map<std::uint64_t, std::function<void(boost::json::object)>> waiting;  // interrupt and complete answers
+  std::map<std::uint64_t, std::function<void(Answer)>> waiting;  // interrupt and complete answers
   std::optional<std::uint64_t> input_job;  // a job waiting on stdin
   Lines draft;  // appended text with a fence still open, the footer moved below it
   // Sequence numbers in the markers: the newest job accepted, and the newest
@@ -126,10 +126,8 @@ inline std::string str(const boost::json::object& o, std::string_view key) {
   return {};
 }
 
-// A final reply refusing a request: the code first, then why.
-inline boost::json::object refusal(const Failure& f) {
-  return {{"error", std::string(to_string(f.code)) + ": " + f.message}, {"reason", to_string(f.code)}};
-}
+// A final answer refusing a request: nothing but why.
+inline Answer refusal(Failure f) { return {{}, std::move(f)}; }
 
 inline std::optional<std::uint64_t> job_of(const boost::json::object& o) {
   auto it = o.find("job");
@@ -142,7 +140,7 @@ inline std::optional<std::uint64_t> job_of(const boost::json::object& o) {
 // The callback waiting for the answer `msg` is (its "job": an interrupt's,
 // complete's, ask's), taken out of the page's waiting ones; empty when
 // nothing waits for it (answered already, or timed out).
-inline std::function<void(boost::json::object)> take_waiting(Repl::Page& p, const boost::json::object& msg) {
+inline std::function<void(Answer)> take_waiting(Repl::Page& p, const boost::json::object& msg) {
   const auto job = job_of(msg);
   if (!job) return {};
   auto w = p.waiting.find(*job);

@@ -65,12 +65,12 @@ struct Hello {
 };
 
 // How an agent hears about its eval: `out` while it runs (console output,
-// need-input), `done` once, with the final reply. `out` hears the events the
+// need-input), `done` once, with the final answer. `out` hears the events the
 // job keeps (Options::max_events_kept); `done` counts the rest in
 // "events_dropped".
 struct Listener {
   std::function<void(boost::json::object)> out;
-  std::function<void(boost::json::object)> done;
+  std::function<void(Answer)> done;
 };
 
 struct EvalRequest {
@@ -147,8 +147,8 @@ class Repl {
   // The full name of the page `name_or_id` names now.
   Result<std::string> page_name(const std::string& name_or_id);
   boost::json::array pages() const;
-  void interrupt(const std::string& page, std::function<void(boost::json::object)> done);
-  void complete(const std::string& page, std::string code, std::function<void(boost::json::object)> done);
+  void interrupt(const std::string& page, std::function<void(Answer)> done);
+  void complete(const std::string& page, std::string code, std::function<void(Answer)> done);
   // The files load-file ran in a page ({"modules": [...]}, and how many the
   // bound made it forget), and forgetting one: false when the page has
   // none by that name.
@@ -185,21 +185,21 @@ class Repl {
   // Interrupts job `job` (numbered by the door, EvalRequest::job) in
   // whichever page it runs; a queued one is taken out of its queue. When no
   // job has that number (0: the door knows none): "idle" when `page` runs
-  // nothing, else "interrupt-id-mismatch" naming the job it runs.
-  void interrupt_job(const std::string& page, std::uint64_t job, std::function<void(boost::json::object)> done);
+  // nothing, else not_found with the "result" "interrupt-id-mismatch",
+  // naming the job it runs.
+  void interrupt_job(const std::string& page, std::uint64_t job, std::function<void(Answer)> done);
   // info and docs: what the page can tell about `symbol` (a dotted path of
   // identifiers, checked by the caller), as {"info": {...}}; no job, so
   // nothing is logged or committed.
-  void lookup(const std::string& page, std::string_view what, std::string symbol,
-               std::function<void(boost::json::object)> done);
+  void lookup(const std::string& page, std::string_view what, std::string symbol, std::function<void(Answer)> done);
   // stdin: to the prompt that `page`'s running job waits on, or that job
   // `job` waits on wherever it runs. not_found when none waits.
   Result<void> input(const std::string& page, Input in);
   Result<void> input(std::uint64_t job, Input in);
   // The globals evaluations made in the page (names and tagged values),
   // and removing them: {"value":"ok","kept":[names it could not delete]}.
-  void bindings(const std::string& page, std::function<void(boost::json::object)> done);
-  void clear(const std::string& page, std::function<void(boost::json::object)> done);
+  void bindings(const std::string& page, std::function<void(Answer)> done);
+  void clear(const std::string& page, std::function<void(Answer)> done);
 
   // The edit path: an agent's edit wrote `path`. When it is a chat log, the
   // requests it appended below the footer are dispatched. Here and below, a
@@ -263,8 +263,7 @@ class Repl {
   // the interrupt a timeout sends, the reply's place in the log.
   void submit(Page& p, std::shared_ptr<Job> job);
   // A load-file's final reply: the module joins the page's list first.
-  std::function<void(boost::json::object)> loading(std::string page_id, LoadedModule module,
-                                                   std::function<void(boost::json::object)> done);
+  std::function<void(Answer)> loading(std::string page_id, LoadedModule module, std::function<void(Answer)> done);
   void pump(Page& p);
   void start(Page& p, Job& job);
   bool start_from_log(Page& p, Job& job, const std::string& announcement);
@@ -273,7 +272,7 @@ class Repl {
   void schedule_tick(Page& p);
   void tick(Page& p);
   // `ms`: the block's one duration (its header, commit, trailer, history, reply).
-  void finish(Page& p, Job& job, std::int64_t ms, Lines reply, boost::json::object done, bool error);
+  void finish(Page& p, Job& job, std::int64_t ms, Lines reply, Answer done);
   void write_reply(Page& p, Job& job, const Lines& reply, bool more);
   void next_block(Page& p, Job& job);
   void end_timeout(Page& p, Job& job, const std::string& what, const boost::json::object* late = nullptr,
@@ -293,9 +292,8 @@ class Repl {
   // Sends `message` (with a number of its own, "job") to a live page and
   // hands its answer, or a timeout after 2 s, to `done`: complete, info,
   // docs, bindings and clear.
-  void ask(const std::string& page, boost::json::object message, std::function<void(boost::json::object)> done);
-  void await_answer(Page& p, std::uint64_t req, std::function<void(boost::json::object)> done,
-                    boost::json::object otherwise);
+  void ask(const std::string& page, boost::json::object message, std::function<void(Answer)> done);
+  void await_answer(Page& p, std::uint64_t req, std::function<void(Answer)> done, Answer otherwise);
   Result<void> send_input(Page& p, Input in);
 
   // The intake's glue (log_requests.cpp): requests found in a changed log.
@@ -332,7 +330,7 @@ class Repl {
     std::uint64_t job;
     std::string agent;
     std::size_t block;
-    boost::json::object done;
+    Answer done;
     bool last;
   };
   void replied(const std::string& page_id, const Answered& a, const std::string& commit);

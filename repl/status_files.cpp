@@ -86,13 +86,17 @@ void Repl::replied(const std::string& page_id, const Answered& a, const std::str
   Page& p = *it->second;
   json::object rec{{"type", "reply"}, {"job", a.job},     {"page", p.stem},
                    {"agent", a.agent}, {"block", a.block}, {"commit", commit.empty() ? json::value() : json::value(commit)}};
-  rec["status"] = a.done.contains("reason") ? a.done.at("reason") : json::value("ok");
-  for (const char* key : {"value", "error", "exception", "duration_ms", "log_error"})
-    if (const auto* v = a.done.if_contains(key)) rec[key == std::string_view("value") ? "result" : key] = *v;
+  const std::optional<Failure>& failure = a.done.failure;
+  const std::string status = failure ? std::string(to_string(failure->code)) : "ok";
+  rec["status"] = status;
+  if (const auto* v = a.done.body.if_contains("value")) rec["result"] = *v;
+  if (failure) rec["error"] = failure_text(*failure);
+  for (const char* key : {"exception", "duration_ms", "log_error"})
+    if (const auto* v = a.done.body.if_contains(key)) rec[key] = *v;
   files_->record(p.stem, std::move(rec));
   if (!a.last) return;
   p.open.erase(a.job);
-  p.done_early[a.job] = a.done.contains("reason") ? std::string(a.done.at("reason").as_string()) : "ok";
+  p.done_early[a.job] = status;
   const std::uint64_t before = p.completed;
   while (!p.done_early.empty() && (p.open.empty() || p.done_early.begin()->first < p.open.begin()->first)) {
     p.completed = p.done_early.begin()->first;
