@@ -9,6 +9,8 @@ extern const char js_serialize_js[];
 extern const unsigned long js_serialize_js_size;
 extern const char js_lookup_js[];
 extern const unsigned long js_lookup_js_size;
+extern const char js_protocol_js[];
+extern const unsigned long js_protocol_js_size;
 extern const char js_adapter_js[];
 extern const unsigned long js_adapter_js_size;
 extern const char js_node_page_js[];
@@ -16,17 +18,21 @@ extern const unsigned long js_node_page_js_size;
 
 namespace {
 std::string_view view(const char* data, unsigned long size) { return {data, size}; }
+
+// What both pages start with: the values, the inspector and the page protocol, which each page
+// hosts.
+std::string shared_js() {
+  return std::string(view(js_serialize_js, js_serialize_js_size)) + "\n" + std::string(view(js_lookup_js, js_lookup_js_size)) +
+         "\n" + std::string(view(js_protocol_js, js_protocol_js_size)) + "\n";
+}
 }  // namespace
 
 std::string adapter_js() {
-  return "(function () {\n" + std::string(view(js_serialize_js, js_serialize_js_size)) + "\n" +
-         std::string(view(js_lookup_js, js_lookup_js_size)) + "\n" + std::string(view(js_adapter_js, js_adapter_js_size)) +
-         "\n})();\n";
+  return "(function () {\n" + shared_js() + std::string(view(js_adapter_js, js_adapter_js_size)) + "\n})();\n";
 }
 
 std::string node_page_js() {
-  return "'use strict';\n" + std::string(view(js_serialize_js, js_serialize_js_size)) + "\n" +
-         std::string(view(js_lookup_js, js_lookup_js_size)) + "\n" + std::string(view(js_node_page_js, js_node_page_js_size));
+  return "'use strict';\n" + shared_js() + std::string(view(js_node_page_js, js_node_page_js_size));
 }
 
 }  // namespace repl

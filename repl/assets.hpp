@@ -7,9 +7,10 @@
 
 namespace repl {
 
-// GET /adapter.js: the serializer, the inspector and the browser adapter in one closure.
+// GET /adapter.js: the serializer, the inspector, the page protocol and the browser adapter in one
+// closure.
 std::string adapter_js();
-// The program of the built-in Node page.
+// The program of the built-in Node page: the same three, then its own host.
 std::string node_page_js();
 
 }  // namespace repl

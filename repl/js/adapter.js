@@ -1,6 +1,7 @@
 // The browser adapter: connects this page to the editgate gateway over the WebSocket /v1/page and
-// speaks the page protocol of repl/README.md. The gateway serves it as /adapter.js, inside one
-// function after serialize.js; a page loads it with
+// speaks the page protocol of repl/README.md as protocol.js's host: the socket, the tab's globals,
+// its errors and navigation. The gateway serves it as /adapter.js, inside one function after
+// serialize.js, lookup.js and protocol.js; a page loads it with
 // <script src="http://127.0.0.1:PORT/adapter.js" crossorigin></script>.
 
 var INSTANCE_KEY = 'editgate.instance';  // {"id","secret"} as JSON: the secret takes the id back
@@ -8,10 +9,9 @@ var IN_USE_PATIENCE_MS = 3000;  // a reload's new socket can arrive before the o
 var FIRST_DELAY_MS = 250;
 var MAX_DELAY_MS = 5000;
 var MAX_BUFFERED = 1000;
-var ABANDONED = 'abandoned the await; async work the code started may still run';
 var AsyncFunction = Object.getPrototypeOf(async function () {}).constructor;
 var script = document.currentScript;  // only set while this script first runs
-var original = {};  // the console's own methods, for the adapter's warnings and for pass-through
+var ownWarn = console.warn;  // the page's own, for the adapter's warnings (not captured as events)
 
 var socket = null;
 var welcomed = false;
@@ -22,10 +22,27 @@ var inUseSince = 0;  // when the gateway first refused our id as in use, 0 when 
 var instance = readInstance();  // {id, secret} or null
 var buffered = [];  // events while the socket is down
 var dropped = 0;
-var jobs = new Map();  // job id -> {abandon} while it runs; abandon is set while it awaits
-var current = null;  // the job whose code runs now, for console attribution
-var prompts = [];  // {job, resolve} waiting for stdin
-var capturing = false;  // a console call made while formatting one is not captured again
+var created = new Set();  // the globals evaluations made (see noteGlobals)
+var page = editgateProtocol({
+  send: send,
+  evaluate: evaluate,
+  // A frame of evaluated code names the adapter too, but not as its location.
+  ownFrame: function (line) {
+    var at = line.lastIndexOf(script.src + ':');
+    return at >= 0 && /^:\d+:\d+\)?$/.test(line.slice(at + script.src.length));
+  },
+  runnerFrame: /\(<anonymous>\)$|\[native code\]$/,
+  errorText: errorText,
+  globals: function () { return { lookup: lookupGlobal, root: window }; },
+  bindings: function () {
+    return {
+      names: Array.from(created).filter(function (n) { return Object.prototype.hasOwnProperty.call(window, n); }),
+      read: function (n) { return window[n]; }
+    };
+  },
+  clear: clearBindings,
+  promptName: 'editgate.prompt'
+});
 
 if (window.editgate) {
   // Included twice: the first copy already has the connection.
@@ -38,8 +55,8 @@ if (window.editgate) {
 }
 
 function start() {
-  window.editgate = { prompt: prompt, version: '1' };
-  captureConsole();
+  window.editgate = { prompt: page.prompt, version: '1' };
+  page.captureConsole(true);
   captureErrors();
   followNavigation();
   connect();
@@ -77,7 +94,7 @@ function writeInstance(kept) {
 }
 
 function warn(message) {
-  original.warn.call(console, 'editgate: ' + message);
+  ownWarn.call(console, 'editgate: ' + message);
 }
 
 // --- the connection -------------------------------------------------------------------------------
@@ -134,9 +151,7 @@ function followNavigation() {
     hidden = true;
     if (retry !== null) clearTimeout(retry);
     retry = null;
-    jobs.clear();
-    prompts = [];
-    current = null;
+    page.forget();
     var ws = socket;
     socket = null;
     welcomed = false;
@@ -201,28 +216,16 @@ function receive(data) {
   try {
     var msg = JSON.parse(data);
     if (!msg || typeof msg !== 'object') return;
-    switch (msg.type) {
-      case 'welcome': welcome(msg); break;
-      case 'refused': refused(msg); break;
-      case 'eval': noteGlobals(function () { run(msg); }); break;
-      case 'bindings': send(listBindings(msg.job)); break;
-      case 'clear': send(clearBindings(msg.job)); break;
-      case 'interrupt': interrupt(msg.job); break;
-      case 'complete':
-        var code = typeof msg.code === 'string' ? msg.code : '';
-        send({ type: 'completions', job: msg.job, items: editgateCompletions(code, lookupGlobal), start: editgateCompletionStart(code) });
-        break;
-      case 'stdin': answer(msg); break;
-      case 'lookup':
-        send({ type: 'looked-up', job: msg.job, info: editgateLookup(msg.what, msg.symbol, lookupGlobal) });
-        break;
-    }
+    if (msg.type === 'welcome') welcome(msg);
+    else if (msg.type === 'refused') refused(msg);
+    else if (msg.type === 'eval') noteGlobals(function () { page.handle(msg); });
+    else page.handle(msg);
   } catch (e) {
     warn('failed to handle a gateway message: ' + e);
   }
 }
 
-// --- jobs ---------------------------------------------------------------------------------------------
+// --- running code -----------------------------------------------------------------------------------
 
 function parsesWith(Ctor) {
   return function (source) {
@@ -239,103 +242,6 @@ function evaluate(code) {
   return plan.async ? new AsyncFunction(plan.body)() : (0, eval)(plan.source);
 }
 
-// The stack up to the evaluated code: the adapter's frames below it, and the native eval frame
-// between them, are noise. A frame of evaluated code names the adapter too, but not as its location.
-function trimStack(stack) {
-  var lines = stack.split('\n');
-  var end = lines.findIndex(function (line) {
-    var at = line.lastIndexOf(script.src + ':');
-    return at >= 0 && /^:\d+:\d+\)?$/.test(line.slice(at + script.src.length));
-  });
-  if (end < 0) return stack;
-  while (end > 0 && /\(<anonymous>\)$|\[native code\]$/.test(lines[end - 1])) end--;
-  return lines.slice(0, end).join('\n');
-}
-
-function thenOf(v) {
-  if (v === null || (typeof v !== 'object' && typeof v !== 'function')) return null;
-  var then = v.then;
-  return typeof then === 'function' ? then : null;
-}
-
-function run(msg) {
-  var job = msg.job;
-  var started = performance.now();
-  var entry = { abandon: null };
-  jobs.set(job, entry);
-  current = job;
-
-  function finish(fields) {
-    if (jobs.get(job) !== entry) return;  // already abandoned
-    jobs.delete(job);
-    if (current === job) current = null;
-    prompts = prompts.filter(function (p) { return p.job !== job; });
-    fields.type = 'result';
-    fields.job = job;
-    fields.duration_ms = performance.now() - started;
-    send(fields);
-  }
-  function succeed(v) { finish({ ok: true, value: editgateSerialize(v) }); }
-  function fail(e) {
-    var error = editgateErrorOf(e);
-    error.stack = trimStack(error.stack);
-    finish({ ok: false, error: error });
-  }
-
-  var value;
-  var then;
-  try {
-    value = evaluate(typeof msg.code === 'string' ? msg.code : '');
-    then = thenOf(value);
-  } catch (e) {
-    fail(e);
-    return;
-  }
-  if (!then) {
-    succeed(value);
-    return;
-  }
-  entry.abandon = function () {
-    finish({ ok: false, error: { name: 'Interrupted', message: ABANDONED, stack: '' } });
-  };
-  try {
-    then.call(value, succeed, fail);
-  } catch (e) {
-    fail(e);
-  }
-}
-
-// Synchronous code cannot be stopped (this message is not even read until it ends), so only a job
-// that awaits can be interrupted, by no longer waiting for it.
-function interrupt(job) {
-  var entry = jobs.get(job);
-  if (entry && entry.abandon) {
-    entry.abandon();
-    send({ type: 'interrupted', job: job, status: 'interrupted', message: ABANDONED });
-  } else {
-    send({ type: 'interrupted', job: job, status: 'idle', message: 'job ' + job + ' is not running' });
-  }
-}
-
-function prompt(text) {
-  var job = current;
-  if (job === null) return Promise.reject(new Error('editgate.prompt: no job is running, so nobody can answer'));
-  return new Promise(function (resolve) {
-    prompts.push({ job: job, resolve: resolve });
-    send({ type: 'need-input', job: job, prompt: text === undefined ? '' : String(text) });
-  });
-}
-
-function answer(msg) {
-  for (var i = 0; i < prompts.length; i++) {
-    if (prompts[i].job === msg.job) {
-      var p = prompts.splice(i, 1)[0];
-      p.resolve(msg.eof === true ? null : typeof msg.text === 'string' ? msg.text : '');  // eof: end of input
-      return;
-    }
-  }
-}
-
 // The first name of a completion path: a global binding, which may be a top-level let of a page script.
 function lookupGlobal(name) {
   try { return (0, eval)('(' + name + ')'); } catch (e) { return window[name]; }  // eval can be forbidden by CSP
@@ -344,9 +250,6 @@ function lookupGlobal(name) {
 // --- bindings -------------------------------------------------------------------------------------------
 // The globals evaluations made: names that appeared on window while an eval's synchronous part ran
 // (the page's own scripts add globals too, and those are not the agent's to list or clear).
-
-var created = new Set();
-var BINDINGS_MAX = 200;  // names a bindings answer lists; the rest are counted
 
 function noteGlobals(runIt) {
   var before = new Set(Object.getOwnPropertyNames(window));
@@ -357,18 +260,9 @@ function noteGlobals(runIt) {
   }
 }
 
-function listBindings(job) {
-  var names = Array.from(created).filter(function (n) { return Object.prototype.hasOwnProperty.call(window, n); });
-  var bindings = {};
-  names.slice(0, BINDINGS_MAX).forEach(function (n) {
-    try { bindings[n] = editgateSerialize(window[n]); } catch (e) { bindings[n] = { $error: errorText(e) }; }
-  });
-  return { type: 'bindings', job: job, bindings: bindings, more: Math.max(0, names.length - BINDINGS_MAX) };
-}
-
 // A tab cannot be given a fresh global object: what can be deleted is, the rest is named (a
 // non-configurable global, as Object.defineProperty makes by default; an eval's var is deletable).
-function clearBindings(job) {
+function clearBindings() {
   var kept = [];
   created.forEach(function (n) {
     var gone = false;
@@ -376,41 +270,15 @@ function clearBindings(job) {
     if (gone) created.delete(n);
     else kept.push(n);
   });
-  return { type: 'cleared', job: job, kept: kept };
+  return kept;
 }
 
 // --- events ---------------------------------------------------------------------------------------------
 
-// Every event of a tab is a whole line (a console call, an error): its `end` is '\n'.
-function emit(source, lang, text) {
-  send({ type: 'event', job: current, source: source, lang: lang, text: text, end: '\n', ts: Date.now() });
-}
-
-function captureConsole() {
-  ['log', 'info', 'warn', 'error', 'debug'].forEach(function (level) {
-    var own = console[level];
-    original[level] = own;
-    console[level] = function () {
-      if (!capturing) {
-        capturing = true;
-        try {
-          var f = editgateFormatConsole(arguments);
-          emit('console.' + level, f.lang, f.text);
-        } catch (e) {
-          /* the page's own console still gets the call below */
-        } finally {
-          capturing = false;
-        }
-      }
-      return own.apply(console, arguments);
-    };
-  });
-}
-
 // An error as an event's text: the stack when there is one, without the adapter's frames under
 // an agent's code (as in a result).
 function errorText(e) {
-  return trimStack(editgateFormatConsole([e]).text);
+  return page.trimStack(editgateFormatConsole([e]).text);
 }
 
 function captureErrors() {
@@ -418,12 +286,12 @@ function captureErrors() {
     var text = ev.error instanceof Error
       ? errorText(ev.error)
       : (ev.message || 'error') + ' at ' + ev.filename + ':' + ev.lineno + ':' + ev.colno;
-    emit('window.onerror', 'Error', text);
+    page.emit('window.onerror', 'Error', text);
   });
   window.addEventListener('unhandledrejection', function (ev) {
-    emit('unhandledrejection', 'Error', errorText(ev.reason));
+    page.emit('unhandledrejection', 'Error', errorText(ev.reason));
   });
   window.addEventListener('rejectionhandled', function (ev) {
-    emit('rejectionhandled', 'Error', errorText(ev.reason));
+    page.emit('rejectionhandled', 'Error', errorText(ev.reason));
   });
 }

@@ -15,7 +15,7 @@ class Page {
   constructor(cwd) {
     this.dir = fs.mkdtempSync(path.join(os.tmpdir(), 'editgate-node-page-'));
     this.file = path.join(this.dir, 'node_page.js');
-    fs.writeFileSync(this.file, "'use strict';\n" + js('serialize.js') + '\n' + js('lookup.js') + '\n' + js('node_page.js'));
+    fs.writeFileSync(this.file, "'use strict';\n" + ['serialize.js', 'lookup.js', 'protocol.js', 'node_page.js'].map(js).join('\n'));
     this.child = spawn(process.execPath, [this.file], {
       cwd, stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'], env: { ...process.env, EDITGATE_PAGE_NAME: 'node' },
     });
