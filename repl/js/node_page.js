@@ -1,25 +1,20 @@
-// The built-in Node page. `editgate serve` writes "'use strict';" + serialize.js + this file to a
-// file and runs it with node, the workspace as cwd, a socket on fd 3 that carries the page
-// protocol of repl/README.md, one JSON message per line, and one on fd 4 that carries the
-// gateway's interrupts (a job number per line). Nothing is written to stdout; stderr is for fatal
-// problems only.
+// The built-in Node page: protocol.js's host in Node. `editgate serve` writes "'use strict';",
+// serialize.js, lookup.js, protocol.js and this file to a file and runs it with node, the workspace
+// as cwd, a socket on fd 3 that carries the page protocol of repl/README.md, one JSON message per
+// line, and one on fd 4 that carries the gateway's interrupts (a job number per line). Nothing is
+// written to stdout; stderr is for fatal problems only.
 
 const net = require('net');
 const vm = require('vm');
 const { createRequire } = require('module');
 
 const FILENAME = 'editgate-eval';  // how evaluated code appears in stacks
-const ABANDONED = 'abandoned the await; async work the code started may still run';
+const SIGINT_STOPPED = 'SIGINT stopped the running code';
 
 const channel = new net.Socket({ fd: 3, readable: true, writable: true });
-const jobs = new Map();  // job id -> {abandon} while it runs; abandon is set while it awaits
-let current = null;  // the job whose code runs now, for console attribution
 let brokenBySigint = null;  // the job SIGINT stopped, until the gateway's interrupt for it arrives
-const prompts = [];  // {job, resolve} waiting for stdin
-const jobRealm = new Map();  // job id -> the realm it runs in, while the gateway may still hear of it
 let speakingRealm = null;  // the realm whose console writes now, outside any job of its own
 const rejections = new WeakMap();  // promise -> reason, for 'rejectionHandled', which gets no reason
-let capturing = false;  // a console call made while formatting one is not captured again
 
 // What evaluated code writes while it runs synchronously waits for the run's end, as a browser
 // tab's socket sends it then too: SIGINT breaks a run in JavaScript only, and one that lands in
@@ -39,9 +34,10 @@ const HELD_MAX = 1000;
 const HELD_MAX_BYTES = 4 << 20;
 let held = null;  // {lines, bytes, dropped} during a synchronous run, else null
 
-function send(msg) {
-  const realm = speakingRealm !== null ? speakingRealm : jobRealm.get(msg.job);
-  // A realm's messages name it first, so the gateway routes them without parsing.
+// A realm's messages name it first, so the gateway routes them without parsing: the realm whose
+// console speaks, else the realm of the request.
+function send(msg, request) {
+  const realm = speakingRealm !== null ? speakingRealm : request?.realm;
   const line = JSON.stringify(realm === undefined ? msg : { realm, ...msg }) + '\n';
   if (held === null) return void channel.write(line);
   // Only writes are dropped past the bound; a prompt (bounded by the gateway) always goes.
@@ -55,52 +51,48 @@ function hold() {
   held = { lines: [], bytes: 0, dropped: 0 };
 }
 
-// Also after a run SIGINT or its timeout stopped, which skips every finally block: the console
-// flags the code's last write had set are reset here.
-function release() {
-  capturing = false;
+// Also after a run SIGINT or its timeout stopped, which skips every finally block: the realm a
+// realm's console call had set is reset here (the protocol resets its own console flag).
+function release(request) {
   speakingRealm = null;
   Atomics.store(runningJob, 0, 0n);
   if (held === null) return;
   const { lines, dropped } = held;
   held = null;
   if (lines.length > 0) channel.write(lines.join(''));
-  if (dropped > 0) send({ type: 'dropped', job: current, count: dropped });
+  if (dropped > 0) send({ type: 'dropped', job: request.job, count: dropped }, request);
 }
+
+const page = editgateProtocol({
+  send,
+  evaluate,
+  stopped,
+  // SIGINT ended the job's run before the gateway's interrupt for it came (the result is sent).
+  interrupted(job) {
+    if (job !== brokenBySigint) return null;
+    brokenBySigint = null;
+    return SIGINT_STOPPED;
+  },
+  ownFrame: (line) => line.includes(__filename),
+  runnerFrame: /\(node:(?:internal\/)?vm[:)]/,
+  errorText,
+  // A first name is read as code reads it, so a top-level let or const counts.
+  globals(request) {
+    const context = realmContext(request.realm);
+    return { lookup: (name) => runIn('(' + name + ')', context), root: context ? runIn('globalThis', context) : globalThis };
+  },
+  bindings,
+  clear: clearBindings,
+  promptName: 'prompt',
+});
 
 // --- globals for evaluated code -------------------------------------------------------------------
 
-function prompt(text) {
-  const job = current;
-  if (job === null) return Promise.reject(new Error('prompt: no job is running, so nobody can answer'));
-  return new Promise((resolve) => {
-    prompts.push({ job, resolve });
-    send({ type: 'need-input', job, prompt: text === undefined ? '' : String(text) });
-  });
-}
-
 globalThis.require = createRequire(process.cwd() + '/');
-globalThis.prompt = prompt;
-globalThis.editgate = { prompt, version: '1' };
+globalThis.prompt = page.prompt;
+globalThis.editgate = { prompt: page.prompt, version: '1' };
 
-// `end`: the line end the write had, which `text` goes without ('\n' or ''): a console call ends
-// its line, a stream write may not.
-function emit(source, lang, text, end = '\n') {
-  send({ type: 'event', job: current, source, lang, text, end, ts: Date.now() });
-}
-
-for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
-  console[level] = (...args) => {
-    if (capturing) return;
-    capturing = true;
-    try {
-      const f = editgateFormatConsole(args);
-      emit('console.' + level, f.lang, f.text);
-    } finally {
-      capturing = false;
-    }
-  };
-}
+page.captureConsole(false);
 // console.dir writes to stdout itself; the other methods (table, trace, assert, time...) go
 // through the ones above.
 console.dir = (value) => console.log(value);
@@ -121,7 +113,7 @@ for (const stream of [process.stdout, process.stderr]) {
       text = String(chunk);
     }
     const ended = text.endsWith('\n');
-    emit(source, 'Text', ended ? text.slice(0, -1) : text, ended ? '\n' : '');
+    page.emit(source, 'Text', ended ? text.slice(0, -1) : text, ended ? '\n' : '');
     if (typeof callback === 'function') process.nextTick(callback);
     return true;
   };
@@ -133,7 +125,7 @@ function errorText(e) {
 
 // Node prints warnings (deprecations, MaxListenersExceeded...) to stderr; they are the code's output.
 process.removeAllListeners('warning');
-process.on('warning', (w) => emit('console.warn', 'Text', String(w.name) + ': ' + String(w.message)));
+process.on('warning', (w) => page.emit('console.warn', 'Text', String(w.name) + ': ' + String(w.message)));
 // SIGINT stops synchronous code (vm's breakOnSigint). Node's SIGINT watchdog, held started for the
 // life of the process, owns the signal: outside a run a SIGINT is dropped. A process listener would
 // not do: vm takes it off and puts it back around every run, and a SIGINT in between (or between
@@ -146,12 +138,12 @@ const sigintHeld = (() => {
   }
 })();
 if (!sigintHeld) process.on('SIGINT', () => {});  // a Node without it: the racy way, better than none
-process.on('uncaughtException', (e) => emit('uncaughtException', 'Error', errorText(e)));
+process.on('uncaughtException', (e) => page.emit('uncaughtException', 'Error', errorText(e)));
 process.on('unhandledRejection', (reason, promise) => {
   rejections.set(promise, reason);
-  emit('unhandledrejection', 'Error', errorText(reason));
+  page.emit('unhandledrejection', 'Error', errorText(reason));
 });
-process.on('rejectionHandled', (promise) => emit('rejectionhandled', 'Error', errorText(rejections.get(promise))));
+process.on('rejectionHandled', (promise) => page.emit('rejectionhandled', 'Error', errorText(rejections.get(promise))));
 
 // --- jobs ------------------------------------------------------------------------------------------
 
@@ -173,23 +165,34 @@ function runOptions(timeoutMs) {
   return options;
 }
 
-// runInThisContext, so a top-level let/const persists into later evals as in the Node REPL.
-// `started` is called once the code is compiled, just before it runs.
-function evaluate(code, timeoutMs, context, started) {
-  const plan = editgatePlan(code, parses, (body) => parses(asyncWrapper(body)));
-  const source = plan.async ? asyncWrapper(plan.body) : plan.source;
-  const script = new vm.Script(source, { filename: FILENAME });
-  started();
-  return context ? script.runInContext(context, runOptions(timeoutMs)) : script.runInThisContext(runOptions(timeoutMs));
+function runIn(source, context) {
+  return context ? vm.runInContext(source, context) : vm.runInThisContext(source);
 }
 
-// The stack up to the evaluated code: this file's frames and node:vm's below it are noise.
-function trimStack(stack) {
-  const lines = stack.split('\n');
-  let end = lines.findIndex((line) => line.includes(__filename));
-  if (end < 0) return stack;
-  while (end > 0 && /\(node:(?:internal\/)?vm[:)]/.test(lines[end - 1])) end--;
-  return lines.slice(0, end).join('\n');
+// runInThisContext, so a top-level let/const persists into later evals as in the Node REPL. What
+// the code writes while it runs synchronously is held until it ends (see hold).
+function evaluate(code, request) {
+  try {
+    const plan = editgatePlan(code, parses, (body) => parses(asyncWrapper(body)));
+    const script = new vm.Script(plan.async ? asyncWrapper(plan.body) : plan.source, { filename: FILENAME });
+    const context = realmContext(request.realm);
+    const options = runOptions(request.timeout_ms);
+    start(request);
+    return context ? script.runInContext(context, options) : script.runInThisContext(options);
+  } finally {
+    release(request);
+  }
+}
+
+// Once the code is compiled, just before it runs. `started` tells the gateway the job is not
+// waiting behind another realm's code. The running job goes first, then the stop is read:
+// whichever of this and the worker acts second sees the other.
+function start(request) {
+  send({ type: 'started', job: request.job }, request);
+  hold();
+  const key = jobKey(request.job);
+  Atomics.store(runningJob, 0, key);
+  if (key !== 0n && Atomics.load(stopJob, 0) === key) throw new StoppedBeforeRun();
 }
 
 // vm marks its errors for the timeout and for SIGINT with a code.
@@ -202,140 +205,30 @@ function vmErrorCode(e) {
   }
 }
 
-function failure(e, job, timeoutMs) {
+// The error of a run the page stopped: its timeout, or SIGINT (the page's thread sent it for a
+// job running synchronously, breakOnSigint ended the run, and the interrupt message follows).
+function stopped(e, request) {
   const code = vmErrorCode(e);
   if (code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') {
-    return { name: 'Timeout', message: 'script ran longer than ' + timeoutMs + ' ms', stack: '' };
+    return { name: 'Timeout', message: 'script ran longer than ' + request.timeout_ms + ' ms', stack: '' };
   }
-  if (e instanceof StoppedBeforeRun) {
-    brokenBySigint = job;
-    return { name: 'Interrupted', message: 'interrupted before it ran', stack: '' };
-  }
-  if (code === 'ERR_SCRIPT_EXECUTION_INTERRUPTED') {
-    brokenBySigint = job;
-    return { name: 'Interrupted', message: 'SIGINT stopped the running code', stack: '' };
-  }
-  const error = editgateErrorOf(e);
-  error.stack = trimStack(error.stack);
-  return error;
-}
-
-function thenOf(v) {
-  if (v === null || (typeof v !== 'object' && typeof v !== 'function')) return null;
-  const then = v.then;
-  return typeof then === 'function' ? then : null;
-}
-
-function run(msg) {
-  const job = msg.job;
-  const started = performance.now();
-  const entry = { abandon: null };
-  jobs.set(job, entry);
-  current = job;
-
-  const finish = (fields) => {
-    if (jobs.get(job) !== entry) return;  // already abandoned
-    jobs.delete(job);
-    if (current === job) current = null;
-    for (let i = prompts.length - 1; i >= 0; i--) if (prompts[i].job === job) prompts.splice(i, 1);
-    send({ type: 'result', job, ...fields, duration_ms: performance.now() - started });
-    jobRealm.delete(job);
-  };
-  const succeed = (v) => finish({ ok: true, value: editgateSerialize(v) });
-  const fail = (e) => finish({ ok: false, error: failure(e, job, msg.timeout_ms) });
-
-  let value;
-  let then;
-  // `started` tells the gateway the job is not waiting behind another realm's code. The running
-  // job goes first, then the stop is read: whichever of this and the worker acts second sees
-  // the other.
-  const start = () => {
-    send({ type: 'started', job });
-    hold();
-    const key = jobKey(job);
-    Atomics.store(runningJob, 0, key);
-    if (key !== 0n && Atomics.load(stopJob, 0) === key) throw new StoppedBeforeRun();
-  };
-  try {
-    value = evaluate(typeof msg.code === 'string' ? msg.code : '', msg.timeout_ms, realmContext(msg.realm), start);
-    then = thenOf(value);
-  } catch (e) {
-    release();
-    fail(e);
-    return;
-  }
-  release();
-  if (!then) {
-    succeed(value);
-    return;
-  }
-  // Only the synchronous part had the timeout; an await that never settles is the gateway's to end.
-  entry.abandon = () => finish({ ok: false, error: { name: 'Interrupted', message: ABANDONED, stack: '' } });
-  try {
-    then.call(value, succeed, fail);
-  } catch (e) {
-    fail(e);
-  }
-}
-
-// The page's own thread sent SIGINT for a job running synchronously before this message came:
-// breakOnSigint ended the run (its result is sent already).
-function interrupt(job) {
-  const entry = jobs.get(job);
-  if (entry && entry.abandon) {
-    entry.abandon();
-    send({ type: 'interrupted', job, status: 'interrupted', message: ABANDONED });
-  } else if (job === brokenBySigint) {
-    brokenBySigint = null;
-    send({ type: 'interrupted', job, status: 'interrupted', message: 'SIGINT stopped the running code' });
-  } else {
-    send({ type: 'interrupted', job, status: 'idle', message: 'job ' + job + ' is not running' });
-  }
-}
-
-function answer(msg) {
-  const i = prompts.findIndex((p) => p.job === msg.job);
-  if (i >= 0) prompts.splice(i, 1)[0].resolve(msg.eof === true ? null : typeof msg.text === 'string' ? msg.text : '');
-}
-
-function lookupGlobal(name, context) {
-  const source = '(' + name + ')';  // sees top-level let/const, unlike globalThis
-  return context ? vm.runInContext(source, context) : vm.runInThisContext(source);
-}
-
-// info and docs in the realm the message is for: its own global object and bindings.
-function realmLookup(msg) {
-  const context = realmContext(msg.realm);
-  const root = context ? vm.runInContext('globalThis', context) : globalThis;
-  return editgateLookup(msg.what, msg.symbol, (name) => lookupGlobal(name, context), root);
+  const before = e instanceof StoppedBeforeRun;
+  if (!before && code !== 'ERR_SCRIPT_EXECUTION_INTERRUPTED') return null;
+  brokenBySigint = request.job;
+  return { name: 'Interrupted', message: before ? 'interrupted before it ran' : SIGINT_STOPPED, stack: '' };
 }
 
 function receive(line) {
   try {
     const msg = JSON.parse(line);
     if (!msg || typeof msg !== 'object') return;
-    if (msg.realm !== undefined && !routeRealm(msg)) return;
-    switch (msg.type) {
-      case 'realm-open': openRealm(msg.realm); break;
-      case 'realm-close': closeRealm(msg.realm); break;
-      case 'bindings': send({ type: 'bindings', job: msg.job, ...listBindings(msg.realm) }); break;
-      case 'clear': send({ type: 'cleared', job: msg.job, ...clearBindings(msg.realm) }); break;
-      case 'refused':
-        fatal('editgate node page: refused (' + msg.error + '): ' + msg.message + '\n');
-        break;
-      case 'eval': run(msg); break;
-      case 'interrupt': interrupt(msg.job); break;
-      case 'complete':
-        var code = typeof msg.code === 'string' ? msg.code : '';
-        send({ type: 'completions', job: msg.job, items: editgateCompletions(code, (name) => lookupGlobal(name, realmContext(msg.realm))),
-          start: editgateCompletionStart(code) });
-        break;
-      case 'stdin': answer(msg); break;
-      case 'lookup':
-        send({ type: 'looked-up', job: msg.job, info: realmLookup(msg) });
-        break;
-    }
-    if (msg.type !== 'eval' && !jobs.has(msg.job)) jobRealm.delete(msg.job);
+    if (msg.type === 'realm-open') return openRealm(msg.realm);
+    if (msg.type === 'realm-close') return closeRealm(msg.realm);
+    // A realm that is gone (closed, or lost with a process the gateway restarted) answers
+    // nothing: the gateway's own bounds act.
+    if (msg.realm !== undefined && !realms.has(msg.realm)) return;
+    if (msg.type === 'refused') fatal('editgate node page: refused (' + msg.error + '): ' + msg.message + '\n');
+    else page.handle(msg);
   } catch (e) {
     fatal('editgate node page: failed to handle a gateway message: ' + e + '\n');
   }
@@ -346,7 +239,6 @@ function receive(line) {
 // messages carry "realm" both ways. The gateway opens and closes them (and bounds their number).
 
 const realms = new Map();  // realm number -> {context, baseline: names its globals had when made}
-const BINDINGS_MAX = 200;  // names a bindings answer lists; the rest are counted
 
 // What code in a realm finds besides JavaScript's own globals.
 function realmGlobals(realm) {
@@ -363,7 +255,7 @@ function realmGlobals(realm) {
       }
     };
   }
-  const g = { console: realmConsole, prompt, editgate: { prompt, version: '1', realm } };
+  const g = { console: realmConsole, prompt: page.prompt, editgate: { prompt: page.prompt, version: '1', realm } };
   g.require = createRequire(process.cwd() + '/');
   for (const name of ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate', 'clearImmediate',
     'queueMicrotask', 'structuredClone', 'URL', 'URLSearchParams', 'TextEncoder', 'TextDecoder', 'Buffer', 'process',
@@ -384,28 +276,19 @@ function makeRealm(realm) {
 function openRealm(realm) {
   if (!Number.isSafeInteger(realm) || realm < 1) return;
   realms.set(realm, makeRealm(realm));
-  send({ realm, type: 'hello', name: 'node-' + realm, url: 'node:' + process.cwd() + '#realm-' + realm,
-    title: 'Node ' + process.version + ' realm ' + realm, kind: 'node', user_agent: 'node/' + process.version });
+  send({ type: 'hello', name: 'node-' + realm, url: 'node:' + process.cwd() + '#realm-' + realm,
+    title: 'Node ' + process.version + ' realm ' + realm, kind: 'node', user_agent: 'node/' + process.version }, { realm });
 }
 
 // Its running code is abandoned: the gateway fails its jobs as the realm's page goes away.
 function closeRealm(realm) {
   realms.delete(realm);
-  for (const [job, r] of jobRealm) if (r === realm) jobRealm.delete(job);
+  page.forget((request) => request.realm === realm);
 }
 
 function realmContext(realm) {
   const r = realm === undefined ? undefined : realms.get(realm);
   return r ? r.context : undefined;
-}
-
-// A message for a realm: its job is that realm's until answered. A realm that is gone (closed,
-// or lost with a process the gateway restarted) answers nothing: the gateway's own bounds act.
-function routeRealm(msg) {
-  if (msg.type === 'realm-open' || msg.type === 'realm-close') return true;
-  if (!realms.has(msg.realm)) return false;
-  if (msg.job !== undefined) jobRealm.set(msg.job, msg.realm);
-  return true;
 }
 
 // The globals code created: names the context did not start with. Top-level let/const live in
@@ -456,32 +339,24 @@ function lexicalNames(realm) {
   }
 }
 
-function listBindings(realm) {
-  const lexical = lexicalNames(realm);
-  const names = [...new Set([...globalNames(realm), ...lexical])];
-  const context = realmContext(realm);
-  const global = realm === undefined ? globalThis : vm.runInContext('globalThis', context);
-  const bindings = {};
-  for (const name of names.slice(0, BINDINGS_MAX)) {
-    let value;
-    try {
-      // A lexical binding is read by its name, as code reads it (in its TDZ it throws).
-      const v = lexical.includes(name) ? (context ? vm.runInContext(name, context) : vm.runInThisContext(name)) : global[name];
-      value = editgateSerialize(v);
-    } catch (e) {
-      value = { $error: errorText(e) };
-    }
-    bindings[name] = value;
-  }
-  return { bindings, more: Math.max(0, names.length - BINDINGS_MAX) };
+function bindings(request) {
+  const lexical = lexicalNames(request.realm);
+  const context = realmContext(request.realm);
+  const global = context ? runIn('globalThis', context) : globalThis;
+  return {
+    names: [...new Set([...globalNames(request.realm), ...lexical])],
+    // A lexical binding is read by its name, as code reads it (in its TDZ it throws).
+    read: (name) => (lexical.includes(name) ? runIn(name, context) : global[name]),
+  };
 }
 
 // A realm is replaced outright by a fresh context; the main page deletes what it can and names
 // the rest (a non-configurable global; a top-level let, const or class, which nothing deletes).
-function clearBindings(realm) {
+function clearBindings(request) {
+  const realm = request.realm;
   if (realm !== undefined && realms.has(realm)) {
     realms.set(realm, makeRealm(realm));
-    return { kept: [] };
+    return [];
   }
   const kept = lexicalNames(undefined);
   for (const name of globalNames(undefined)) {
@@ -491,7 +366,7 @@ function clearBindings(realm) {
       kept.push(name);
     }
   }
-  return { kept };
+  return kept;
 }
 
 // --- the channel -----------------------------------------------------------------------------------

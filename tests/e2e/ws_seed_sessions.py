@@ -215,6 +215,12 @@ async def interrupts_stay_in_their_realm(c):
     got = await finals(c, {"spins", "int-s"})
     assert got["int-s"]["result"] == "interrupted", got
     assert "interrupted" in got["spins"]["status"] and got["spins"]["exception"]["name"] == "Interrupted", got
+    # A realm's job that awaits: the realm answers its interrupt (not the Node page's main page).
+    await c.ws.send(json.dumps({"op": "eval", "id": "waits", "session": realm, "code": "await new Promise(() => {})"}))
+    await asyncio.sleep(0.2)
+    await c.ws.send(json.dumps({"op": "interrupt", "id": "int-w", "session": realm}))
+    got = await finals(c, {"waits", "int-w"})
+    assert got["int-w"]["result"] == "interrupted" and "abandoned" in got["int-w"]["message"], got
     await c.ok("close", session=realm)
 
 

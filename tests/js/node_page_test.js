@@ -244,6 +244,19 @@ describe('the Node page', () => {
     page.send({ type: 'realm-close', realm: 1 });
   });
 
+  // Every answer about a realm's job goes to that realm: the interrupt's too, after the result.
+  it("answers an interrupt of a realm's awaiting job on the realm", async () => {
+    page.send({ type: 'realm-open', realm: 2 });
+    await page.next((m) => m.realm === 2 && m.type === 'hello', "the realm's hello");
+    page.send({ realm: 2, type: 'eval', job: 'r3', timeout_ms: 60000, code: 'await new Promise(() => {})' });
+    await page.reply('started', 'r3');
+    page.send({ realm: 2, type: 'interrupt', job: 'r3' });
+    assert.equal((await page.reply('result', 'r3')).realm, 2);
+    const answer = await page.reply('interrupted', 'r3');
+    assert.deepEqual([answer.realm, answer.status], [2, 'interrupted']);
+    page.send({ type: 'realm-close', realm: 2 });
+  });
+
   // The page's own thread sends the SIGINT, only while the job asked about runs synchronously.
   it('stops by the interrupt channel the job named, never another', async () => {
     page.send({ type: 'eval', job: 101, code: 'while (true) {}', timeout_ms: 60000 });
