@@ -166,7 +166,9 @@ TEST_CASE("`editgate mcp` in a clone holding a committed .editgate/ starts a gat
   const std::string init =
       R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},)"
       R"("clientInfo":{"name":"test","version":"1"}}})" "\n";
-  auto m = test::run({"sh", "-c", "cd \"$1\" && (cat; sleep 2) | \"$2\" mcp", "sh", t.mine.string(), EDITGATE_BIN},
+  // Standard input stays open while the gateway starts (the bridge stops at
+  // its end, dropping what is in flight): 8 s, ample on a loaded machine.
+  auto m = test::run({"sh", "-c", "cd \"$1\" && (cat; sleep 8) | \"$2\" mcp", "sh", t.mine.string(), EDITGATE_BIN},
                      init);
   INFO(m.err);
   CHECK(m.out.find(R"("id":1,"result")") != std::string::npos);
@@ -197,7 +199,7 @@ TEST_CASE("a static server of the workspace root, .git included, hands out nothi
   const std::string init =
       R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},)"
       R"("clientInfo":{"name":"test","version":"1"}}})" "\n";
-  auto m = test::run({"sh", "-c", "cd \"$1\" && (cat; sleep 2) | \"$2\" mcp", "sh", dir.str(), EDITGATE_BIN}, init);
+  auto m = test::run({"sh", "-c", "cd \"$1\" && (cat; sleep 8) | \"$2\" mcp", "sh", dir.str(), EDITGATE_BIN}, init);
   REQUIRE(m.out.find(R"("id":1,"result")") != std::string::npos);
   auto published = gateway::read_published(dir.str());
   REQUIRE(published.has_value());
