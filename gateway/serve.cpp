@@ -118,6 +118,7 @@ class Watchdog {
   }
 
  private:
+  // Guards done_: serve's thread ends the watchdog thread's wait early.
   std::mutex mutex_;
   std::condition_variable cv_;
   bool done_ = false;

@@ -125,6 +125,8 @@ class McpServer {
   Gateway& gw_;
   boost::asio::any_io_executor ex_;
   McpLimits limits_;
+  // Guards sessions_, the calls and the kept results: each MCP session runs
+  // on its own strand of the one network thread; a strand per server would do.
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<Session>> sessions_;
   std::shared_ptr<Session> stateless_;  // what 2026-07-28 calls share

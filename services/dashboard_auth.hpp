@@ -37,6 +37,9 @@ class DashboardAuth {
     std::string id;
     std::chrono::steady_clock::time_point since;
   };
+  // Guards tokens_ and the sessions: serve mints the first token before the
+  // network thread runs, the doors read them on it. Only that one thread after
+  // start, so a strand would do; kept while the threads are sorted out.
   std::mutex mutex_;
   std::deque<std::string> tokens_;
   std::deque<Session> sessions_;

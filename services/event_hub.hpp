@@ -74,6 +74,8 @@ class EventHub {
   boost::asio::steady_timer timer_;  // the worker's; armed under mutex_, waited on the worker
   std::function<boost::json::array()> pages_;
   std::function<boost::json::object()> origins_;
+  // Guards watchers_ and scheduled_: watchers join on their door's executor,
+  // the REPL, the commit queue and the approvals signal from their threads.
   std::mutex mutex_;
   std::vector<Watcher> watchers_;
   std::atomic<bool> watched_{false};

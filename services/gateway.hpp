@@ -140,11 +140,18 @@ class Gateway {
   std::string nonce_;
   std::chrono::steady_clock::time_point started_;
   std::atomic<std::size_t> connections_{0};
+  // Guards page_sockets_ and page_origins_: counted in by the page door on
+  // the network thread, out by a page socket's destructor, wherever its
+  // last owner lets it go (the REPL's link locks one briefly on the worker
+  // thread).
   std::mutex pages_mutex_;
   std::size_t page_sockets_ = 0;
   std::map<std::string, std::size_t> page_origins_;  // live page sockets by origin
   std::atomic<bool> stopping_{false};
   std::function<void()> on_stop_;
+  // Guards live_: connections join, and a stop walks it, on the network
+  // thread today (signals and the shutdown op post there); Stoppable::stop
+  // may be called from any thread, so the list does not assume one.
   std::mutex mutex_;
   std::vector<std::weak_ptr<Stoppable>> live_;
 };

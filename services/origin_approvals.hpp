@@ -46,6 +46,8 @@ class OriginApprovals {
     std::size_t attempts = 0;
   };
   void forget_stale(std::chrono::steady_clock::time_point now);
+  // Guards origins_: the page door asks on the network thread, the event
+  // hub's snapshot reads on the worker thread.
   std::mutex mutex_;
   std::map<std::string, Entry> origins_;
   std::function<void()> changed_;

@@ -114,6 +114,8 @@ class Pusher {
   const Schedule schedule_;
   std::string pushed_;  // the branch's and the REPL ref's commits the last push carried; the thread only
 
+  // Guards the schedule below: the commit queue's thread and the push ops
+  // (network thread) wake the pusher's thread through wake_.
   std::mutex mutex_;
   std::condition_variable wake_;
   bool pending_ = false;  // commits not pushed yet (as far as is known)

@@ -98,6 +98,8 @@ class SessionTable {
   bool make_room();
 
   SessionLimits limits_;
+  // Guards sessions_: every caller is on the network thread (the doors and
+  // their ops), so a strand would do; kept while the threads are sorted out.
   mutable std::mutex mutex_;
   std::map<std::string, Session> sessions_;
 };
