@@ -35,10 +35,6 @@
 #include <iostream>
 #include <map>
 
-#ifndef EDITGATE_VERSION
-#define EDITGATE_VERSION "0.0.0"
-#endif
-
 namespace cli {
 
 namespace {

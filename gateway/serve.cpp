@@ -37,10 +37,6 @@
 
 #include <unistd.h>
 
-#ifndef EDITGATE_VERSION
-#define EDITGATE_VERSION "0.0.0"
-#endif
-
 namespace gateway {
 
 namespace net = boost::asio;

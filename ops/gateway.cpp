@@ -6,10 +6,6 @@
 
 #include <boost/json.hpp>
 
-#ifndef EDITGATE_VERSION
-#define EDITGATE_VERSION "0.0.0"
-#endif
-
 namespace gateway {
 
 namespace json = boost::json;

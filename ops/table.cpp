@@ -11,10 +11,6 @@
 #include <algorithm>
 #include <charconv>
 
-#ifndef EDITGATE_VERSION
-#define EDITGATE_VERSION "0.0.0"
-#endif
-
 namespace gateway {
 
 namespace json = boost::json;
