@@ -500,7 +500,7 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
   }
   if (check->parsed()) return run_edits(check_args, true, in, out, err);
   if (serve->parsed()) return gateway::run_serve(serve_args, out, err);
-  if (push_child->parsed()) return gateway::run_push_child(push_child_args.root, push_child_args.remote, out);
+  if (push_child->parsed()) return services::run_push_child(push_child_args.root, push_child_args.remote, out);
   if (evalc->parsed()) return run_eval(eval_args, out, err);
   if (waitc->parsed()) return run_wait(wait_args, out, err);
   if (pagesc->parsed()) return run_pages(pages_args, out, err);

@@ -9,7 +9,7 @@
 namespace cli {
 
 int run_dashboard(const DashboardArgs& args, std::ostream& out, std::ostream& err) {
-  auto root = gateway::find_workspace(args.root);
+  auto root = services::find_workspace(args.root);
   if (!root) {
     err << "editgate dashboard: " << root.error().message << '\n';
     return 2;

@@ -13,7 +13,7 @@ namespace cli {
 namespace json = boost::json;
 
 int run_eval(const EvalArgs& args, std::ostream& out, std::ostream& err) {
-  auto root = gateway::find_workspace(args.root);
+  auto root = services::find_workspace(args.root);
   if (!root) {
     err << "editgate eval: " << root.error().message << '\n';
     return 2;
@@ -48,8 +48,8 @@ int run_eval(const EvalArgs& args, std::ostream& out, std::ostream& err) {
     // What the page did (threw, ran past its job's timeout, went away) is
     // the eval's result; anything else, the gateway's own request_timeout
     // among them, is the gateway refusing the request.
-    using gateway::Error;
-    const std::optional<Error> named = gateway::error_named(code);
+    using services::Error;
+    const std::optional<Error> named = services::error_named(code);
     const bool ran = named == Error::page_error || named == Error::page_timeout || named == Error::context_destroyed;
     if (args.format != "json") {
       const json::value* exception = o.if_contains("exception");

@@ -143,7 +143,7 @@ class Bridge {
   void fail(const CallPtr& c, const std::string& message);
   void release(const CallPtr& c, bool keep_connection);
   void poll_gateway();
-  void gateway_ready(const gateway::Published& p);
+  void gateway_ready(const services::Published& p);
   void gateway_failed(const std::string& message);
   void forget_gateway();
   void out(std::string_view line);
@@ -253,11 +253,11 @@ void Bridge::resolve() {
 
 void Bridge::poll_gateway() {
   if (!refusal_.empty()) return gateway_failed(refusal_);
-  auto published = gateway::read_published(root_);
+  auto published = services::read_published(root_);
   if (published) return gateway_ready(*published);
-  if (published.error().code != gateway::Error::not_found) return gateway_failed(published.error().message);
+  if (published.error().code != services::Error::not_found) return gateway_failed(published.error().message);
   const auto now = std::chrono::steady_clock::now();
-  const bool running = static_cast<bool>(gateway::gateway_running(root_));  // starting: not published yet
+  const bool running = static_cast<bool>(services::gateway_running(root_));  // starting: not published yet
   if (!running && !started_) {
     if (child_ > 0) mcp::exited(child_);  // one started earlier that died: reaped
     auto pid = mcp::start_gateway(root_, port_);
@@ -280,7 +280,7 @@ void Bridge::poll_gateway() {
   });
 }
 
-void Bridge::gateway_ready(const gateway::Published& p) {
+void Bridge::gateway_ready(const services::Published& p) {
   resolving_ = false;
   endpoint_ = Endpoint{p.port, "Bearer " + p.cookie, "127.0.0.1:" + std::to_string(p.port), ++generation_};
   idle_.clear();
@@ -487,7 +487,7 @@ void Bridge::finish(const CallPtr& c) {
 void Bridge::broken(const CallPtr& c, beast::error_code ec, bool before_answer) {
   if (c->cancel_sent) return release(c, false);  // the gateway ends a cancelled call's answer so
   const bool same_gateway = endpoint_ && c->conn && endpoint_->generation == c->conn->generation;
-  if (c->reused && before_answer && c->status == 0 && same_gateway && gateway::gateway_running(root_) &&
+  if (c->reused && before_answer && c->status == 0 && same_gateway && services::gateway_running(root_) &&
       ++c->attempts < 2) {
     c->conn.reset();
     return send(c);
@@ -640,10 +640,10 @@ void Bridge::maybe_exit() {
 }  // namespace
 
 int run_mcp(const McpArgs& args, std::ostream& err) {
-  auto root = gateway::find_workspace(args.root);
+  auto root = services::find_workspace(args.root);
   std::string refusal;
   if (!root) {
-    if (root.error().code != gateway::Error::not_found) {
+    if (root.error().code != services::Error::not_found) {
       err << "editgate mcp: " << root.error().message << '\n';
       return 2;
     }

@@ -152,9 +152,9 @@ int run_mcp_config(const McpConfigArgs& a, std::ostream& out, std::ostream& err)
     ws = fs::absolute(a.root, ec).lexically_normal().string();
     if (ws.size() > 1 && ws.back() == '/') ws.pop_back();
     s.args.insert(s.args.end(), {"--root", ws});
-  } else if (auto found = gateway::find_workspace("")) {
+  } else if (auto found = services::find_workspace("")) {
     ws = *found;
-  } else if (found.error().code != gateway::Error::not_found) {
+  } else if (found.error().code != services::Error::not_found) {
     err << "editgate mcp config: " << found.error().message << '\n';
     return 2;
   }
@@ -163,11 +163,11 @@ int run_mcp_config(const McpConfigArgs& a, std::ostream& out, std::ostream& err)
   // cookie of the workspace the shell is in.
   unsigned port = gateway::ServeArgs{}.port;
   if (!ws.empty()) {
-    if (auto published = gateway::read_published(ws)) {
+    if (auto published = services::read_published(ws)) {
       port = published->port;
       s.port_known = true;
     }
-    auto places = gateway::places_of(ws);
+    auto places = services::places_of(ws);
     if (!places) {
       err << "editgate mcp config: " << places.error().message << '\n';
       return 2;

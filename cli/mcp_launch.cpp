@@ -37,18 +37,18 @@ bool port_free(unsigned short port) {
 }  // namespace
 
 std::string serve_log(const std::string& ws) {
-  auto places = gateway::places_of(ws);
+  auto places = services::places_of(ws);
   return places ? places->state + "/serve.log" : ws + ": " + places.error().message;
 }
 
-gateway::Result<pid_t> start_gateway(const std::string& ws, unsigned short wanted) {
-  auto places = gateway::places_of(ws);
+services::Result<pid_t> start_gateway(const std::string& ws, unsigned short wanted) {
+  auto places = services::places_of(ws);
   if (!places) return places.error();
-  if (auto made = gateway::make_state_folder(*places); !made) return made.error();
+  if (auto made = services::make_state_folder(*places); !made) return made.error();
   const std::string log = places->state + "/serve.log";
   ::rename(log.c_str(), (log + ".1").c_str());  // the last gateway's log stays one start longer
   const int log_fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (log_fd < 0) return gateway::Failure{gateway::Error::io, "cannot write " + log + ": " + std::strerror(errno)};
+  if (log_fd < 0) return services::Failure{services::Error::io, "cannot write " + log + ": " + std::strerror(errno)};
   const int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
 
   // Everything the child needs is made before fork: after it, a thread of
@@ -69,7 +69,7 @@ gateway::Result<pid_t> start_gateway(const std::string& ws, unsigned short wante
   const int saved = errno;
   ::close(log_fd);
   if (null_fd >= 0) ::close(null_fd);
-  if (pid < 0) return gateway::Failure{gateway::Error::io, std::string("cannot start a gateway: ") + std::strerror(saved)};
+  if (pid < 0) return services::Failure{services::Error::io, std::string("cannot start a gateway: ") + std::strerror(saved)};
   return pid;
 }
 

@@ -16,7 +16,7 @@ namespace cli::mcp {
 // workspace's state folder, private to the user (the one before kept as
 // serve.log.1). On `port` when it is free, else on any free port (0 asks
 // for that). The child's pid; Error::io when it cannot start.
-gateway::Result<pid_t> start_gateway(const std::string& ws, unsigned short port);
+services::Result<pid_t> start_gateway(const std::string& ws, unsigned short port);
 
 // Whether a child started by start_gateway has exited (and reaps it).
 bool exited(pid_t child);

@@ -27,7 +27,7 @@ std::string field(const json::object& o, std::string_view key) {
 }  // namespace
 
 int run_pages(const PagesArgs& args, std::ostream& out, std::ostream& err) {
-  auto root = gateway::find_workspace(args.root);
+  auto root = services::find_workspace(args.root);
   if (!root) {
     err << "editgate pages: " << root.error().message << '\n';
     return 2;

@@ -14,7 +14,7 @@ namespace cli {
 
 namespace {
 
-using gateway::OpSpec;
+using ops::OpSpec;
 
 // Text for a table cell: a '|' would end the cell.
 std::string cell(std::string_view s) {
@@ -25,14 +25,14 @@ std::string cell(std::string_view s) {
 
 std::string tools_of(const OpSpec& op) {
   std::string names;
-  for (const gateway::McpFace& f : op.mcp) names += (names.empty() ? "`" : ", `") + std::string(f.tool) + "`";
+  for (const ops::McpFace& f : op.mcp) names += (names.empty() ? "`" : ", `") + std::string(f.tool) + "`";
   return names.empty() ? "–" : names;
 }
 
 void op_section(std::ostream& out, const OpSpec& op) {
   out << "### `" << op.name << "`\n\n" << op.doc << ".\n\n";
   if (op.http)
-    out << "- HTTP: `" << gateway::http_method(op) << " " << op.http->path << "`"
+    out << "- HTTP: `" << ops::http_method(op) << " " << op.http->path << "`"
         << (op.http->bearer ? " (with the cookie as a Bearer token)" : " (no cookie)") << "\n";
   if (op.http)
     for (const auto& [from, to] : op.http->renamed) out << "- HTTP query `" << from << "` is `" << to << "`\n";
@@ -43,8 +43,8 @@ void op_section(std::ostream& out, const OpSpec& op) {
     return;
   }
   out << "| parameter | required | value | meaning |\n|---|---|---|---|\n";
-  for (const gateway::Param& p : op.params)
-    out << "| `" << p.name << "` | " << (p.required ? "yes" : "no") << " | " << cell(gateway::param_rule(p.type))
+  for (const ops::Param& p : op.params)
+    out << "| `" << p.name << "` | " << (p.required ? "yes" : "no") << " | " << cell(ops::param_rule(p.type))
         << " | " << cell(p.doc) << " |\n";
   out << "\n";
 }
@@ -58,26 +58,26 @@ std::string reference_markdown() {
          "(`services/error.cpp`) by `editgate describe --markdown`; `tests/cli/test_reference.cpp` fails when this\n"
          "file differs from what the code generates. How each door carries a request and its replies:\n"
          "[docs/guide/protocol.md](guide/protocol.md). Protocol version "
-      << gateway::protocol_version << ".\n\n";
+      << ops::protocol_version << ".\n\n";
   out << "## Ops\n\n| op | HTTP | MCP tool | what it does |\n|---|---|---|---|\n";
-  for (const OpSpec& op : gateway::op_table())
+  for (const OpSpec& op : ops::op_table())
     out << "| [`" << op.name << "`](#" << op.name << ") | "
-        << (op.http ? "`" + std::string(gateway::http_method(op)) + " " + std::string(op.http->path) + "`" : std::string("–"))
+        << (op.http ? "`" + std::string(ops::http_method(op)) + " " + std::string(op.http->path) + "`" : std::string("–"))
         << " | " << tools_of(op) << " | " << cell(op.doc) << " |\n";
   out << "\n";
-  for (const OpSpec& op : gateway::op_table()) op_section(out, op);
+  for (const OpSpec& op : ops::op_table()) op_section(out, op);
   out << "## MCP tools\n\nEach tool is an op; its input schema is the op's parameters (less those it hides), and\n"
          "`session` where the tool takes a realm.\n\n"
          "| tool | op | title | read-only | destructive | idempotent | open world |\n|---|---|---|---|---|---|---|\n";
   auto yes = [](bool b) { return b ? "yes" : "no"; };
-  for (const gateway::McpTool& t : gateway::mcp_tools())
+  for (const mcp::McpTool& t : mcp::mcp_tools())
     out << "| `" << t.face->tool << "` | `" << t.op->name << "` | " << cell(t.face->title) << " | "
-        << yes(gateway::read_only(t)) << " | " << yes(gateway::destructive(t)) << " | " << yes(t.face->idempotent)
+        << yes(mcp::read_only(t)) << " | " << yes(mcp::destructive(t)) << " | " << yes(t.face->idempotent)
         << " | " << yes(t.face->open_world) << " |\n";
   out << "\n## Error codes\n\nEvery refusal names one of these codes, on every door: over HTTP with its status, on the\n"
          "WebSocket in `reason`, in an MCP tool result as `error`.\n\n"
          "| code | HTTP status | meaning |\n|---|---|---|\n";
-  for (const gateway::ErrorInfo& e : gateway::error_table())
+  for (const services::ErrorInfo& e : services::error_table())
     out << "| `" << e.name << "` | " << e.status << " | " << cell(e.meaning) << " |\n";
   return out.str();
 }
@@ -92,7 +92,7 @@ CLI::App* add_describe(CLI::App& app, DescribeArgs& a) {
 
 int run_describe(const DescribeArgs& a, std::ostream& out) {
   if (a.markdown) out << reference_markdown();
-  else out << boost::json::serialize(gateway::describe_ops()) << "\n";
+  else out << boost::json::serialize(ops::describe_ops()) << "\n";
   return 0;
 }
 

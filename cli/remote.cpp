@@ -26,26 +26,26 @@ constexpr std::uint64_t max_answer_bytes = 256ull << 20;
 // gateway that runs answers every request (shutting_down too), so this is
 // one that is stopping or dying: its lock goes a moment after its sockets,
 // while the kernel closes its descriptors, and is waited for that long.
-gateway::Failure gone(const std::string& root, const boost::system::error_code& ec, bool asked) {
+services::Failure gone(const std::string& root, const boost::system::error_code& ec, bool asked) {
   for (int i = 0; i < 100; ++i) {
-    auto running = gateway::gateway_running(root);
+    auto running = services::gateway_running(root);
     if (!running) {
-      if (!asked || running.error().code != gateway::Error::not_found) return running.error();
-      return gateway::Failure{gateway::Error::not_found, "no gateway is running (the one serving " + root +
+      if (!asked || running.error().code != services::Error::not_found) return running.error();
+      return services::Failure{services::Error::not_found, "no gateway is running (the one serving " + root +
                                            " stopped before it answered); start one with `editgate serve`"};
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  return gateway::Failure{gateway::Error::io, "the gateway serving " + root +
+  return services::Failure{services::Error::io, "the gateway serving " + root +
                                 (asked ? " closed the connection without an answer (" : " refuses connections (") +
                                 ec.message() + ")"};
 }
 
 }  // namespace
 
-gateway::Result<Answer> call_gateway(const std::string& root, std::string_view method, std::string_view target,
+services::Result<Answer> call_gateway(const std::string& root, std::string_view method, std::string_view target,
                             const std::string& body) {
-  auto published = gateway::read_published(root);
+  auto published = services::read_published(root);
   if (!published) return published.error();
 
   http::request<http::string_body> req{http::string_to_verb(method), target, 11};
@@ -61,7 +61,7 @@ gateway::Result<Answer> call_gateway(const std::string& root, std::string_view m
   socket.connect({net::ip::make_address_v4("127.0.0.1"), published->port}, ec);
   if (ec == net::error::connection_refused) return gone(root, ec, false);
   if (ec)
-    return gateway::Failure{gateway::Error::io, "cannot reach the gateway serving " + root + " on port " +
+    return services::Failure{services::Error::io, "cannot reach the gateway serving " + root + " on port " +
                                   std::to_string(published->port) + " (" + ec.message() + ")"};
   http::write(socket, req, ec);
   // A gateway may answer and close before it reads the whole body.
@@ -72,12 +72,12 @@ gateway::Result<Answer> call_gateway(const std::string& root, std::string_view m
   parser.body_limit(max_answer_bytes);
   http::read(socket, buffer, parser, ec);
   if (ec == http::error::body_limit)
-    return gateway::Failure{gateway::Error::payload_too_large, "the gateway's answer is over 256 MiB"};
+    return services::Failure{services::Error::payload_too_large, "the gateway's answer is over 256 MiB"};
   if (ec == http::error::end_of_stream || ec == http::error::partial_message || ec == net::error::eof ||
       ec == net::error::connection_reset)
     return gone(root, ec, true);
   if (ec)
-    return gateway::Failure{gateway::Error::io, "the answer on port " + std::to_string(published->port) + " is not HTTP (" +
+    return services::Failure{services::Error::io, "the answer on port " + std::to_string(published->port) + " is not HTTP (" +
                                   ec.message() + ")"};
   const auto& res = parser.get();
   boost::system::error_code jec;
@@ -86,7 +86,7 @@ gateway::Result<Answer> call_gateway(const std::string& root, std::string_view m
     std::string shown = res.body().substr(0, 200);
     for (char& c : shown)
       if (c == '\n' || c == '\r') c = ' ';
-    return gateway::Failure{gateway::Error::bad_json, "the gateway's answer is not a JSON object (HTTP " +
+    return services::Failure{services::Error::bad_json, "the gateway's answer is not a JSON object (HTTP " +
                                         std::to_string(res.result_int()) + ", " +
                                         (shown.empty() ? std::string("an empty body") : "'" + shown + "'") + ")"};
   }

@@ -23,7 +23,7 @@ struct Answer {
 // not_found when no gateway runs or it stopped before answering, io when it
 // cannot be reached for another reason, bad_json when its answer is not a
 // JSON object, payload_too_large past 256 MiB.
-gateway::Result<Answer> call_gateway(const std::string& root, std::string_view method, std::string_view target,
+services::Result<Answer> call_gateway(const std::string& root, std::string_view method, std::string_view target,
                             const std::string& body = "");
 
 }  // namespace cli

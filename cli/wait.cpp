@@ -130,7 +130,7 @@ struct Waiting {
   // A gateway holds the workspace's lock; a port file alone may be left by
   // one that was killed, which would answer nothing ever.
   bool not_running() const {
-    auto running = gateway::gateway_running(root.string());
+    auto running = services::gateway_running(root.string());
     if (running) return false;
     err << "editgate wait: " << running.error().message << '\n';
     return true;
@@ -257,13 +257,13 @@ int run_wait(const WaitArgs& a, std::ostream& out, std::ostream& err) {
     err << "editgate wait: give either --page NAME or --inbox NAME\n";
     return 2;
   }
-  auto found = gateway::find_workspace(a.root);
+  auto found = services::find_workspace(a.root);
   if (!found) {
     err << "editgate wait: " << found.error().message << '\n';
     return 2;
   }
   const fs::path root = *found;
-  auto places = gateway::places_of(root.string());
+  auto places = services::places_of(root.string());
   if (!places || places->agents.empty()) {
     err << "editgate wait: " << (places ? root.string() + " has no git repository" : places.error().message) << '\n';
     return 2;

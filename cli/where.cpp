@@ -25,7 +25,7 @@ struct Place {
 
 // What is where, in the order a person reads it: the state (secrets
 // first), then the agents' files.
-std::vector<Place> places_list(const gateway::Places& p) {
+std::vector<Place> places_list(const services::Places& p) {
   const std::string s = p.state + "/", a = p.agents.empty() ? std::string() : p.agents + "/";
   std::vector<Place> l = {
       {"state", p.state, "per user, mode 0700, outside every workspace: secrets and the gateway's own state"},
@@ -50,7 +50,7 @@ std::vector<Place> places_list(const gateway::Places& p) {
 
 // The running gateway's URL as its server.json says (another --bind than
 // 127.0.0.1 shows there); the loopback one when that file cannot be read.
-std::string url_of(const gateway::Places& p, unsigned short port) {
+std::string url_of(const services::Places& p, unsigned short port) {
   std::ifstream in(p.state + "/server.json");
   std::stringstream text;
   text << in.rdbuf();
@@ -64,12 +64,12 @@ std::string url_of(const gateway::Places& p, unsigned short port) {
 }  // namespace
 
 int run_where(const WhereArgs& args, std::ostream& out, std::ostream& err) {
-  auto root = gateway::find_workspace(args.root);
+  auto root = services::find_workspace(args.root);
   if (!root) {
     err << "editgate where: " << root.error().message << '\n';
     return 2;
   }
-  auto places = gateway::places_of(*root);
+  auto places = services::places_of(*root);
   if (!places) {
     err << "editgate where: " << places.error().message << '\n';
     return 2;
@@ -90,7 +90,7 @@ int run_where(const WhereArgs& args, std::ostream& out, std::ostream& err) {
         << '\n';
     return 2;
   }
-  auto published = gateway::read_published(places->root);
+  auto published = services::read_published(places->root);
   const std::string url = published ? url_of(*places, published->port) : std::string();
   if (args.format == "json") {
     json::object o{{"workspace", places->root}, {"id", places->id}, {"running", static_cast<bool>(published)}};

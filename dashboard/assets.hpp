@@ -6,7 +6,7 @@
 #include <optional>
 #include <string_view>
 
-namespace gateway {
+namespace dashboard {
 
 struct DashboardAsset {
   std::string_view type;  // Content-Type
@@ -22,4 +22,4 @@ inline constexpr std::string_view dashboard_csp =
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
     "frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
-}  // namespace gateway
+}  // namespace dashboard

@@ -4,7 +4,7 @@
 #include "services/gateway.hpp"
 #include "services/security.hpp"
 
-namespace gateway {
+namespace dashboard {
 
 namespace {
 
@@ -20,17 +20,17 @@ DashboardAnswer sign_in_page(unsigned status, std::string_view why) {
           {{"Content-Security-Policy", std::string(dashboard_csp)}, {"Referrer-Policy", "no-referrer"}}};
 }
 
-bool signed_in(std::string_view cookie_header, Gateway& gw) {
-  auto session = cookie_value(cookie_header, dashboard_cookie_name);
+bool signed_in(std::string_view cookie_header, services::Gateway& gw) {
+  auto session = services::cookie_value(cookie_header, services::dashboard_cookie_name);
   return session && gw.dashboard().signed_in(*session);
 }
 
 }  // namespace
 
-std::optional<DashboardAnswer> dashboard_get(const Target& target, std::string_view cookie_header, Gateway& gw) {
+std::optional<DashboardAnswer> dashboard_get(const services::Target& target, std::string_view cookie_header, services::Gateway& gw) {
   auto asset = dashboard_asset(target.path);
   if (!asset) return std::nullopt;
-  const HttpHeaders headers{{"Content-Security-Policy", std::string(dashboard_csp)},
+  const services::HttpHeaders headers{{"Content-Security-Policy", std::string(dashboard_csp)},
                             {"Referrer-Policy", "no-referrer"},
                             {"X-Frame-Options", "DENY"}};
   if (target.path != "/") return DashboardAnswer{200, asset->type, std::string(asset->body), headers};
@@ -43,7 +43,7 @@ std::optional<DashboardAnswer> dashboard_get(const Target& target, std::string_v
     // sends it.
     return DashboardAnswer{303, "text/plain; charset=utf-8", "signed in\n",
                            {{"Location", "/"},
-                            {"Set-Cookie", std::string(dashboard_cookie_name) + "=" + *session +
+                            {"Set-Cookie", std::string(services::dashboard_cookie_name) + "=" + *session +
                                                "; HttpOnly; SameSite=Strict; Path=/"},
                             {"Referrer-Policy", "no-referrer"}}};
   }
@@ -51,12 +51,12 @@ std::optional<DashboardAnswer> dashboard_get(const Target& target, std::string_v
   return DashboardAnswer{200, asset->type, std::string(asset->body), headers};
 }
 
-Result<bool> dashboard_socket_allowed(std::string_view origin, std::string_view cookie_header, Gateway& gw) {
+services::Result<bool> dashboard_socket_allowed(std::string_view origin, std::string_view cookie_header, services::Gateway& gw) {
   if (origin.empty() || !own_origin(origin, gw.binding()))
-    return Failure{Error::forbidden_origin, "the dashboard's socket is for the dashboard's own page"};
+    return services::Failure{services::Error::forbidden_origin, "the dashboard's socket is for the dashboard's own page"};
   if (!signed_in(cookie_header, gw))
-    return Failure{Error::unauthorized, "not signed in: open the URL `editgate serve` printed"};
+    return services::Failure{services::Error::unauthorized, "not signed in: open the URL `editgate serve` printed"};
   return true;
 }
 
-}  // namespace gateway
+}  // namespace dashboard

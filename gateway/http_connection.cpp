@@ -47,10 +47,10 @@ std::string framed(std::string_view data, bool chunked) {
   return s.str();
 }
 
-class http_connection : public Stoppable, public HttpResponder, public std::enable_shared_from_this<http_connection> {
+class http_connection : public services::Stoppable, public services::HttpResponder, public std::enable_shared_from_this<http_connection> {
  public:
-  http_connection(tcp::socket&& socket, Gateway& gateway)
-      : stream_(std::move(socket)), ex_(stream_.get_executor()), gw_(gateway), deadline_(stream_.get_executor()),
+  http_connection(tcp::socket&& socket, services::Gateway& gateway, mcp::McpServer& mcp)
+      : stream_(std::move(socket)), ex_(stream_.get_executor()), gw_(gateway), mcp_(mcp), deadline_(stream_.get_executor()),
         body_(new char[body_piece]) {}
 
   ~http_connection() override {
@@ -78,7 +78,7 @@ class http_connection : public Stoppable, public HttpResponder, public std::enab
     beast::error_code ignored;
     stream_.socket().set_option(tcp::no_delay(true), ignored);
     if (!gw_.enter()) {
-      respond_error(Error::too_many_connections,
+      respond_error(services::Error::too_many_connections,
                     "the gateway has " + std::to_string(gw_.limits().connections) + " connections open", false);
       return;
     }
@@ -130,17 +130,17 @@ class http_connection : public Stoppable, public HttpResponder, public std::enab
     cancel_after_write_ = false;  // the read it was meant for is over
     if (ec == http::error::end_of_stream) return close();
     if (ec == http::error::header_limit)
-      return respond_error(Error::header_too_large, "the request head is over " +
+      return respond_error(services::Error::header_too_large, "the request head is over " +
                                                         std::to_string(gw_.limits().header_bytes) + " bytes", false);
     if (ec && timed_out_ && buffer_.size() > 0)
-      return respond_error(Error::request_timeout, "the request head did not arrive within " +
+      return respond_error(services::Error::request_timeout, "the request head did not arrive within " +
                                                std::to_string(gw_.limits().header_timeout.count()) + " ms", false);
-    if (malformed(ec)) return respond_error(Error::bad_request, "malformed HTTP request (" + ec.message() + ")", false);
+    if (malformed(ec)) return respond_error(services::Error::bad_request, "malformed HTTP request (" + ec.message() + ")", false);
     if (ec) return close();
     // A body framed by a coding other than chunked has no length we can
     // trust: a proxy in front may read it differently (request smuggling).
     if (auto& req = parser_->get(); req.count(http::field::transfer_encoding) && !req.chunked())
-      return respond_error(Error::bad_request, "Transfer-Encoding must end in chunked; other codings are not accepted",
+      return respond_error(services::Error::bad_request, "Transfer-Encoding must end in chunked; other codings are not accepted",
                            false);
     route();
   }
@@ -163,19 +163,19 @@ class http_connection : public Stoppable, public HttpResponder, public std::enab
     keep_alive_ = req.keep_alive();
     const bool has_body = req.chunked() || (req.has_content_length() && parser_->content_length().value_or(0) > 0);
     if (!host_allowed(req[http::field::host], gw_.binding()))
-      return respond_error(Error::host_not_allowed,
+      return respond_error(services::Error::host_not_allowed,
                            "Host '" + editproto::unicode::to_valid_utf8(req[http::field::host]) +
                                "' is not this gateway; use 127.0.0.1:" +
                                std::to_string(gw_.binding().port),
                            !has_body);
-    auto target = parse_target(req.target());
+    auto target = services::parse_target(req.target());
     if (!target) return respond_error(target.error().code, target.error().message, !has_body);
 
     const std::string& path = target->path;
     // The page door and its script have an Origin rule of their own: pages
     // come from wherever the developer serves them (loopback by default).
     if (path == "/adapter.js") {
-      if (req.method() != http::verb::get) return respond_error(Error::method_not_allowed, "use GET", !has_body);
+      if (req.method() != http::verb::get) return respond_error(services::Error::method_not_allowed, "use GET", !has_body);
       // A page loads it with CORS (<script crossorigin>) so that the browser does not mute the
       // errors of the code it evaluates. Any origin may: the script holds nothing secret, and the
       // page door is where an origin is allowed or not.
@@ -184,16 +184,16 @@ class http_connection : public Stoppable, public HttpResponder, public std::enab
     }
     if (path == "/v1/page") {
       if (!websocket::is_upgrade(req))
-        return respond_error(Error::bad_request, "/v1/page is a WebSocket for pages; include /adapter.js", !has_body);
+        return respond_error(services::Error::bad_request, "/v1/page is a WebSocket for pages; include /adapter.js", !has_body);
       auto origin = req[http::field::origin];
       if (origin.empty())
-        return respond_error(Error::forbidden_origin, "a page connects from a browser, which sends Origin", false);
+        return respond_error(services::Error::forbidden_origin, "a page connects from a browser, which sends Origin", false);
       if (auto refused = page_origin_refused(origin)) return respond_error(refused->code, refused->message, false);
-      if (gw_.stopping()) return respond_error(Error::shutting_down, "the gateway is stopping", false);
+      if (gw_.stopping()) return respond_error(services::Error::shutting_down, "the gateway is stopping", false);
       // Counted by origin as compared (page_origin_allowed normalized it already).
-      std::string page_origin = normalize_origin(origin).value_or(std::string(origin));
+      std::string page_origin = services::normalize_origin(origin).value_or(std::string(origin));
       if (!gw_.enter_page(page_origin))
-        return respond_error(Error::too_many_pages,
+        return respond_error(services::Error::too_many_pages,
                              "too many pages are connected from " + editproto::unicode::to_valid_utf8(origin) +
                                  " (at most " + std::to_string(gw_.limits().page_sockets_per_origin) + " per origin, " +
                                  std::to_string(gw_.limits().page_sockets) + " in all)",
@@ -204,48 +204,48 @@ class http_connection : public Stoppable, public HttpResponder, public std::enab
     // Browsers send Origin; a page from anywhere but an allowed origin
     // never gets past this, whatever else it knows.
     if (auto origin = req[http::field::origin]; !origin.empty() && !origin_allowed(origin, gw_.binding()))
-      return respond_error(Error::forbidden_origin,
+      return respond_error(services::Error::forbidden_origin,
                            "Origin '" + editproto::unicode::to_valid_utf8(origin) + "' may not use this gateway",
                            !has_body);
     // The agents' WebSocket, at its versioned path and at the plain /ws
     // that clients of the nREPL-like protocol know.
     if (path == "/v1/ws" || path == "/ws") {
       if (!websocket::is_upgrade(req))
-        return respond_error(Error::bad_request, path + " is a WebSocket; send an upgrade request", !has_body);
-      if (gw_.stopping()) return respond_error(Error::shutting_down, "the gateway is stopping", false);
+        return respond_error(services::Error::bad_request, path + " is a WebSocket; send an upgrade request", !has_body);
+      if (gw_.stopping()) return respond_error(services::Error::shutting_down, "the gateway is stopping", false);
       // The connection's count goes with it to the agent's WebSocket.
       counted_ = false;
       return start_agent_socket(std::move(stream_), parser_->release(), gw_);
     }
     if (path == "/v1/dashboard") {
       if (!websocket::is_upgrade(req))
-        return respond_error(Error::bad_request, "/v1/dashboard is the dashboard's WebSocket", !has_body);
-      auto allowed = dashboard_socket_allowed(req[http::field::origin], req[http::field::cookie], gw_);
+        return respond_error(services::Error::bad_request, "/v1/dashboard is the dashboard's WebSocket", !has_body);
+      auto allowed = dashboard::dashboard_socket_allowed(req[http::field::origin], req[http::field::cookie], gw_);
       if (!allowed) return respond_error(allowed.error().code, allowed.error().message, false);
-      if (gw_.stopping()) return respond_error(Error::shutting_down, "the gateway is stopping", false);
+      if (gw_.stopping()) return respond_error(services::Error::shutting_down, "the gateway is stopping", false);
       counted_ = false;
       return start_agent_socket(std::move(stream_), parser_->release(), gw_, true);
     }
     if (req.method() == http::verb::get)
-      if (auto page = dashboard_get(*target, req[http::field::cookie], gw_))
+      if (auto page = dashboard::dashboard_get(*target, req[http::field::cookie], gw_))
         return send_response(static_cast<http::status>(page->status), page->type, std::move(page->body), !has_body,
                              page->headers);
     if (path == "/mcp") return route_mcp(has_body);
-    if (const OpSpec* op = find_route(path)) return route_op(*op, *target, has_body);
-    if (path != "/v1/edits") return respond_error(Error::not_found, "no route " + path + "; see " + routes(), !has_body);
+    if (const ops::OpSpec* op = ops::find_route(path)) return route_op(*op, *target, has_body);
+    if (path != "/v1/edits") return respond_error(services::Error::not_found, "no route " + path + "; see " + routes(), !has_body);
     if (!authorized(has_body)) return;
-    if (req.method() != http::verb::post) return respond_error(Error::method_not_allowed, "use POST", !has_body);
-    auto params = edit_params(*target);
+    if (req.method() != http::verb::post) return respond_error(services::Error::method_not_allowed, "use POST", !has_body);
+    auto params = ops::edit_params(*target);
     if (!params) {
       // Unknown names are named in "unknown" as well, as every op's reply names them.
       json::object extra;
-      if (auto unknown = unknown_edit_params(*target); !unknown.empty()) name_unknown(extra, unknown);
+      if (auto unknown = ops::unknown_edit_params(*target); !unknown.empty()) ops::name_unknown(extra, unknown);
       return respond_error(params.error().code, params.error().message, !has_body, std::move(extra));
     }
-    if (gw_.stopping()) return respond_error(Error::shutting_down, "the gateway is stopping", false);
+    if (gw_.stopping()) return respond_error(services::Error::shutting_down, "the gateway is stopping", false);
     const std::size_t limit = editproto::Limits{}.max_response_bytes;
     if (parser_->content_length() && *parser_->content_length() > limit)
-      return respond_error(Error::payload_too_large, "the body is " + std::to_string(*parser_->content_length()) +
+      return respond_error(services::Error::payload_too_large, "the body is " + std::to_string(*parser_->content_length()) +
                                                          " bytes; the limit is " + std::to_string(limit),
                            false);
     start_edits(std::move(*params));
@@ -253,42 +253,42 @@ class http_connection : public Stoppable, public HttpResponder, public std::enab
 
   // The page door's Origin rule: loopback and --allow-origin pass; any
   // other origin waits for the person's decision on the dashboard.
-  std::optional<Failure> page_origin_refused(std::string_view origin) {
+  std::optional<services::Failure> page_origin_refused(std::string_view origin) {
     if (page_origin_allowed(origin, gw_.binding())) return std::nullopt;
     const std::string shown = editproto::unicode::to_valid_utf8(origin);
-    auto normal = normalize_origin(origin);
+    auto normal = services::normalize_origin(origin);
     if (!normal)
-      return Failure{Error::forbidden_origin, "Origin '" + shown + "' is not scheme://host[:port]; pages cannot "
+      return services::Failure{services::Error::forbidden_origin, "Origin '" + shown + "' is not scheme://host[:port]; pages cannot "
                                               "connect from it"};
     switch (gw_.approvals().ask(*normal)) {
-      case OriginApprovals::Verdict::allowed: return std::nullopt;
-      case OriginApprovals::Verdict::refused:
-        return Failure{Error::forbidden_origin, "Origin '" + shown + "' was refused on the dashboard"};
-      case OriginApprovals::Verdict::full:
-        return Failure{Error::forbidden_origin,
+      case services::OriginApprovals::Verdict::allowed: return std::nullopt;
+      case services::OriginApprovals::Verdict::refused:
+        return services::Failure{services::Error::forbidden_origin, "Origin '" + shown + "' was refused on the dashboard"};
+      case services::OriginApprovals::Verdict::full:
+        return services::Failure{services::Error::forbidden_origin,
                        "Origin '" + shown + "' may not connect pages: " +
-                           std::to_string(OriginApprovals::max_pending) +
+                           std::to_string(services::OriginApprovals::max_pending) +
                            " origins wait for approval already; start the gateway with --allow-origin " + shown};
-      case OriginApprovals::Verdict::pending: break;
+      case services::OriginApprovals::Verdict::pending: break;
     }
-    return Failure{Error::origin_pending, "Origin '" + shown + "' waits for approval on the dashboard (" + gw_.url() +
+    return services::Failure{services::Error::origin_pending, "Origin '" + shown + "' waits for approval on the dashboard (" + gw_.url() +
                                              "), or start the gateway with --allow-origin " + shown};
   }
 
   // ---- /v1/edits -----------------------------------------------------------
 
-  void start_edits(EditParams params) {
+  void start_edits(services::EditParams params) {
     if (parser_->get()[http::field::expect] == "100-continue") queue("HTTP/1.1 100 Continue\r\n\r\n");
     auto self = shared_from_this();
     gw_.worker().run(
         stream_.get_executor(),
-        [self, params = std::move(params)]() mutable -> Result<bool> {
+        [self, params = std::move(params)]() mutable -> services::Result<bool> {
           auto run = self->gw_.worker().start_run(std::move(params));
           if (!run) return run.error();
           self->run_ = std::move(*run);
           return true;
         },
-        [self](Result<bool> started) {
+        [self](services::Result<bool> started) {
           if (!started) return self->respond_error(started.error().code, started.error().message, false);
           self->begin_stream("application/x-ndjson", {});
           self->streaming_ = true;
@@ -298,7 +298,7 @@ class http_connection : public Stoppable, public HttpResponder, public std::enab
 
   void read_body() {
     if (parser_->is_done()) return finish_edits();
-    if (stopping_) return cut_edits(Error::shutting_down, true);
+    if (stopping_) return cut_edits(services::Error::shutting_down, true);
     parser_->get().body().data = body_.get();
     parser_->get().body().size = body_piece;
     arm(gw_.limits().body_timeout);
@@ -312,10 +312,10 @@ class http_connection : public Stoppable, public HttpResponder, public std::enab
     if (ec == http::error::need_buffer) ec = {};
     const std::size_t n = body_piece - parser_->get().body().size;
     if (ec) {
-      if (timed_out_) return cut_edits(Error::request_timeout, true);
-      if (stopping_) return cut_edits(Error::shutting_down, true);
+      if (timed_out_) return cut_edits(services::Error::request_timeout, true);
+      if (stopping_) return cut_edits(services::Error::shutting_down, true);
       // The client went away: what its complete blocks did stays, and is committed.
-      return cut_edits(Error::io, false);
+      return cut_edits(services::Error::io, false);
     }
     if (n == 0) return read_body();
     auto self = shared_from_this();
@@ -324,12 +324,12 @@ class http_connection : public Stoppable, public HttpResponder, public std::enab
         [self, piece = std::string(body_.get(), n)] {
           auto results = self->run_->feed(piece);
           std::string lines;
-          for (const auto& r : results) lines += json::serialize(block_message(r)) + "\n";
+          for (const auto& r : results) lines += json::serialize(services::block_message(r)) + "\n";
           return std::pair{std::move(lines), self->run_->overflowed()};
         },
         [self](std::pair<std::string, bool> out) {
           if (!out.first.empty()) self->queue(framed(out.first, self->chunked_));
-          if (out.second) return self->cut_edits(Error::payload_too_large, true);
+          if (out.second) return self->cut_edits(services::Error::payload_too_large, true);
           self->read_body();
         });
   }
@@ -340,8 +340,8 @@ class http_connection : public Stoppable, public HttpResponder, public std::enab
         stream_.get_executor(),
         [self] {
           std::string lines;
-          for (const auto& r : self->run_->finish()) lines += json::serialize(block_message(r)) + "\n";
-          lines += json::serialize(done_message(self->run_->commit(), std::nullopt)) + "\n";
+          for (const auto& r : self->run_->finish()) lines += json::serialize(services::block_message(r)) + "\n";
+          lines += json::serialize(services::done_message(self->run_->commit(), std::nullopt)) + "\n";
           self->run_->log("POST /v1/edits");
           self->run_.reset();
           return lines;
@@ -355,18 +355,18 @@ class http_connection : public Stoppable, public HttpResponder, public std::enab
 
   // The body stopped before its end: commit what its complete blocks
   // applied, and tell the client why when it can still hear.
-  void cut_edits(Error why, bool tell) {
+  void cut_edits(services::Error why, bool tell) {
     auto self = shared_from_this();
     gw_.worker().run(
         stream_.get_executor(),
         [self, why] {
           const record::RunReport& report = self->run_->commit();
-          std::string message = why == Error::request_timeout     ? "no more of the body arrived within the time limit"
-                                : why == Error::shutting_down     ? "the gateway is stopping"
-                                : why == Error::payload_too_large ? "the body is over the size limit"
+          std::string message = why == services::Error::request_timeout     ? "no more of the body arrived within the time limit"
+                                : why == services::Error::shutting_down     ? "the gateway is stopping"
+                                : why == services::Error::payload_too_large ? "the body is over the size limit"
                                                                   : "the connection broke";
           json::object summary =
-              done_message(report, Failure{why, message + "; the blocks completed before stay applied"});
+              done_message(report, services::Failure{why, message + "; the blocks completed before stay applied"});
           self->run_->log("POST /v1/edits", why);
           self->run_.reset();
           return json::serialize(summary) + "\n";
@@ -383,9 +383,9 @@ class http_connection : public Stoppable, public HttpResponder, public std::enab
 
   // Every route but the door's own (health, the WebSockets) needs the cookie.
   bool authorized(bool has_body) {
-    auto token = bearer_token(parser_->get()[http::field::authorization]);
-    if (token && constant_time_equal(*token, gw_.cookie())) return true;
-    respond_error(Error::unauthorized,
+    auto token = services::bearer_token(parser_->get()[http::field::authorization]);
+    if (token && services::constant_time_equal(*token, gw_.cookie())) return true;
+    respond_error(services::Error::unauthorized,
                   token ? "wrong cookie" : "send 'Authorization: Bearer <cookie>' (the cookie is in the gateway's cookie file: `editgate where` names it)",
                   !has_body);
     return false;
@@ -393,30 +393,30 @@ class http_connection : public Stoppable, public HttpResponder, public std::enab
 
   static std::string routes() {
     std::string list;
-    for (const OpSpec& op : op_table())
+    for (const ops::OpSpec& op : ops::op_table())
       if (op.http) list += std::string(http_method(op)) + " " + std::string(op.http->path) + ", ";
     return list + "POST /v1/edits, POST /mcp, /v1/ws (or /ws), /v1/page, /adapter.js, GET / (the dashboard), /v1/dashboard";
   }
 
   // An op's route: its parameters from the query (GET) or a JSON object
   // body (POST), then the op as on every door.
-  void route_op(const OpSpec& op, const Target& target, bool has_body) {
+  void route_op(const ops::OpSpec& op, const services::Target& target, bool has_body) {
     if (op.http->bearer && !authorized(has_body)) return;
     const std::string_view method = http_method(op);
     if (parser_->get().method() != http::string_to_verb(method))
-      return respond_error(Error::method_not_allowed, "use " + std::string(method), !has_body);
+      return respond_error(services::Error::method_not_allowed, "use " + std::string(method), !has_body);
     if (method == "GET") {
       auto params = params_from_query(op, target.params);
       if (!params) return respond_error(params.error().code, params.error().message, !has_body);
       return call_op(op, std::move(*params), !has_body);
     }
     if (!target.params.empty())
-      return respond_error(Error::bad_request,
+      return respond_error(services::Error::bad_request,
                            std::string(op.name) + " takes its parameters in the JSON body, not in the query", !has_body);
     if (parser_->content_length() && *parser_->content_length() > op_body_limit)
-      return respond_error(Error::payload_too_large, "the body is over " + std::to_string(op_body_limit) + " bytes",
+      return respond_error(services::Error::payload_too_large, "the body is over " + std::to_string(op_body_limit) + " bytes",
                            false);
-    if (gw_.stopping()) return respond_error(Error::shutting_down, "the gateway is stopping", false);
+    if (gw_.stopping()) return respond_error(services::Error::shutting_down, "the gateway is stopping", false);
     if (parser_->get()[http::field::expect] == "100-continue") queue("HTTP/1.1 100 Continue\r\n\r\n");
     op_body_.clear();
     read_whole_body([self = shared_from_this(), &op] { self->body_read(op); });
@@ -432,38 +432,38 @@ class http_connection : public Stoppable, public HttpResponder, public std::enab
       self->deadline_.cancel();
       if (ec == http::error::need_buffer) ec = {};
       if (ec) {
-        if (self->timed_out_) return self->respond_error(Error::request_timeout, "the body stopped arriving", false);
+        if (self->timed_out_) return self->respond_error(services::Error::request_timeout, "the body stopped arriving", false);
         if (malformed(ec))
-          return self->respond_error(Error::bad_request, "malformed HTTP body (" + ec.message() + ")", false);
+          return self->respond_error(services::Error::bad_request, "malformed HTTP body (" + ec.message() + ")", false);
         return self->close();
       }
       self->op_body_.append(self->body_.get(), body_piece - self->parser_->get().body().size);
       if (self->op_body_.size() > op_body_limit)
-        return self->respond_error(Error::payload_too_large,
+        return self->respond_error(services::Error::payload_too_large,
                                    "the body is over " + std::to_string(op_body_limit) + " bytes", false);
       self->read_whole_body(std::move(then));
     });
   }
 
-  void body_read(const OpSpec& op) {
+  void body_read(const ops::OpSpec& op) {
     boost::system::error_code ec;
     json::value v = json::parse(op_body_, ec);
     op_body_.clear();
     if (ec || !v.is_object())
-      return respond_error(Error::bad_json, "the body must be a JSON object of " + std::string(op.name) + "'s parameters",
+      return respond_error(services::Error::bad_json, "the body must be a JSON object of " + std::string(op.name) + "'s parameters",
                            true);
     call_op(op, std::move(v.get_object()), true);
   }
 
-  void call_op(const OpSpec& op, json::object params, bool keep_alive) {
+  void call_op(const ops::OpSpec& op, json::object params, bool keep_alive) {
     // Each request is a connection of its own: no context, a new session per run.
-    dispatch(gw_, op, Envelope{"HTTP"}, std::move(params), std::make_shared<ConnectionState>(gw_.worker(), ""),
+    dispatch(gw_, op, ops::Envelope{"HTTP"}, std::move(params), std::make_shared<ops::ConnectionState>(gw_.worker(), ""),
              std::make_shared<http_replies>(shared_from_this(), op.streams, keep_alive));
   }
 
   // One op's replies: what it sends meanwhile is gathered in "out", and the
   // final reply is the answer, with the status of its code.
-  class http_replies final : public Replies {
+  class http_replies final : public services::Replies {
    public:
     http_replies(std::shared_ptr<http_connection> s, bool gather, bool keep_alive)
         : s_(std::move(s)), gather_(gather), keep_alive_(keep_alive) {}
@@ -476,7 +476,7 @@ class http_connection : public Stoppable, public HttpResponder, public std::enab
         if (kv.key() != "status") answer[kv.key()] = std::move(kv.value());
       finish(http::status::ok, std::move(answer));
     }
-    void fail(Failure failure, json::object body) override {
+    void fail(services::Failure failure, json::object body) override {
       mark_http_error(body, failure);
       finish(static_cast<http::status>(http_status(failure.code)), std::move(body));
     }
@@ -497,28 +497,27 @@ class http_connection : public Stoppable, public HttpResponder, public std::enab
   void route_mcp(bool has_body) {
     if (!authorized(has_body)) return;
     auto& req = parser_->get();
-    McpServer* mcp = gw_.mcp();
-    if (!mcp) return respond_error(Error::not_found, "this gateway serves no MCP", !has_body);
+    mcp::McpServer* mcp = &mcp_;
     if (req.method() == http::verb::delete_) {
       // Ends a 2025-11-25 session; 2026-07-28 has none to end.
       auto id = req.find("Mcp-Session-Id");
-      if (id == req.end()) return respond_error(Error::method_not_allowed, "DELETE needs Mcp-Session-Id", !has_body);
+      if (id == req.end()) return respond_error(services::Error::method_not_allowed, "DELETE needs Mcp-Session-Id", !has_body);
       if (!mcp->end_session(std::string(id->value())))
-        return respond_error(Error::not_found, "no MCP session " + editproto::unicode::to_valid_utf8(id->value()),
+        return respond_error(services::Error::not_found, "no MCP session " + editproto::unicode::to_valid_utf8(id->value()),
                              !has_body);
       return send_response(http::status::no_content, "application/json", "", !has_body);
     }
     // No stream from the server outside a request: editgate sends nothing unasked.
     if (req.method() != http::verb::post)
-      return respond_error(Error::method_not_allowed, "use POST (DELETE ends a session)", !has_body);
+      return respond_error(services::Error::method_not_allowed, "use POST (DELETE ends a session)", !has_body);
     auto type = req[http::field::content_type];
     if (!type.starts_with("application/json"))
-      return respond_error(Error::bad_request, "Content-Type must be application/json", !has_body);
+      return respond_error(services::Error::bad_request, "Content-Type must be application/json", !has_body);
     if (parser_->content_length() && *parser_->content_length() > op_body_limit)
-      return respond_error(Error::payload_too_large, "the body is over " + std::to_string(op_body_limit) + " bytes",
+      return respond_error(services::Error::payload_too_large, "the body is over " + std::to_string(op_body_limit) + " bytes",
                            false);
-    if (gw_.stopping()) return respond_error(Error::shutting_down, "the gateway is stopping", false);
-    McpHeaders headers;
+    if (gw_.stopping()) return respond_error(services::Error::shutting_down, "the gateway is stopping", false);
+    mcp::McpHeaders headers;
     auto header = [&](std::string_view name) -> std::optional<std::string> {
       auto it = req.find(name);
       return it == req.end() ? std::nullopt : std::optional<std::string>(it->value());
@@ -531,14 +530,14 @@ class http_connection : public Stoppable, public HttpResponder, public std::enab
     read_whole_body([self = shared_from_this(), mcp, headers = std::move(headers)] {
       std::string body = std::move(self->op_body_);
       self->op_body_.clear();
-      auto answer = std::make_shared<McpHttpStream>(self);
+      auto answer = std::make_shared<mcp::McpHttpStream>(self);
       if (auto pending = mcp->post(headers, body, answer)) self->watch_peer(answer, std::move(pending));
     });
   }
 
   // While a tool call runs nothing is read: a client that closes its end
   // makes the socket readable with nothing to read.
-  void watch_peer(std::shared_ptr<McpHttpStream> answer, std::shared_ptr<McpPending> pending) {
+  void watch_peer(std::shared_ptr<mcp::McpHttpStream> answer, std::shared_ptr<mcp::McpPending> pending) {
     stream_.socket().async_wait(tcp::socket::wait_read, [self = shared_from_this(), answer, pending](beast::error_code ec) {
       if (ec || answer->answered()) return;
       beast::error_code ignored;
@@ -550,11 +549,11 @@ class http_connection : public Stoppable, public HttpResponder, public std::enab
 
   boost::asio::any_io_executor executor() const override { return ex_; }
 
-  void respond(unsigned status, std::string_view type, std::string body, const HttpHeaders& headers) override {
+  void respond(unsigned status, std::string_view type, std::string body, const services::HttpHeaders& headers) override {
     send_response(static_cast<http::status>(status), type, std::move(body), true, headers);
   }
 
-  void begin_stream(std::string_view type, const HttpHeaders& headers) override {
+  void begin_stream(std::string_view type, const services::HttpHeaders& headers) override {
     http::response<http::empty_body> head{http::status::ok, parser_->get().version()};
     head.set(http::field::server, "editgate");
     head.set(http::field::content_type, type);
@@ -585,7 +584,7 @@ class http_connection : public Stoppable, public HttpResponder, public std::enab
   }
 
   void send_response(http::status status, std::string_view type, std::string body, bool keep_alive,
-                     const HttpHeaders& extra = {}) {
+                     const services::HttpHeaders& extra = {}) {
     http::response<http::string_body> res{status, 11};
     res.set(http::field::server, "editgate");
     res.set(http::field::content_type, type);
@@ -604,8 +603,8 @@ class http_connection : public Stoppable, public HttpResponder, public std::enab
 
   // `keep_alive` false: the request's body (if any) was not read, so the
   // connection cannot carry another request.
-  void respond_error(Error code, const std::string& message, bool keep_alive, json::object body = {}) {
-    mark_http_error(body, Failure{code, message});
+  void respond_error(services::Error code, const std::string& message, bool keep_alive, json::object body = {}) {
+    mark_http_error(body, services::Failure{code, message});
     respond(static_cast<http::status>(http_status(code)), body, keep_alive);
   }
 
@@ -665,11 +664,12 @@ class http_connection : public Stoppable, public HttpResponder, public std::enab
   beast::tcp_stream stream_;
   const net::any_io_executor ex_;  // the connection's strand, stream_'s
   beast::flat_buffer buffer_;
-  Gateway& gw_;
+  services::Gateway& gw_;
+  mcp::McpServer& mcp_;
   net::steady_timer deadline_;
   std::optional<http::request_parser<http::buffer_body>> parser_;
   std::unique_ptr<char[]> body_;
-  std::unique_ptr<EditRun> run_;  // the worker thread only: made, used and destroyed there
+  std::unique_ptr<services::EditRun> run_;  // the worker thread only: made, used and destroyed there
   std::string op_body_;
   std::deque<std::string> writes_;
   Then then_ = Then::wait;
@@ -684,8 +684,8 @@ class http_connection : public Stoppable, public HttpResponder, public std::enab
 
 }  // namespace
 
-void start_http_connection(tcp::socket socket, Gateway& gateway) {
-  std::make_shared<http_connection>(std::move(socket), gateway)->run();
+void start_http_connection(tcp::socket socket, services::Gateway& gateway, mcp::McpServer& mcp) {
+  std::make_shared<http_connection>(std::move(socket), gateway, mcp)->run();
 }
 
 }  // namespace gateway

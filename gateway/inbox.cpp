@@ -22,13 +22,13 @@ constexpr std::size_t max_message_bytes = 64u << 20;  // as a POST /v1/edits bod
 
 }  // namespace
 
-void apply_inbox(Worker& worker, const std::string& agents, const std::string& name,
+void apply_inbox(services::Worker& worker, const std::string& agents, const std::string& name,
                  const std::function<std::uint64_t()>& sequence) {
   const std::string stem = name.substr(0, name.size() - 3);
   const std::string in = agents + "/inbox/" + name;
   const std::string out = agents + "/outbox/" + stem;
   // A folder of its own, never a link (the answers would land where it led).
-  if (auto made = private_folder(agents + "/outbox"); !made) {
+  if (auto made = services::private_folder(agents + "/outbox"); !made) {
     repl::log_line("cannot answer inbox/" + name + ": " + made.error().message);
     return;
   }
@@ -39,13 +39,13 @@ void apply_inbox(Worker& worker, const std::string& agents, const std::string& n
   if (::lstat(in.c_str(), &st) != 0) return;  // taken already (a second event for one drop)
   boost::json::object answer;
   if (!S_ISREG(st.st_mode) || static_cast<std::size_t>(st.st_size) > max_message_bytes) {
-    mark_final(answer, S_ISREG(st.st_mode) ? Failure{Error::payload_too_large, "the message is over 64 MiB"}
-                                           : Failure{Error::bad_request, "not a file"});
+    mark_final(answer, S_ISREG(st.st_mode) ? services::Failure{services::Error::payload_too_large, "the message is over 64 MiB"}
+                                           : services::Failure{services::Error::bad_request, "not a file"});
   } else {
     std::ifstream f(in, std::ios::binary);
     std::stringstream text;
     text << f.rdbuf();
-    EditParams params;
+    services::EditParams params;
     params.agent = "agent";
     auto run = worker.start_run(params);
     if (!run) {

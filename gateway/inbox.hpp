@@ -23,7 +23,7 @@ namespace gateway {
 // Applies inbox/<name> (a file name ending in .md) under `agents`. A
 // symlink there is refused as "not a file".
 // `sequence()` gives the marker's number.
-void apply_inbox(Worker& worker, const std::string& agents, const std::string& name,
+void apply_inbox(services::Worker& worker, const std::string& agents, const std::string& name,
                  const std::function<std::uint64_t()>& sequence);
 
 }  // namespace gateway

@@ -51,7 +51,8 @@ void close_on_exec(int fd) { ::fcntl(fd, F_SETFD, ::fcntl(fd, F_GETFD) | FD_CLOE
 // Accepts connections, each onto a strand of its own, until closed.
 class listener : public std::enable_shared_from_this<listener> {
  public:
-  listener(net::io_context& ioc, tcp::acceptor& acceptor, Gateway& gw) : ioc_(ioc), acceptor_(acceptor), gw_(gw) {}
+  listener(net::io_context& ioc, tcp::acceptor& acceptor, services::Gateway& gw, mcp::McpServer& mcp)
+      : ioc_(ioc), acceptor_(acceptor), gw_(gw), mcp_(mcp) {}
 
   void do_accept() {
     acceptor_.async_accept(net::make_strand(ioc_), [self = shared_from_this()](boost::system::error_code ec,
@@ -65,7 +66,7 @@ class listener : public std::enable_shared_from_this<listener> {
     if (ec == net::error::operation_aborted || !acceptor_.is_open()) return;
     if (!ec) {
       close_on_exec(socket.native_handle());
-      start_http_connection(std::move(socket), gw_);
+      start_http_connection(std::move(socket), gw_, mcp_);
     }
     // Out of descriptors and the like: keep serving the others.
     do_accept();
@@ -73,15 +74,16 @@ class listener : public std::enable_shared_from_this<listener> {
 
   net::io_context& ioc_;
   tcp::acceptor& acceptor_;
-  Gateway& gw_;
+  services::Gateway& gw_;
+  mcp::McpServer& mcp_;
 };
 
 // server.json: what a client needs to connect, and to tell a stale
 // file (its pid is gone; its nonce is not the one `health` answers).
-std::string server_json(const Gateway& gw, const std::string& host, const std::string& root) {
+std::string server_json(const services::Gateway& gw, const std::string& host, const std::string& root) {
   const std::string port = std::to_string(gw.binding().port);
   return boost::json::serialize(boost::json::object{
-      {"protocol", protocol_version},
+      {"protocol", ops::protocol_version},
       {"editgate", EDITGATE_VERSION},
       {"pid", ::getpid()},
       {"port", gw.binding().port},
@@ -124,7 +126,7 @@ class Watchdog {
 // The workspace's root as the gateway names it (canonical); nullopt, with
 // the reason on `err`, when it is no workspace.
 std::optional<std::string> workspace_root(const std::string& given, std::ostream& err) {
-  auto found = find_workspace(given);
+  auto found = services::find_workspace(given);
   if (!found) {
     err << "editgate serve: " << found.error().message << '\n';
     return std::nullopt;
@@ -146,7 +148,7 @@ std::optional<std::string> workspace_root(const std::string& given, std::ostream
 // Where to listen and whom to let in, as the flags say; nullopt, with the
 // reason on `err`, when a flag is not what it must be.
 struct Address {
-  Binding binding;
+  services::Binding binding;
   net::ip::address ip;
 };
 
@@ -154,7 +156,7 @@ std::optional<Address> address_of(const ServeArgs& args, std::ostream& err) {
   Address a;
   a.binding.address = args.bind;
   for (const std::string& o : args.allow_origins) {
-    auto n = normalize_origin(o);
+    auto n = services::normalize_origin(o);
     if (!n) {
       err << "editgate serve: --allow-origin '" << o << "' is not an origin such as http://localhost:3000\n";
       return std::nullopt;
@@ -174,10 +176,10 @@ std::optional<Address> address_of(const ServeArgs& args, std::ostream& err) {
 // the workspace, the lock and cookie (a second gateway stops there, before
 // touching anything), the worker thread and its repository.
 struct Held {
-  Places places;
+  services::Places places;
   Address address;
-  StateDir state;
-  std::unique_ptr<Worker> worker;
+  services::StateDir state;
+  std::unique_ptr<services::Worker> worker;
 };
 
 // A .editgate/ in the workspace is what an earlier editgate kept there, or
@@ -195,24 +197,24 @@ std::optional<Held> hold_workspace(const ServeArgs& args, std::ostream& err) {
   if (!root) return std::nullopt;
   std::optional<Address> address = address_of(args, err);
   if (!address) return std::nullopt;
-  auto places = places_of(*root);
+  auto places = services::places_of(*root);
   if (!places) {
     err << "editgate serve: " << places.error().message << '\n';
     return std::nullopt;
   }
-  auto state = StateDir::open(*places);
+  auto state = services::StateDir::open(*places);
   if (!state) {
     err << "editgate serve: " << state.error().message << '\n';
     return std::nullopt;
   }
-  auto worker = Worker::open(*root);
+  auto worker = services::Worker::open(*root);
   if (!worker) {
     err << "editgate serve: " << worker.error().message << '\n';
     return std::nullopt;
   }
   // The repository exists now (Worker::open made it when there was none):
   // its git folder holds the agents' files.
-  auto found = places_of(places->root);
+  auto found = services::places_of(places->root);
   if (!found || found->agents.empty()) {
     err << "editgate serve: cannot find the git folder of " << places->root << '\n';
     return std::nullopt;
@@ -244,8 +246,8 @@ bool listen(tcp::acceptor& acceptor, const net::ip::address& ip, const ServeArgs
   return false;
 }
 
-ServeLimits limits_of(const ServeArgs& args) {
-  ServeLimits limits;
+services::ServeLimits limits_of(const ServeArgs& args) {
+  services::ServeLimits limits;
   limits.header_timeout = std::chrono::milliseconds(args.header_timeout_ms);
   limits.body_timeout = std::chrono::milliseconds(args.body_timeout_ms);
   limits.auth_timeout = std::chrono::milliseconds(args.auth_timeout_ms);
@@ -256,7 +258,7 @@ ServeLimits limits_of(const ServeArgs& args) {
   return limits;
 }
 
-repl::Options repl_options_of(const ServeArgs& args, const StateDir& state) {
+repl::Options repl_options_of(const ServeArgs& args, const services::StateDir& state) {
   repl::Options o;
   o.timeout = std::chrono::milliseconds(args.job_timeout_ms);
   o.keys_file = state.path() + "/page-keys";
@@ -269,7 +271,7 @@ repl::Options repl_options_of(const ServeArgs& args, const StateDir& state) {
 
 // The live pages and the edit runs share the worker thread, the workspace's
 // files and its commit queue: each tells the other when it writes.
-void connect_pages(repl::Repl& pages, Worker& eng, Gateway& gw) {
+void connect_pages(repl::Repl& pages, services::Worker& eng, services::Gateway& gw) {
   pages.before_write = [&eng](const std::string& path) {
     // An agent's run with uncommitted edits in this log commits them first,
     // so each commit holds one writer's work. (The REPL's own commits need
@@ -290,7 +292,7 @@ struct Unfollow {
   ~Unfollow() { commits.forget(observer); }
 };
 
-Unfollow follow(EventHub& events, repl::Repl& pages, Gateway& gw, Worker& eng) {
+Unfollow follow(services::EventHub& events, repl::Repl& pages, services::Gateway& gw, services::Worker& eng) {
   events.set_snapshots([&pages] { return pages.pages(); }, [&gw] { return gw.approvals().snapshot(); });
   pages.pages_changed = [&events] { events.pages_changed(); };
   pages.log_changed = [&events](const std::string& page, const std::string& log) { events.log_changed(page, log); };
@@ -305,7 +307,7 @@ Unfollow follow(EventHub& events, repl::Repl& pages, Gateway& gw, Worker& eng) {
   return Unfollow{eng.commits(), observer};
 }
 
-void log_push(const PushOutcome& o) {
+void log_push(const services::PushOutcome& o) {
   const std::string remote(o.body.at("remote").get_string());
   std::string line;
   if (o.failure) {
@@ -330,16 +332,16 @@ void log_push(const PushOutcome& o) {
 // start). A path is made absolute here (libgit2 would read it against the
 // gateway's working folder at each push); a name without '/' or ':' is the
 // repository's remote.
-std::optional<std::unique_ptr<Pusher>> start_pusher(const ServeArgs& args, const std::string& root,
-                                                    EventHub& events, std::ostream& err) {
-  if (args.push.empty()) return std::unique_ptr<Pusher>();
+std::optional<std::unique_ptr<services::Pusher>> start_pusher(const ServeArgs& args, const std::string& root,
+                                                    services::EventHub& events, std::ostream& err) {
+  if (args.push.empty()) return std::unique_ptr<services::Pusher>();
   std::string remote = args.push;
   std::error_code fs_ec;
   if (remote.find_first_of("/:") != std::string::npos && std::filesystem::exists(remote, fs_ec))
     remote = std::filesystem::absolute(remote, fs_ec).lexically_normal().string();
-  Pusher::Schedule schedule;
+  services::Pusher::Schedule schedule;
   schedule.timeout = std::chrono::seconds(args.push_timeout_s);
-  auto pusher = Pusher::open(root, remote, [&events](const PushOutcome& o) {
+  auto pusher = services::Pusher::open(root, remote, [&events](const services::PushOutcome& o) {
     log_push(o);
     boost::json::object event = o.body;
     event["ok"] = !o.failure;
@@ -359,8 +361,8 @@ std::optional<std::unique_ptr<Pusher>> start_pusher(const ServeArgs& args, const
 // The folders agents save into: chat logs under debug/, messages in the
 // inbox. Both watched on the worker thread.
 struct Watches {
-  std::unique_ptr<DirWatch> logs;
-  std::unique_ptr<DirWatch> inbox;
+  std::unique_ptr<services::DirWatch> logs;
+  std::unique_ptr<services::DirWatch> inbox;
 
   void close() {
     if (logs) logs->close();
@@ -368,12 +370,12 @@ struct Watches {
   }
 };
 
-Watches watch_folders(const ServeArgs& args, const std::string& root, const std::string& agents, Worker& eng,
+Watches watch_folders(const ServeArgs& args, const std::string& root, const std::string& agents, services::Worker& eng,
                       repl::Repl& pages, std::ostream& err) {
   auto watch = [&](std::string dir, bool logs, std::function<void(const std::string&)> saved) {
     // Logs: debug/ is not made before a page needs it; plain writes count
     // (a debounced draft does not run anyway). The inbox: whole files only.
-    auto w = DirWatch::open(eng.executor(),
+    auto w = services::DirWatch::open(eng.executor(),
                             {std::move(dir), !logs, ".md", std::chrono::milliseconds(args.settle_ms), logs},
                             std::move(saved));
     if (!w) err << "editgate: " << w.error().message << "; saved files are not seen\n";
@@ -382,7 +384,7 @@ Watches watch_folders(const ServeArgs& args, const std::string& root, const std:
   Watches w;
   w.logs = watch(root + "/debug", true, [&pages](const std::string& name) { pages.saved("debug/" + name); });
   // A folder of its own, never a link: what lands in it is applied.
-  if (auto made = private_folder(agents + "/inbox"); !made) {
+  if (auto made = services::private_folder(agents + "/inbox"); !made) {
     err << "editgate: " << made.error().message << "; the inbox is off\n";
     return w;
   }
@@ -403,10 +405,10 @@ void print_banner(std::ostream& out, const ServeArgs& args, const std::string& r
 }
 
 // The built-in Node page, when it is wanted and Node is there.
-std::shared_ptr<NodePage> start_node(const ServeArgs& args, Worker& eng, repl::Repl& pages, const std::string& root,
+std::shared_ptr<services::NodePage> start_node(const ServeArgs& args, services::Worker& eng, repl::Repl& pages, const std::string& root,
                                      const std::string& state_dir, std::ostream& err) {
   if (!args.node) return nullptr;
-  const std::string node = find_node();
+  const std::string node = services::find_node();
   if (!node.empty()) return start_node_page(eng, pages, root, state_dir, node);
   err << "editgate: no Node.js on PATH (node or nodejs): the built-in Node page is off; install nodejs, "
          "or pass --no-node to say so\n";
@@ -425,10 +427,10 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   std::optional<Held> held = hold_workspace(args, err);
   if (!held) return 2;
   const std::string& root = held->places.root;
-  Binding& binding = held->address.binding;
+  services::Binding& binding = held->address.binding;
   const net::ip::address& ip = held->address.ip;
-  StateDir& state = held->state;
-  Worker& eng = *held->worker;
+  services::StateDir& state = held->state;
+  services::Worker& eng = *held->worker;
 
   net::io_context ioc{1};
   tcp::acceptor acceptor(ioc);
@@ -436,13 +438,12 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   binding.port = acceptor.local_endpoint().port();
   const std::string host = ip.is_v6() ? "[" + args.bind + "]" : args.bind;
   const std::string url = "http://" + host + ":" + std::to_string(binding.port) + "/";
-  Gateway gw(binding, state.cookie(), eng, limits_of(args), held->places.id);
+  services::Gateway gw(binding, state.cookie(), eng, limits_of(args), held->places.id);
   gw.set_url(url);
-  McpServer mcp(gw, ioc.get_executor());
-  gw.set_mcp(&mcp);
-  EventHub events(eng.executor());
+  mcp::McpServer mcp(gw, ioc.get_executor());
+  services::EventHub events(eng.executor());
   gw.set_events(&events);
-  std::optional<std::unique_ptr<Pusher>> pusher = start_pusher(args, root, events, err);
+  std::optional<std::unique_ptr<services::Pusher>> pusher = start_pusher(args, root, events, err);
   if (!pusher) return 2;
   gw.set_pusher(pusher->get());
   // The commit queue wakes the pusher after each commit (observer 0: none).
@@ -469,7 +470,7 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
     if (!e) gw.request_stop();
   });
   Watchdog watchdog;
-  std::shared_ptr<NodePage> node_page;
+  std::shared_ptr<services::NodePage> node_page;
   gw.on_stop([&] {
     net::post(ioc, [&] {
       err << "editgate: stopping\n";
@@ -483,15 +484,15 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
         watches.close();
         pages.shutdown();
       });
-      if (node_page) stop_node_page(*node_page);
+      if (node_page) services::stop_node_page(*node_page);
       watchdog.start(ioc, gw.limits().shutdown_grace);
     });
   });
 
-  std::make_shared<listener>(ioc, acceptor, gw)->do_accept();
+  std::make_shared<listener>(ioc, acceptor, gw, mcp)->do_accept();
   print_banner(out, args, root, url, state.path(), ip);
   node_page = start_node(args, eng, pages, root, state.path(), err);
-  gw.set_realms(realm_host(node_page.get()));  // before ioc.run(): no op has run yet
+  gw.set_realms(services::realm_host(node_page.get()));  // before ioc.run(): no op has run yet
   out << "  pages: include <script src=\"" << url << "adapter.js\" crossorigin></script>; logs in debug/\n";
   // Signs one browser in, once; `editgate dashboard` prints another.
   out << "  dashboard: " << url << "?token=" << gw.dashboard().mint_token() << '\n';
@@ -500,13 +501,13 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   if (auto p = state.publish(binding.port, url, server_json(gw, host, root)); !p) {
     err << "editgate serve: " << p.error().message << '\n';
     // The worker and its hooks (the events') end before what they point at.
-    if (node_page) stop_node_page(*node_page);
+    if (node_page) services::stop_node_page(*node_page);
     eng.join();
     return 2;
   }
 
   ioc.run();
-  if (node_page) stop_node_page(*node_page);
+  if (node_page) services::stop_node_page(*node_page);
   // Jobs end (shutting_down) before the worker thread does, and the
   // commit queue makes the commits they left before it stops.
   // Held REPL items go to the queue at once: join waits for the queue, and

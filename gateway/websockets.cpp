@@ -24,11 +24,11 @@ constexpr std::size_t read_piece = 64 * 1024;
 // this, or the socket is cut: one that reads nothing cannot take it.
 constexpr std::chrono::seconds close_within{30};
 
-class agent_socket : public Stoppable, public std::enable_shared_from_this<agent_socket> {
+class agent_socket : public services::Stoppable, public std::enable_shared_from_this<agent_socket> {
  public:
   // `person`: a signed-in dashboard, authenticated by its cookie at the
   // handshake: no auth message, and the ops that are the person's to call.
-  agent_socket(beast::tcp_stream&& stream, Gateway& gateway, bool person)
+  agent_socket(beast::tcp_stream&& stream, services::Gateway& gateway, bool person)
       : ws_(std::move(stream)), gw_(gateway), auth_timer_(ws_.get_executor()), cut_timer_(ws_.get_executor()),
         person_(person) {}
 
@@ -49,25 +49,25 @@ class agent_socket : public Stoppable, public std::enable_shared_from_this<agent
   }
 
   void stop() override {
-    net::post(ws_.get_executor(), [self = shared_from_this()] { self->shut(Error::shutting_down); });
+    net::post(ws_.get_executor(), [self = shared_from_this()] { self->shut(services::Error::shutting_down); });
   }
 
  private:
   void on_accept(beast::error_code ec) {
     if (ec) return;
     if (person_) {
-      if (gw_.stopping()) return shut(Error::shutting_down);
+      if (gw_.stopping()) return shut(services::Error::shutting_down);
       return authenticated("");
     }
     send(R"({"op":"auth-required"})");
     auth_timer_.expires_after(gw_.limits().auth_timeout);
     auth_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
       if (ec || self->ops_ || self->closing_) return;
-      self->refuse_auth(Failure{Error::request_timeout, "no auth message within " +
+      self->refuse_auth(services::Failure{services::Error::request_timeout, "no auth message within " +
                                                             std::to_string(self->gw_.limits().auth_timeout.count()) +
                                                             " ms"});
     });
-    if (gw_.stopping()) return shut(Error::shutting_down);
+    if (gw_.stopping()) return shut(services::Error::shutting_down);
     do_read();
   }
 
@@ -86,7 +86,7 @@ class agent_socket : public Stoppable, public std::enable_shared_from_this<agent
     if (ec) {
       // Closed by the peer, cut off, or timed out: open streams commit what they applied.
       auth_timer_.cancel();
-      if (ops_) ops_->end(Error::io, false);
+      if (ops_) ops_->end(services::Error::io, false);
       return;
     }
     buffer_.commit(n);
@@ -104,22 +104,22 @@ class agent_socket : public Stoppable, public std::enable_shared_from_this<agent
     buffer_.consume(buffer_.size());
     if (closing_) return;
     if (!ops_) {
-      if (too_big) return refuse_auth(Failure{Error::payload_too_large, "the auth message is over " +
+      if (too_big) return refuse_auth(services::Failure{services::Error::payload_too_large, "the auth message is over " +
                                                                           std::to_string(limit) + " bytes"});
       return authenticate(text);
     }
     if (too_big)
-      ops_->refuse(Error::payload_too_large, "the message is " + std::to_string(size) + " bytes; the limit is " +
+      ops_->refuse(services::Error::payload_too_large, "the message is " + std::to_string(size) + " bytes; the limit is " +
                                                  std::to_string(limit) + " (stream large edits with edit-chunk)");
     else if (!ws_.got_text())
-      ops_->refuse(Error::bad_json, "messages are JSON in text frames, not binary");
+      ops_->refuse(services::Error::bad_json, "messages are JSON in text frames, not binary");
     else
       ops_->handle(text);
     do_read();
   }
 
   void authenticate(const std::string& text) {
-    auto ok = check_auth(text, gw_.cookie());
+    auto ok = ops::check_auth(text, gw_.cookie());
     if (!ok) return refuse_auth(ok.error());
     authenticated(*ok);
   }
@@ -128,7 +128,7 @@ class agent_socket : public Stoppable, public std::enable_shared_from_this<agent
     auth_timer_.cancel();
     // A weak reference: the OpDispatcher lives inside this socket, and must
     // not keep it alive once its connection is gone.
-    auto ops = std::make_shared<OpDispatcher>(gw_, ws_.get_executor(), record::new_session_id(),
+    auto ops = std::make_shared<ops::OpDispatcher>(gw_, ws_.get_executor(), record::new_session_id(),
                                               [weak = weak_from_this()](std::string msg) {
                                                 if (auto self = weak.lock()) self->send(std::move(msg));
                                               },
@@ -141,14 +141,14 @@ class agent_socket : public Stoppable, public std::enable_shared_from_this<agent
     do_read();
   }
 
-  void refuse_auth(const Failure& f) {
+  void refuse_auth(const services::Failure& f) {
     send(boost::json::serialize(boost::json::object{
         {"type", "auth_error"}, {"reason", to_string(f.code)}, {"message", f.message}}));
     close_after_writes(websocket::close_code::policy_error, "auth_error");
   }
 
   // The gateway stops: open streams are committed and reported, then the close.
-  void shut(Error why) {
+  void shut(services::Error why) {
     if (closing_) return;
     auto self = shared_from_this();
     if (!ops_) return close_after_writes(websocket::close_code::going_away, "editgate is stopping");
@@ -174,8 +174,8 @@ class agent_socket : public Stoppable, public std::enable_shared_from_this<agent
     queue_.erase(queue_.begin() + (writing ? 1 : 0), queue_.end());
     queued_bytes_ = writing ? queue_.front().size() : 0;
     auth_timer_.cancel();
-    if (ops_) ops_->end(Error::slow_client, false);
-    close_after_writes(websocket::close_code::try_again_later, to_string(Error::slow_client));
+    if (ops_) ops_->end(services::Error::slow_client, false);
+    close_after_writes(websocket::close_code::try_again_later, to_string(services::Error::slow_client));
     cut_timer_.expires_after(close_within);
     cut_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
       if (ec) return;
@@ -222,12 +222,12 @@ class agent_socket : public Stoppable, public std::enable_shared_from_this<agent
   }
 
   websocket::stream<beast::tcp_stream> ws_;
-  Gateway& gw_;
+  services::Gateway& gw_;
   net::steady_timer auth_timer_;
   beast::flat_buffer buffer_;
   std::size_t message_bytes_ = 0;
   bool too_big_ = false;
-  std::shared_ptr<OpDispatcher> ops_;
+  std::shared_ptr<ops::OpDispatcher> ops_;
   std::deque<std::string> queue_;
   std::size_t queued_bytes_ = 0;  // in queue_, the message on the wire included
   bool paused_ = false;           // reading waits for the queue to drain
@@ -241,7 +241,7 @@ class agent_socket : public Stoppable, public std::enable_shared_from_this<agent
 
 }  // namespace
 
-void start_agent_socket(beast::tcp_stream stream, http::request<http::buffer_body> request, Gateway& gateway,
+void start_agent_socket(beast::tcp_stream stream, http::request<http::buffer_body> request, services::Gateway& gateway,
                         bool person) {
   std::make_shared<agent_socket>(std::move(stream), gateway, person)->run(std::move(request));
 }
@@ -256,9 +256,9 @@ namespace {
 
 constexpr std::size_t page_message_bytes = 16u << 20;  // a page's result, bounded by its serializer
 
-class page_socket : public Stoppable, public std::enable_shared_from_this<page_socket> {
+class page_socket : public services::Stoppable, public std::enable_shared_from_this<page_socket> {
  public:
-  page_socket(beast::tcp_stream&& stream, Gateway& gateway, std::string origin)
+  page_socket(beast::tcp_stream&& stream, services::Gateway& gateway, std::string origin)
       : ws_(std::move(stream)), gw_(gateway), origin_(std::move(origin)), hello_timer_(ws_.get_executor()) {}
 
   ~page_socket() override { gw_.leave_page(origin_); }
@@ -315,7 +315,7 @@ class page_socket : public Stoppable, public std::enable_shared_from_this<page_s
     hello_timer_.expires_after(gw_.limits().auth_timeout);
     hello_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
       if (ec || self->hello_sent_) return;
-      self->refuse(Error::request_timeout,
+      self->refuse(services::Error::request_timeout,
                    "no hello within " + std::to_string(self->gw_.limits().auth_timeout.count()) + " ms");
     });
     do_read();
@@ -352,8 +352,8 @@ class page_socket : public Stoppable, public std::enable_shared_from_this<page_s
     boost::system::error_code ec;
     boost::json::value v = boost::json::parse(text, ec);
     if (ec || !v.is_object() || !v.get_object().contains("type") || v.get_object().at("type") != "hello")
-      return refuse(Error::bad_request, "the first message must be {\"type\":\"hello\",...}");
-    if (!gw_.repl()) return refuse(Error::not_found, "this gateway runs no pages");
+      return refuse(services::Error::bad_request, "the first message must be {\"type\":\"hello\",...}");
+    if (!gw_.repl()) return refuse(services::Error::not_found, "this gateway runs no pages");
     const boost::json::object& o = v.get_object();
     auto field = [&](std::string_view k) {
       const boost::json::value* f = o.if_contains(k);
@@ -373,7 +373,7 @@ class page_socket : public Stoppable, public std::enable_shared_from_this<page_s
     });
   }
 
-  void refuse(Error code, const std::string& message) {
+  void refuse(services::Error code, const std::string& message) {
     send(boost::json::serialize(
         boost::json::object{{"type", "refused"}, {"error", to_string(code)}, {"message", message}}));
     close();
@@ -402,7 +402,7 @@ class page_socket : public Stoppable, public std::enable_shared_from_this<page_s
   }
 
   websocket::stream<beast::tcp_stream> ws_;
-  Gateway& gw_;
+  services::Gateway& gw_;
   std::string origin_;
   net::steady_timer hello_timer_;
   beast::flat_buffer buffer_;
@@ -418,7 +418,7 @@ class page_socket : public Stoppable, public std::enable_shared_from_this<page_s
 
 }  // namespace
 
-void start_page_socket(beast::tcp_stream stream, http::request<http::buffer_body> request, Gateway& gateway,
+void start_page_socket(beast::tcp_stream stream, http::request<http::buffer_body> request, services::Gateway& gateway,
                        std::string origin) {
   std::make_shared<page_socket>(std::move(stream), gateway, std::move(origin))->run(std::move(request));
 }

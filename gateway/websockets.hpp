@@ -11,12 +11,12 @@ namespace gateway {
 // Takes over the stream of an upgrade request that passed the Host and
 // Origin checks, and answers the handshake. `person`: the dashboard's
 // socket, whose cookie was checked at the upgrade (no auth message).
-void start_agent_socket(beast::tcp_stream stream, http::request<http::buffer_body> request, Gateway& gateway,
+void start_agent_socket(beast::tcp_stream stream, http::request<http::buffer_body> request, services::Gateway& gateway,
                         bool person = false);
 
 // The page door, /v1/page: a page's hello, then its results and events.
 // The request passed the Host check and carries an allowed Origin.
-void start_page_socket(beast::tcp_stream stream, http::request<http::buffer_body> request, Gateway& gateway,
+void start_page_socket(beast::tcp_stream stream, http::request<http::buffer_body> request, services::Gateway& gateway,
                        std::string origin);
 
 }  // namespace gateway

@@ -2,12 +2,12 @@
 
 #include <boost/asio/post.hpp>
 
-namespace gateway {
+namespace mcp {
 
 namespace {
 
 // Proxies that buffer would hold progress back until the end.
-const HttpHeaders event_headers{{"X-Accel-Buffering", "no"}};
+const services::HttpHeaders event_headers{{"X-Accel-Buffering", "no"}};
 
 }  // namespace
 
@@ -25,7 +25,7 @@ void McpHttpStream::answer(unsigned status, std::string message, std::string ses
                                         session = std::move(session)]() mutable {
     if (self->answered_.exchange(true)) return;
     if (self->streaming_) return self->http_->end_stream(message.empty() ? "" : "data: " + message + "\n\n");
-    HttpHeaders headers;
+    services::HttpHeaders headers;
     if (!session.empty()) headers.emplace_back("Mcp-Session-Id", std::move(session));
     self->http_->respond(status, "application/json", message.empty() ? "" : message + "\n", headers);
   });
@@ -39,4 +39,4 @@ void McpHttpStream::drop() {
   });
 }
 
-}  // namespace gateway
+}  // namespace mcp

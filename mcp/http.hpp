@@ -8,11 +8,11 @@
 #include <atomic>
 #include <memory>
 
-namespace gateway {
+namespace mcp {
 
 class McpHttpStream final : public McpStream, public std::enable_shared_from_this<McpHttpStream> {
  public:
-  explicit McpHttpStream(std::shared_ptr<HttpResponder> http) : http_(std::move(http)) {}
+  explicit McpHttpStream(std::shared_ptr<services::HttpResponder> http) : http_(std::move(http)) {}
   void event(std::string message) override;
   void answer(unsigned status, std::string message, std::string session) override;
   void drop() override;
@@ -20,9 +20,9 @@ class McpHttpStream final : public McpStream, public std::enable_shared_from_thi
   bool answered() const { return answered_.load(); }
 
  private:
-  std::shared_ptr<HttpResponder> http_;
+  std::shared_ptr<services::HttpResponder> http_;
   bool streaming_ = false;  // the responder's executor only
   std::atomic<bool> answered_{false};
 };
 
-}  // namespace gateway
+}  // namespace mcp

@@ -9,7 +9,7 @@
 
 #include <array>
 
-namespace gateway {
+namespace mcp {
 
 namespace json = boost::json;
 
@@ -273,4 +273,4 @@ std::shared_ptr<McpPending> McpServer::post(const McpHeaders& headers, std::stri
   return McpRequest(*this, headers, std::move(out)).serve(body);
 }
 
-}  // namespace gateway
+}  // namespace mcp

@@ -2,7 +2,7 @@
 
 #include <boost/json.hpp>
 
-namespace gateway {
+namespace mcp {
 
 namespace json = boost::json;
 
@@ -29,4 +29,4 @@ std::string rpc_notification(std::string_view method, json::object params) {
   return json::serialize(json::object{{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}});
 }
 
-}  // namespace gateway
+}  // namespace mcp

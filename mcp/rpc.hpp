@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace gateway {
+namespace mcp {
 
 enum class RpcCode : int {
   parse_error = -32700,
@@ -34,4 +34,4 @@ std::string rpc_error(const boost::json::value& id, RpcCode code, std::string_vi
                       boost::json::value data = nullptr);
 std::string rpc_notification(std::string_view method, boost::json::object params);
 
-}  // namespace gateway
+}  // namespace mcp

@@ -12,7 +12,7 @@
 #include <boost/asio/strand.hpp>
 #include <boost/json.hpp>
 
-namespace gateway {
+namespace mcp {
 
 namespace json = boost::json;
 namespace net = boost::asio;
@@ -37,12 +37,12 @@ struct McpServer::Call : McpPending, std::enable_shared_from_this<McpServer::Cal
   McpServer& server;
   net::any_io_executor strand;
   std::shared_ptr<Session> session;  // the stateless one for a 2026-07-28 call
-  std::shared_ptr<ConnectionState> conn;
+  std::shared_ptr<ops::ConnectionState> conn;
   json::value id;
   std::string key;  // the op's id for it (OpCall::request_id), unique in the gateway
   std::optional<json::value> progress_token;
   bool modern = false;
-  const OpSpec* op = nullptr;  // the tool's
+  const ops::OpSpec* op = nullptr;  // the tool's
   json::object target;  // the page or session it runs in, for an interrupt
   std::string op_session;
   std::shared_ptr<McpStream> out;
@@ -147,13 +147,13 @@ struct McpServer::Call : McpPending, std::enable_shared_from_this<McpServer::Cal
 namespace {
 
 // The op's replies, as the call's.
-class CallReplies final : public Replies {
+class CallReplies final : public services::Replies {
  public:
   explicit CallReplies(std::shared_ptr<McpServer::Call> call) : call_(std::move(call)) {}
   net::any_io_executor executor() const override { return call_->strand; }
   void part(json::object body) override { call_->part(std::move(body)); }
   void done(json::object body) override { call_->finish(std::move(body), false); }
-  void fail(Failure failure, json::object body) override {
+  void fail(services::Failure failure, json::object body) override {
     body["error"] = to_string(failure.code);
     body["message"] = failure.message;
     call_->finish(std::move(body), true);
@@ -164,13 +164,13 @@ class CallReplies final : public Replies {
 };
 
 // Replies nobody reads: an interrupt the server sends for a cancelled call.
-class Unread final : public Replies {
+class Unread final : public services::Replies {
  public:
   explicit Unread(net::any_io_executor ex) : ex_(std::move(ex)) {}
   net::any_io_executor executor() const override { return ex_; }
   void part(json::object) override {}
   void done(json::object) override {}
-  void fail(Failure, json::object) override {}
+  void fail(services::Failure, json::object) override {}
 
  private:
   net::any_io_executor ex_;
@@ -178,10 +178,10 @@ class Unread final : public Replies {
 
 }  // namespace
 
-McpServer::McpServer(Gateway& gw, net::any_io_executor ex, McpLimits limits)
+McpServer::McpServer(services::Gateway& gw, net::any_io_executor ex, McpLimits limits)
     : gw_(gw), ex_(std::move(ex)), limits_(limits), stateless_(std::make_shared<Session>()) {
   stateless_->strand = net::make_strand(ex_);
-  stateless_->conn = std::make_shared<ConnectionState>(gw_.worker(), "");
+  stateless_->conn = std::make_shared<ops::ConnectionState>(gw_.worker(), "");
   stateless_->last_used = std::chrono::steady_clock::now();
 }
 
@@ -214,9 +214,9 @@ std::shared_ptr<McpServer::Session> McpServer::session(const std::string& id) {
 
 std::shared_ptr<McpServer::Session> McpServer::open_session() {
   auto s = std::make_shared<Session>();
-  s->id = random_hex(32);
+  s->id = repl::random_hex(32);
   s->strand = net::make_strand(ex_);
-  s->conn = std::make_shared<ConnectionState>(gw_.worker(), record::new_session_id());
+  s->conn = std::make_shared<ops::ConnectionState>(gw_.worker(), record::new_session_id());
   s->last_used = std::chrono::steady_clock::now();
   std::vector<std::shared_ptr<Session>> dropped;
   {
@@ -247,7 +247,7 @@ std::shared_ptr<McpServer::Session> McpServer::open_session() {
 }
 
 std::string McpServer::keep_result(std::string text) {
-  std::string uri = "editgate://result/" + random_hex(16);
+  std::string uri = "editgate://result/" + repl::random_hex(16);
   std::lock_guard lock(mutex_);
   result_bytes_ += text.size();
   results_.emplace_back(uri, std::move(text));
@@ -287,7 +287,7 @@ std::shared_ptr<McpPending> McpServer::call_tool(const McpTool& tool, ToolCall a
     call->key = "mcp-" + std::to_string(++calls_made_);
     if (session->calls.size() >= limits_.calls_per_session) {
       net::post(call->strand, [call, n = limits_.calls_per_session] {
-        call->finish({{"error", to_string(Error::too_many_requests)},
+        call->finish({{"error", to_string(services::Error::too_many_requests)},
                       {"message", "this session runs " + std::to_string(n) + " tool calls already"}},
                      true);
       });
@@ -297,7 +297,7 @@ std::shared_ptr<McpPending> McpServer::call_tool(const McpTool& tool, ToolCall a
   }
   net::post(call->strand, [this, call, &op = *tool.op, args = std::move(args)]() mutable {
     if (call->progress_token && op.interruptible) call->tick();
-    Envelope env{"MCP", std::nullopt, json::serialize(json::value(call->key))};
+    ops::Envelope env{"MCP", std::nullopt, json::serialize(json::value(call->key))};
     if (!args.session.empty()) env.session = std::move(args.session);
     dispatch(gw_, op, std::move(env), std::move(args.params), call->conn, std::make_shared<CallReplies>(call));
   });
@@ -305,10 +305,10 @@ std::shared_ptr<McpPending> McpServer::call_tool(const McpTool& tool, ToolCall a
 }
 
 void McpServer::interrupt(Call& call) {
-  const OpSpec* op = find_op("interrupt");
+  const ops::OpSpec* op = ops::find_op("interrupt");
   json::object params = call.target;
   params["interrupt-id"] = call.key;
-  Envelope env{"MCP"};
+  ops::Envelope env{"MCP"};
   if (call.op_session != call.conn->id) env.session = call.op_session;
   dispatch(gw_, *op, std::move(env), std::move(params), call.conn, std::make_shared<Unread>(call.strand));
 }
@@ -335,4 +335,4 @@ void McpServer::cancel(const std::string& session_id, const json::value& request
   if (call) call->cancel();
 }
 
-}  // namespace gateway
+}  // namespace mcp

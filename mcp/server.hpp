@@ -23,9 +23,11 @@
 #include <string>
 #include <vector>
 
-namespace gateway {
-
+namespace services {
 class Gateway;
+}
+
+namespace mcp {
 
 inline constexpr std::string_view mcp_legacy_version = "2025-11-25";
 inline constexpr std::string_view mcp_modern_version = "2026-07-28";
@@ -74,7 +76,7 @@ struct McpLimits {
 
 class McpServer {
  public:
-  McpServer(Gateway& gw, boost::asio::any_io_executor ex, McpLimits limits = {});
+  McpServer(services::Gateway& gw, boost::asio::any_io_executor ex, McpLimits limits = {});
   ~McpServer();
 
   // One POST /mcp: `body` is its text. The answer goes to `out`; the
@@ -95,7 +97,7 @@ class McpServer {
   struct Session {
     std::string id;  // Mcp-Session-Id
     boost::asio::any_io_executor strand;  // its calls' replies run there: its ConnectionState is touched there only
-    std::shared_ptr<ConnectionState> conn;
+    std::shared_ptr<ops::ConnectionState> conn;
     std::chrono::steady_clock::time_point last_used;
     std::map<std::string, std::weak_ptr<Call>> calls;  // running, by Call::key; under mutex_
   };
@@ -122,7 +124,7 @@ class McpServer {
   void call_ended(Call& call);
   std::string keep_result(std::string json);
 
-  Gateway& gw_;
+  services::Gateway& gw_;
   boost::asio::any_io_executor ex_;
   McpLimits limits_;
   // Guards sessions_, the calls and the kept results: each MCP session runs
@@ -135,4 +137,4 @@ class McpServer {
   std::size_t result_bytes_ = 0;
 };
 
-}  // namespace gateway
+}  // namespace mcp

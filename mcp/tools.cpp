@@ -6,15 +6,15 @@
 
 #include <algorithm>
 
-namespace gateway {
+namespace mcp {
 
 namespace json = boost::json;
 
 const std::vector<McpTool>& mcp_tools() {
   static const std::vector<McpTool> tools = [] {
     std::vector<McpTool> list;
-    for (const OpSpec& op : op_table())
-      for (const McpFace& face : op.mcp) list.push_back({&op, &face});
+    for (const ops::OpSpec& op : ops::op_table())
+      for (const ops::McpFace& face : op.mcp) list.push_back({&op, &face});
     return list;
   }();
   return tools;
@@ -28,34 +28,34 @@ std::optional<McpTool> find_tool(std::string_view name) {
 
 bool read_only(const McpTool& t) {
   const auto& fixed = t.face->fixed;
-  return t.op->effect == Effect::reads || (fixed && fixed->first == "dry_run" && fixed->second);
+  return t.op->effect == ops::Effect::reads || (fixed && fixed->first == "dry_run" && fixed->second);
 }
 
-bool destructive(const McpTool& t) { return t.op->effect == Effect::destroys && !read_only(t); }
+bool destructive(const McpTool& t) { return t.op->effect == ops::Effect::destroys && !read_only(t); }
 
 namespace {
 
-bool hidden(const McpFace& face, std::string_view param) {
+bool hidden(const ops::McpFace& face, std::string_view param) {
   return std::find(face.hidden.begin(), face.hidden.end(), param) != face.hidden.end();
 }
 
-json::object input_schema(const McpFace& tool, const OpSpec& op) {
+json::object input_schema(const ops::McpFace& tool, const ops::OpSpec& op) {
   json::object properties;
   json::array required;
-  for (const Param& p : op.params) {
+  for (const ops::Param& p : op.params) {
     if (hidden(tool, p.name)) continue;
     json::object schema = param_schema(p.type);
     if (!p.doc.empty()) schema["description"] = p.doc;
     properties[p.name] = std::move(schema);
     if (p.required) required.emplace_back(p.name);
   }
-  if (tool.session != SessionArg::none) {
-    json::object schema = param_schema(ParamType::name);
-    schema["description"] = tool.session == SessionArg::required
+  if (tool.session != ops::SessionArg::none) {
+    json::object schema = param_schema(ops::ParamType::name);
+    schema["description"] = tool.session == ops::SessionArg::required
                                 ? "the session realm_open returned"
                                 : "a session realm_open returned: runs in its realm";
     properties["session"] = std::move(schema);
-    if (tool.session == SessionArg::required) required.emplace_back("session");
+    if (tool.session == ops::SessionArg::required) required.emplace_back("session");
   }
   json::object schema{{"type", "object"}, {"properties", std::move(properties)}, {"additionalProperties", false}};
   if (!required.empty()) schema["required"] = std::move(required);
@@ -76,7 +76,7 @@ json::object output_schema() {
 json::array tools_listed() {
   json::array list;
   for (const McpTool& t : mcp_tools()) {
-    const McpFace& f = *t.face;
+    const ops::McpFace& f = *t.face;
     json::object annotations{{"title", f.title}, {"readOnlyHint", read_only(t)}, {"openWorldHint", f.open_world}};
     if (!read_only(t)) {
       annotations["destructiveHint"] = destructive(t);
@@ -92,27 +92,27 @@ json::array tools_listed() {
   return list;
 }
 
-Result<ToolCall> tool_params(const McpTool& t, const json::value* arguments) {
-  const McpFace& tool = *t.face;
+services::Result<ToolCall> tool_params(const McpTool& t, const json::value* arguments) {
+  const ops::McpFace& tool = *t.face;
   ToolCall call;
   if (arguments && !arguments->is_null()) {
-    if (!arguments->is_object()) return Failure{Error::bad_request, "arguments must be an object"};
+    if (!arguments->is_object()) return services::Failure{services::Error::bad_request, "arguments must be an object"};
     call.params = arguments->get_object();
   }
   for (std::string_view h : tool.hidden)
-    if (call.params.contains(h)) return Failure{Error::bad_request, std::string(tool.tool) + " does not take " + std::string(h)};
-  if (tool.session != SessionArg::none) {
+    if (call.params.contains(h)) return services::Failure{services::Error::bad_request, std::string(tool.tool) + " does not take " + std::string(h)};
+  if (tool.session != ops::SessionArg::none) {
     if (const json::value* s = call.params.if_contains("session")) {
-      if (!s->is_string() || !valid_name(s->get_string()))
-        return Failure{Error::bad_request, "session must be the session realm_open returned"};
+      if (!s->is_string() || !services::valid_name(s->get_string()))
+        return services::Failure{services::Error::bad_request, "session must be the session realm_open returned"};
       call.session = std::string(s->get_string());
       call.params.erase("session");
-    } else if (tool.session == SessionArg::required) {
-      return Failure{Error::missing_param, std::string(tool.tool) + " needs \"session\""};
+    } else if (tool.session == ops::SessionArg::required) {
+      return services::Failure{services::Error::missing_param, std::string(tool.tool) + " needs \"session\""};
     }
   }
   if (tool.fixed) call.params[tool.fixed->first] = tool.fixed->second;
   return call;
 }
 
-}  // namespace gateway
+}  // namespace mcp

@@ -16,11 +16,11 @@
 #include <string_view>
 #include <vector>
 
-namespace gateway {
+namespace mcp {
 
 struct McpTool {
-  const OpSpec* op;
-  const McpFace* face;
+  const ops::OpSpec* op;
+  const ops::McpFace* face;
 };
 
 // The tools, in the op table's order (tools/list's).
@@ -44,10 +44,10 @@ struct ToolCall {
   boost::json::object params;
   std::string session;
 };
-Result<ToolCall> tool_params(const McpTool& tool, const boost::json::value* arguments);
+services::Result<ToolCall> tool_params(const McpTool& tool, const boost::json::value* arguments);
 
 // A tool result's size past which its structured content is kept aside and
 // linked (a resource) instead of sent: about 8k tokens.
 inline constexpr std::size_t result_inline_bytes = 32 * 1024;
 
-}  // namespace gateway
+}  // namespace mcp

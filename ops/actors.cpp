@@ -7,7 +7,7 @@
 
 #include <boost/json.hpp>
 
-namespace gateway {
+namespace ops {
 
 namespace json = boost::json;
 
@@ -17,7 +17,7 @@ namespace {
 template <class Work>
 void on_repl(OpCall& call, Work work) {
   repl::Repl* repl = call.gw.repl();
-  if (!repl) return call.out->fail({Error::not_found, "this gateway runs no pages"});
+  if (!repl) return call.out->fail({services::Error::not_found, "this gateway runs no pages"});
   call.gw.worker().run(call.out->executor(), [repl, work = std::move(work)] { return work(*repl); },
                        [out = call.out](repl::Result<json::object> answer) {
                          if (!answer) return out->fail(from_repl(answer.error()));
@@ -42,4 +42,4 @@ void op_kill(OpCall call) {
   on_repl(call, [actor = actor_of(call)](repl::Repl& r) { return r.kill(actor); });
 }
 
-}  // namespace gateway
+}  // namespace ops

@@ -9,13 +9,13 @@
 
 #include <boost/json.hpp>
 
-namespace gateway {
+namespace ops {
 
 namespace json = boost::json;
 
 void op_watch(OpCall call) {
-  EventHub* hub = call.gw.events();
-  if (!hub) return call.out->fail({Error::not_found, "this gateway publishes no events"});
+  services::EventHub* hub = call.gw.events();
+  if (!hub) return call.out->fail({services::Error::not_found, "this gateway publishes no events"});
   // Events go on while the connection lives: a watch has no final reply.
   std::weak_ptr<void> alive = call.conn;
   if (auto w = hub->watch(call.out, std::move(alive)); !w) call.out->fail(w.error());
@@ -26,8 +26,8 @@ void op_origins(OpCall call) { call.out->done(call.gw.approvals().snapshot()); }
 // The person's alone: dispatch refuses it to an agent (Role::person).
 void op_approve(OpCall call) {
   const std::string given(call.params.at("origin").get_string());
-  auto origin = normalize_origin(given);
-  if (!origin) return call.out->fail({Error::bad_request, "origin must be scheme://host[:port]"});
+  auto origin = services::normalize_origin(given);
+  if (!origin) return call.out->fail({services::Error::bad_request, "origin must be scheme://host[:port]"});
   const bool allow = call.params.at("allow").get_bool();
   auto decided = call.gw.approvals().decide(*origin, allow);
   if (!decided) return call.out->fail(decided.error());
@@ -38,4 +38,4 @@ void op_dashboard(OpCall call) {
   call.out->done({{"url", call.gw.url() + "?token=" + call.gw.dashboard().mint_token()}});
 }
 
-}  // namespace gateway
+}  // namespace ops

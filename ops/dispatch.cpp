@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace gateway {
+namespace ops {
 
 namespace json = boost::json;
 
@@ -14,15 +14,15 @@ bool addresses_page(const OpSpec& op) {
 
 }  // namespace
 
-void dispatch(Gateway& gw, const OpSpec& op, Envelope env, json::object params, std::shared_ptr<ConnectionState> conn,
-              std::shared_ptr<Replies> out) {
+void dispatch(services::Gateway& gw, const OpSpec& op, Envelope env, json::object params, std::shared_ptr<ConnectionState> conn,
+              std::shared_ptr<services::Replies> out) {
   auto unknown = check_params(op, params);
   if (!unknown) return out->fail(unknown.error());
   out = naming_unknown(std::move(out), *unknown);
   // The person's decisions (approving an origin) are never an agent's:
   // page text steers agents, and must not widen who runs code through them.
   if (op.role == Role::person && !conn->person)
-    return out->fail({Error::forbidden_origin, std::string(op.name) +
+    return out->fail({services::Error::forbidden_origin, std::string(op.name) +
                                                    " is the person's, on the dashboard (the URL `editgate serve` "
                                                    "printed, or `editgate dashboard`); never an agent's"});
   std::string session = env.session ? *env.session : conn->id;
@@ -31,10 +31,10 @@ void dispatch(Gateway& gw, const OpSpec& op, Envelope env, json::object params, 
     auto held = gw.sessions().touch(session, conn.get(), agent ? std::string_view(agent->get_string()) : "");
     if (!held) return out->fail(held.error());
     if (!*held && env.session && addresses_page(op))
-      return out->fail({Error::not_found, "no session " + session + "; clone (MCP: realm_open) makes one"});
+      return out->fail({services::Error::not_found, "no session " + session + "; clone (MCP: realm_open) makes one"});
   }
   op.handler(OpCall{gw, op, std::move(params), std::move(session), env.door, std::move(conn), std::move(out),
                     std::move(env.request_id)});
 }
 
-}  // namespace gateway
+}  // namespace ops

@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-namespace gateway {
+namespace ops {
 
 // What a request carries besides its parameters.
 struct Envelope {
@@ -36,7 +36,7 @@ struct Envelope {
 // never runs code in the default page, and elsewhere names the commits
 // only. Then the op's handler runs. Every refusal goes to `out`. Called on
 // `out`'s executor.
-void dispatch(Gateway& gw, const OpSpec& op, Envelope env, boost::json::object params,
-              std::shared_ptr<ConnectionState> conn, std::shared_ptr<Replies> out);
+void dispatch(services::Gateway& gw, const OpSpec& op, Envelope env, boost::json::object params,
+              std::shared_ptr<ConnectionState> conn, std::shared_ptr<services::Replies> out);
 
-}  // namespace gateway
+}  // namespace ops

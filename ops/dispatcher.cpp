@@ -13,7 +13,7 @@
 #include <algorithm>
 #include <optional>
 
-namespace gateway {
+namespace ops {
 
 namespace json = boost::json;
 
@@ -40,7 +40,7 @@ json::object echo_of(const json::object& msg) {
 // still running under the same id (stdin to its eval) has no end of its
 // own: its success says nothing (the running request's messages answer),
 // and its failure is an error without "done", which would end the other.
-class WsReplies final : public Replies {
+class WsReplies final : public services::Replies {
  public:
   // `tracked`: the request's id is in the dispatcher's running set until
   // its final reply. `open_bytes`: the request counts among the
@@ -61,12 +61,12 @@ class WsReplies final : public Replies {
   void part(json::object body) override { send(std::move(body)); }
   void done(json::object body) override {
     if (within_) return;
-    mark_final(body, std::nullopt);
+    services::mark_final(body, std::nullopt);
     send(std::move(body));
     finished();
   }
-  void fail(Failure failure, json::object body) override {
-    mark_final(body, failure);
+  void fail(services::Failure failure, json::object body) override {
+    services::mark_final(body, failure);
     if (within_) body["status"] = json::array{"error"};
     send(std::move(body));
     if (!within_) finished();
@@ -93,38 +93,38 @@ class WsReplies final : public Replies {
 
 }  // namespace
 
-Result<std::string> check_auth(std::string_view text, std::string_view cookie) {
+services::Result<std::string> check_auth(std::string_view text, std::string_view cookie) {
   boost::system::error_code ec;
   json::value v = json::parse(text, ec);
   if (ec || !v.is_object())
-    return Failure{Error::bad_json, "the first message must be {\"type\":\"auth\",\"cookie\":\"...\"}"};
+    return services::Failure{services::Error::bad_json, "the first message must be {\"type\":\"auth\",\"cookie\":\"...\"}"};
   const json::object& o = v.get_object();
   const json::value* type = o.if_contains("type");
   const json::value* given = o.if_contains("cookie");
   if (!type || !type->is_string() || type->get_string() != "auth")
-    return Failure{Error::unauthorized, "the first message must be {\"type\":\"auth\",\"cookie\":\"...\"}"};
+    return services::Failure{services::Error::unauthorized, "the first message must be {\"type\":\"auth\",\"cookie\":\"...\"}"};
   if (!given || !given->is_string())
-    return Failure{Error::unauthorized, "the auth message has no cookie; it is in the gateway's cookie file (`editgate where` names it)"};
+    return services::Failure{services::Error::unauthorized, "the auth message has no cookie; it is in the gateway's cookie file (`editgate where` names it)"};
   // The cookie file ends in a newline, and a client may send the file as it
   // is: white space around the cookie is not part of it (a cookie is hex).
   std::string_view sent = given->get_string();
   const std::string_view space = " \t\r\n";
   sent.remove_prefix(std::min(sent.size(), sent.find_first_not_of(space)));
   sent.remove_suffix(sent.size() - std::min(sent.size(), sent.find_last_not_of(space) + 1));
-  if (!constant_time_equal(sent, cookie))
-    return Failure{Error::unauthorized, "wrong cookie; the right one is in the gateway's cookie file (`editgate where` names it)"};
+  if (!services::constant_time_equal(sent, cookie))
+    return services::Failure{services::Error::unauthorized, "wrong cookie; the right one is in the gateway's cookie file (`editgate where` names it)"};
   const json::value* resume = o.if_contains("resume");
   if (!resume || resume->is_null()) return std::string();
-  if (!resume->is_string() || !valid_name(resume->get_string()))
-    return Failure{Error::bad_request, "resume must be a session id: 1-64 letters, digits, '.', '_' or '-'"};
+  if (!resume->is_string() || !services::valid_name(resume->get_string()))
+    return services::Failure{services::Error::bad_request, "resume must be a session id: 1-64 letters, digits, '.', '_' or '-'"};
   return std::string(resume->get_string());
 }
 
-Result<json::object> parse_message(std::string_view text) {
+services::Result<json::object> parse_message(std::string_view text) {
   boost::system::error_code ec;
   json::value v = json::parse(text, ec);
-  if (ec) return Failure{Error::bad_json, "the message is not JSON (" + ec.message() + ")"};
-  if (!v.is_object()) return Failure{Error::bad_json, "a request is a JSON object with an \"op\""};
+  if (ec) return services::Failure{services::Error::bad_json, "the message is not JSON (" + ec.message() + ")"};
+  if (!v.is_object()) return services::Failure{services::Error::bad_json, "a request is a JSON object with an \"op\""};
   return std::move(v.get_object());
 }
 
@@ -140,36 +140,36 @@ CheckedRequest check_request(std::string_view text) {
 
 CheckedRequest check_message(json::object msg) {
   CheckedRequest r;
-  auto refuse = [&](Failure f) {
+  auto refuse = [&](services::Failure f) {
     r.failure = std::move(f);
     return std::move(r);
   };
   r.msg = std::move(msg);
   r.echo = echo_of(r.msg);
   const json::value* op_name = r.msg.if_contains("op");
-  if (!op_name || !op_name->is_string()) return refuse({Error::missing_param, "the request has no \"op\""});
+  if (!op_name || !op_name->is_string()) return refuse({services::Error::missing_param, "the request has no \"op\""});
   const OpSpec* op = find_op(op_name->get_string());
   if (!op)
-    return refuse({Error::unknown_op,
+    return refuse({services::Error::unknown_op,
                    "no op \"" + std::string(op_name->get_string()) + "\"; send {\"op\":\"describe\"} for the list"});
   // The envelope; an `id` is a parameter only where the op is keyed by it.
   bool takes_id = false;
   for (const Param& p : op->params) takes_id = takes_id || p.name == "id";
   for (const auto& kv : r.msg)
     if (kv.key() != "op" && kv.key() != "session" && (kv.key() != "id" || takes_id)) r.params[kv.key()] = kv.value();
-  if (const json::value* s = r.msg.if_contains("session"); s && (!s->is_string() || !valid_name(s->get_string())))
-    return refuse({Error::bad_request, "session must be 1-64 letters, digits, '.', '_' or '-'"});
+  if (const json::value* s = r.msg.if_contains("session"); s && (!s->is_string() || !services::valid_name(s->get_string())))
+    return refuse({services::Error::bad_request, "session must be 1-64 letters, digits, '.', '_' or '-'"});
   r.op = op->name;
   return r;
 }
 
-OpDispatcher::OpDispatcher(Gateway& gateway, boost::asio::any_io_executor ex, std::string id, Send send, bool person)
+OpDispatcher::OpDispatcher(services::Gateway& gateway, boost::asio::any_io_executor ex, std::string id, Send send, bool person)
     : gw_(gateway), ex_(std::move(ex)), send_(std::move(send)),
       conn_(std::make_shared<ConnectionState>(gateway.worker(), std::move(id))) {
   conn_->person = person;
 }
 
-Result<json::object> OpDispatcher::start_session(const std::string& resume) {
+services::Result<json::object> OpDispatcher::start_session(const std::string& resume) {
   close_realms(gw_, gw_.sessions().expire());
   json::object started{{"op", "session-started"}};
   if (!resume.empty()) {
@@ -199,7 +199,7 @@ void OpDispatcher::send(const json::object& echo, json::object body) {
   send_(json::serialize(out));
 }
 
-void OpDispatcher::refuse(Error code, const std::string& message) { WsReplies(weak_from_this(), ex_, {}).fail({code, message}, {}); }
+void OpDispatcher::refuse(services::Error code, const std::string& message) { WsReplies(weak_from_this(), ex_, {}).fail({code, message}, {}); }
 
 void OpDispatcher::finished(const std::string& key) {
   if (!key.empty()) running_.erase(key);
@@ -240,9 +240,9 @@ void OpDispatcher::handle(std::string_view text) {
   const bool keyed = op && std::any_of(op->params.begin(), op->params.end(), [](const Param& p) { return p.name == "id"; });
   const bool tracked = op && !within && !keyed && !key.empty();
   if (op && !within && !room_for(text.size())) {
-    const ServeLimits& l = gw_.limits();
+    const services::ServeLimits& l = gw_.limits();
     return WsReplies(weak_from_this(), ex_, checked.echo)
-        .fail({Error::too_many_requests,
+        .fail({services::Error::too_many_requests,
                std::to_string(open_) + " requests of this connection (" + std::to_string(open_bytes_) +
                    " bytes) wait for their final reply; at most " + std::to_string(l.ws_open_requests) + " and " +
                    std::to_string(l.ws_open_request_bytes) + " bytes: wait for replies before sending more"},
@@ -254,7 +254,7 @@ void OpDispatcher::handle(std::string_view text) {
     open_bytes_ += text.size();
     counted = text.size();
   }
-  std::shared_ptr<Replies> out;
+  std::shared_ptr<services::Replies> out;
   if (legacy) {
     auto send = [d = weak_from_this(), echo = checked.echo](json::object body) {
       if (auto self = d.lock()) self->send(echo, std::move(body));
@@ -270,7 +270,7 @@ void OpDispatcher::handle(std::string_view text) {
   }
   if (!op) return out->fail(*checked.failure, {});
   if (within && !(op->name == "stdin" && running->second == "eval"))
-    return out->fail({Error::conflict, "request " + key + " is still running (" + running->second +
+    return out->fail({services::Error::conflict, "request " + key + " is still running (" + running->second +
                                            "); give this request an id of its own"});
   if (tracked) running_.emplace(key, std::string(op->name));
   const json::value* s = checked.msg.if_contains("session");
@@ -279,7 +279,7 @@ void OpDispatcher::handle(std::string_view text) {
   dispatch(gw_, *op, std::move(env), std::move(checked.params), conn_, std::move(out));
 }
 
-void OpDispatcher::end(Error why, bool report, std::function<void()> then) {
+void OpDispatcher::end(services::Error why, bool report, std::function<void()> then) {
   if (ending_) {
     if (then) then();
     return;
@@ -292,4 +292,4 @@ void OpDispatcher::end(Error why, bool report, std::function<void()> then) {
   });
 }
 
-}  // namespace gateway
+}  // namespace ops

@@ -21,11 +21,11 @@
 #include <string_view>
 #include <vector>
 
-namespace gateway {
+namespace ops {
 
 // The first message of a connection: {"type":"auth","cookie":"..."}, and
 // "resume":"<session id>" to take a session back: that id ("" for none).
-Result<std::string> check_auth(std::string_view text, std::string_view cookie);
+services::Result<std::string> check_auth(std::string_view text, std::string_view cookie);
 
 // A request message read as an envelope and parameters: its op exists in
 // the table, its session (if any) is a session id. Its parameters are
@@ -36,12 +36,12 @@ struct CheckedRequest {
   boost::json::object echo;        // id and session, as the client sent them
   boost::json::object params;      // msg without its envelope (op, session, and an id the op does not take)
   std::string_view op;             // the op's name in the table; empty on failure
-  std::optional<Failure> failure;  // the error reply, echoing `echo`
+  std::optional<services::Failure> failure;  // the error reply, echoing `echo`
 };
 CheckedRequest check_request(std::string_view text);
 // The same for a message parsed already: parse_message is check_request's
 // first step (bad_json for text that is not a JSON object).
-Result<boost::json::object> parse_message(std::string_view text);
+services::Result<boost::json::object> parse_message(std::string_view text);
 CheckedRequest check_message(boost::json::object msg);
 
 class OpDispatcher : public std::enable_shared_from_this<OpDispatcher> {
@@ -50,7 +50,7 @@ class OpDispatcher : public std::enable_shared_from_this<OpDispatcher> {
   // also where handle() and end() must be called.
   using Send = std::function<void(std::string)>;
   // `person`: the dashboard's connection (ConnectionState::person).
-  OpDispatcher(Gateway& gateway, boost::asio::any_io_executor ex, std::string id, Send send, bool person = false);
+  OpDispatcher(services::Gateway& gateway, boost::asio::any_io_executor ex, std::string id, Send send, bool person = false);
 
   const std::string& id() const { return conn_->id; }
 
@@ -58,7 +58,7 @@ class OpDispatcher : public std::enable_shared_from_this<OpDispatcher> {
   // `resume` when it can take it back, else in a new one (the message
   // says why not). The session-started message; too_many_sessions when no
   // session can be made.
-  Result<boost::json::object> start_session(const std::string& resume);
+  services::Result<boost::json::object> start_session(const std::string& resume);
 
   // One message from the client. Every problem gets an error reply; none
   // ends the connection. A legacy message ({"type":...}, ops/legacy.hpp)
@@ -67,13 +67,13 @@ class OpDispatcher : public std::enable_shared_from_this<OpDispatcher> {
 
   // An error reply for a message the socket could not deliver whole (too
   // large, binary).
-  void refuse(Error code, const std::string& message);
+  void refuse(services::Error code, const std::string& message);
 
   // The connection is ending (closed, or the gateway stops): each streamed
   // edit still open commits the blocks it applied. With `report`, each
   // gets a final error reply naming `why` first; then `then` runs on the
   // executor, and no more replies go out.
-  void end(Error why, bool report, std::function<void()> then = {});
+  void end(services::Error why, bool report, std::function<void()> then = {});
 
   // One reply, with the request's id and session. Nothing once ended.
   void send(const boost::json::object& echo, boost::json::object body);
@@ -84,7 +84,7 @@ class OpDispatcher : public std::enable_shared_from_this<OpDispatcher> {
   void closed(std::size_t bytes);
 
  private:
-  Gateway& gw_;
+  services::Gateway& gw_;
   boost::asio::any_io_executor ex_;
   Send send_;
   bool ending_ = false;  // end() was called: no new requests
@@ -101,4 +101,4 @@ class OpDispatcher : public std::enable_shared_from_this<OpDispatcher> {
   bool room_for(std::size_t bytes) const;
 };
 
-}  // namespace gateway
+}  // namespace ops

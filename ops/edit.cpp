@@ -8,7 +8,7 @@
 
 #include <boost/json.hpp>
 
-namespace gateway {
+namespace ops {
 
 namespace json = boost::json;
 
@@ -16,7 +16,7 @@ namespace {
 
 // What one worker step of an edit produced, carried back to the door.
 struct Step {
-  std::optional<Failure> failure;
+  std::optional<services::Failure> failure;
   std::vector<editproto::BlockResult> blocks;
   std::optional<record::RunReport> report;  // set when the run ended
   // The final reply of a step that neither ended the run nor failed:
@@ -38,8 +38,8 @@ json::array to_array(const std::set<std::string>& s) {
 
 // The edit parameters of a call; the connection's context when the call
 // names none.
-EditParams params_of(const OpCall& call) {
-  EditParams p;
+services::EditParams params_of(const OpCall& call) {
+  services::EditParams p;
   const json::object& msg = call.params;
   if (const json::value* v = msg.if_contains("dry_run")) p.dry_run = v->get_bool();
   if (const json::value* v = msg.if_contains("agent")) p.agent = std::string(v->get_string());
@@ -54,8 +54,8 @@ std::string edit_key(const OpCall& call) { return json::serialize(call.params.at
 
 // A step's block messages, and its final reply when the run ended. On the
 // door's executor.
-void deliver(ConnectionState& conn, Replies& out, Step step) {
-  for (const editproto::BlockResult& b : step.blocks) out.part(block_message(b));
+void deliver(ConnectionState& conn, services::Replies& out, Step step) {
+  for (const editproto::BlockResult& b : step.blocks) out.part(services::block_message(b));
   if (step.report) {
     // Files that came back not_in_context count as seen: the retry applies.
     for (const std::string& f : step.report->files_auto_added) {
@@ -94,7 +94,7 @@ void op_edit(OpCall call) {
     }
     s.blocks = (*run)->feed(text);
     for (auto& b : (*run)->finish()) s.blocks.push_back(std::move(b));
-    if ((*run)->overflowed()) s.failure = Failure{Error::payload_too_large, "the text is over the size limit"};
+    if ((*run)->overflowed()) s.failure = services::Failure{services::Error::payload_too_large, "the text is over the size limit"};
     s.report = (*run)->commit();
     (*run)->log(door);
     return s;
@@ -106,9 +106,9 @@ void op_edit_begin(OpCall call) {
               params = params_of(call), begun = call.out]() mutable {
     Step s;
     if (conn->edits.count(key)) {
-      s.failure = Failure{Error::conflict, "a streamed edit with id " + key + " is already open"};
+      s.failure = services::Failure{services::Error::conflict, "a streamed edit with id " + key + " is already open"};
     } else if (conn->edits.size() >= gw.limits().streamed_edits) {
-      s.failure = Failure{Error::too_many_streams, "this connection already has " + std::to_string(conn->edits.size()) +
+      s.failure = services::Failure{services::Error::too_many_streams, "this connection already has " + std::to_string(conn->edits.size()) +
                                                        " streamed edits open; end one first"};
     } else {
       auto run = gw.worker().start_run(std::move(params));
@@ -128,17 +128,17 @@ void op_edit_chunk(OpCall call) {
     Step s;
     auto it = conn->edits.find(key);
     if (it == conn->edits.end()) {
-      s.failure = Failure{Error::not_found, "no streamed edit with id " + key + " is open; send edit-begin first"};
+      s.failure = services::Failure{services::Error::not_found, "no streamed edit with id " + key + " is open; send edit-begin first"};
       return s;
     }
     s.blocks = it->second.run->feed(text);
     s.answer = {{"edit", id}, {"completed", s.blocks.size()}};
     if (it->second.run->overflowed()) {
       // The parser reads no more of this text: end the run here.
-      s.failure = Failure{Error::payload_too_large, "the streamed text is over the size limit; "
+      s.failure = services::Failure{services::Error::payload_too_large, "the streamed text is over the size limit; "
                                                     "the blocks before it stay applied"};
       s.report = it->second.run->commit();
-      it->second.run->log(door + key, Error::payload_too_large);
+      it->second.run->log(door + key, services::Error::payload_too_large);
       conn->edits.erase(it);
     }
     return s;
@@ -151,7 +151,7 @@ void op_edit_end(OpCall call) {
     Step s;
     auto it = conn->edits.find(key);
     if (it == conn->edits.end()) {
-      s.failure = Failure{Error::not_found, "no streamed edit with id " + key + " is open"};
+      s.failure = services::Failure{services::Error::not_found, "no streamed edit with id " + key + " is open"};
       return s;
     }
     s.blocks = it->second.run->finish();
@@ -162,9 +162,9 @@ void op_edit_end(OpCall call) {
   });
 }
 
-void end_open_edits(Gateway& gw, const std::shared_ptr<ConnectionState>& conn, boost::asio::any_io_executor ex,
-                    std::string_view door, Error why, bool report, std::function<void()> then) {
-  using Cut = std::vector<std::pair<std::shared_ptr<Replies>, record::RunReport>>;
+void end_open_edits(services::Gateway& gw, const std::shared_ptr<ConnectionState>& conn, boost::asio::any_io_executor ex,
+                    std::string_view door, services::Error why, bool report, std::function<void()> then) {
+  using Cut = std::vector<std::pair<std::shared_ptr<services::Replies>, record::RunReport>>;
   // Streams still open were cut off: what they applied is committed; a
   // block cut in half was never applied.
   gw.worker().run(
@@ -184,7 +184,7 @@ void end_open_edits(Gateway& gw, const std::shared_ptr<ConnectionState>& conn, b
           for (auto& [begun, r] : cut) {
             Step s;
             s.report = std::move(r);
-            s.failure = Failure{why, "the stream was cut off before edit-end; the blocks it completed stay applied"};
+            s.failure = services::Failure{why, "the stream was cut off before edit-end; the blocks it completed stay applied"};
             deliver(*conn, *begun, std::move(s));
           }
         }
@@ -197,7 +197,7 @@ void op_context(OpCall call) {
   const json::value* files = call.params.if_contains("files");
   auto& context = call.conn->context;
   if ((action == "add" || action == "remove") && !files)
-    return call.out->fail({Error::missing_param, "context " + action + " needs \"files\""});
+    return call.out->fail({services::Error::missing_param, "context " + action + " needs \"files\""});
   if (action == "add") {
     if (!context) context.emplace();
     for (std::string& f : strings(*files)) context->insert(std::move(f));
@@ -207,10 +207,10 @@ void op_context(OpCall call) {
   } else if (action == "clear") {
     context.reset();
   } else if (action != "list") {
-    return call.out->fail({Error::bad_request, "action must be add, remove, clear or list, not \"" + action + "\""});
+    return call.out->fail({services::Error::bad_request, "action must be add, remove, clear or list, not \"" + action + "\""});
   }
   // "declared": whether edits are checked against the list at all.
   call.out->done({{"context", context ? to_array(*context) : json::array()}, {"declared", context.has_value()}});
 }
 
-}  // namespace gateway
+}  // namespace ops

@@ -7,13 +7,13 @@
 #include <string>
 #include <vector>
 
-namespace gateway {
+namespace ops {
 
 // dry_run (true/false/1/0, or bare), agent, session, context (repeatable),
 // fuzz (whitespace). Any other name is Error::bad_request naming each of
 // them (unknown_edit_params), so a typo never passes silently.
-Result<EditParams> edit_params(const Target& target);
+services::Result<services::EditParams> edit_params(const services::Target& target);
 // The names in the query /v1/edits does not take, each once, in order.
-std::vector<std::string> unknown_edit_params(const Target& target);
+std::vector<std::string> unknown_edit_params(const services::Target& target);
 
-}  // namespace gateway
+}  // namespace ops

@@ -6,7 +6,7 @@
 
 #include <boost/json.hpp>
 
-namespace gateway {
+namespace ops {
 
 namespace json = boost::json;
 
@@ -63,27 +63,27 @@ void op_history(OpCall call) {
   if (const json::value* v = call.params.if_contains("kind")) q.kind = v->get_string();
   if (const json::value* v = call.params.if_contains("repl")) q.repl = v->get_bool();
   if (const json::value* v = call.params.if_contains("before")) q.before = v->get_string();
-  Gateway& gw = call.gw;
+  services::Gateway& gw = call.gw;
   gw.worker().run(
       call.out->executor(),
-      [&gw, q]() -> Result<json::object> {
+      [&gw, q]() -> services::Result<json::object> {
         auto page = record::find_entries(gw.worker().repository(), q);
         if (!page && page.error().code == editgit::Error::not_found)
-          return Failure{Error::not_found, page.error().message};
-        if (!page) return Failure{Error::io, page.error().message};
+          return services::Failure{services::Error::not_found, page.error().message};
+        if (!page) return services::Failure{services::Error::io, page.error().message};
         return record::log_page_json(*page);
       },
-      [out = call.out](Result<json::object> page) {
+      [out = call.out](services::Result<json::object> page) {
         if (!page) return out->fail(page.error());
         out->done(std::move(*page));
       });
 }
 
 void op_shutdown(OpCall call) {
-  if (!constant_time_equal(call.params.at("cookie").get_string(), call.gw.cookie()))
-    return call.out->fail({Error::unauthorized, "wrong cookie; shutdown needs the one in the gateway's cookie file (`editgate where` names it)"});
+  if (!services::constant_time_equal(call.params.at("cookie").get_string(), call.gw.cookie()))
+    return call.out->fail({services::Error::unauthorized, "wrong cookie; shutdown needs the one in the gateway's cookie file (`editgate where` names it)"});
   call.out->done({{"value", "ok"}});
   call.gw.request_stop();
 }
 
-}  // namespace gateway
+}  // namespace ops

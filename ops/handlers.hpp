@@ -17,7 +17,7 @@ struct Failure;
 }
 
 
-namespace gateway {
+namespace ops {
 
 // ops/gateway.cpp: the gateway itself.
 void op_describe(OpCall call);
@@ -35,8 +35,8 @@ void op_context(OpCall call);
 // The connection of `conn` is ending: each streamed edit still open commits
 // the blocks it applied; with `report`, its edit-begin gets a final error
 // reply naming `why`. Then `then` runs on `ex`.
-void end_open_edits(Gateway& gw, const std::shared_ptr<ConnectionState>& conn, boost::asio::any_io_executor ex,
-                    std::string_view door, Error why, bool report, std::function<void()> then);
+void end_open_edits(services::Gateway& gw, const std::shared_ptr<ConnectionState>& conn, boost::asio::any_io_executor ex,
+                    std::string_view door, services::Error why, bool report, std::function<void()> then);
 
 // ops/pages.cpp: the live pages (the REPL).
 void op_eval(OpCall call);
@@ -45,12 +45,12 @@ void op_interrupt(OpCall call);
 void op_complete(OpCall call);
 void op_stdin(OpCall call);
 // A REPL failure as the gateway's: its code mapped, its message kept.
-Failure from_repl(repl::Failure f);
+services::Failure from_repl(repl::Failure f);
 // Runs `req` (on the worker) and answers as eval does: out messages, then
 // the final reply. What every op that runs code in a page goes through.
 // `key`: the request's id on `conn`, by which stdin and interrupt-id find
 // the eval while it runs ("" without one).
-void run_eval(Gateway& gw, std::shared_ptr<Replies> out, repl::EvalRequest req, std::string key = {},
+void run_eval(services::Gateway& gw, std::shared_ptr<services::Replies> out, repl::EvalRequest req, std::string key = {},
               std::weak_ptr<ConnectionState> conn = {});
 // The page an op names, or its session's page (session_page below).
 std::string page_of(const OpCall& call);
@@ -89,7 +89,7 @@ void op_kill(OpCall call);
 
 // A REPL answer (made on the worker thread) carried to the door's executor
 // as the final reply, its codes the gateway's.
-std::function<void(repl::Answer)> final_from_repl(std::shared_ptr<Replies> out);
+std::function<void(repl::Answer)> final_from_repl(std::shared_ptr<services::Replies> out);
 
 // ops/symbols.cpp: what a page can tell about a symbol, without running it.
 void op_info(OpCall call);
@@ -107,6 +107,6 @@ void op_clear(OpCall call);
 // "" for the default page (the built-in Node page, or the only page).
 std::string session_page(const OpCall& call);
 // Closes these realms (expired or closed sessions') on the worker thread.
-void close_realms(Gateway& gw, std::vector<std::string> realms);
+void close_realms(services::Gateway& gw, std::vector<std::string> realms);
 
-}  // namespace gateway
+}  // namespace ops

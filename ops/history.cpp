@@ -11,7 +11,7 @@
 
 #include <boost/json.hpp>
 
-namespace gateway {
+namespace ops {
 
 namespace json = boost::json;
 
@@ -32,16 +32,16 @@ json::object undone_json(const record::Undone& u, const std::string& session) {
 // queued before it (so it sees HEAD as they leave it), while this thread
 // waits, so no other writer touches the files between its checks, its
 // writes and its commit.
-Result<json::object> undo_on_worker(Worker& worker, const std::string& agent, const std::string& session,
+services::Result<json::object> undo_on_worker(services::Worker& worker, const std::string& agent, const std::string& session,
                                     std::string_view door) {
-  if (!worker.hooks().commit) return Failure{Error::internal, "this gateway has no commit queue"};
+  if (!worker.hooks().commit) return services::Failure{services::Error::internal, "this gateway has no commit queue"};
   editgit::Result<record::Undone> undone = editgit::Failure{editgit::Error::internal, "the undo did not run"};
   auto queued = worker.hooks().commit([&](editgit::Repository& repo) {
     undone = record::undo_last(worker.workspace(), repo, agent, session);
   });
   if (!queued)
-    return Failure{from_git(queued.error().code), "nothing was undone: " + queued.error().message};
-  if (!undone) return Failure{from_git(undone.error().code), undone.error().message};
+    return services::Failure{services::from_git(queued.error().code), "nothing was undone: " + queued.error().message};
+  if (!undone) return services::Failure{services::from_git(undone.error().code), undone.error().message};
   std::string line = std::string(door) + ", agent " + agent + ", session " + session + ": undid " +
                      undone->reverted.substr(0, 12) + " (" + undone->summary + ")";
   if (undone->commit.id) line += ", committed " + undone->commit.id->substr(0, 12);
@@ -56,13 +56,13 @@ void op_undo(OpCall call) {
   std::string agent = "agent";
   if (const json::value* v = call.params.if_contains("agent")) agent = v->get_string();
   std::string session = call.session.empty() ? record::new_session_id() : call.session;
-  Worker& worker = call.gw.worker();
+  services::Worker& worker = call.gw.worker();
   worker.run(
       call.out->executor(),
       [&worker, agent = std::move(agent), session = std::move(session), door = std::string(call.door)] {
         return undo_on_worker(worker, agent, session, door);
       },
-      [out = call.out](Result<json::object> r) {
+      [out = call.out](services::Result<json::object> r) {
         if (!r) return out->fail(r.error());
         out->done(std::move(*r));
       });
@@ -70,7 +70,7 @@ void op_undo(OpCall call) {
 
 void op_events(OpCall call) {
   repl::Repl* repl = call.gw.repl();
-  if (!repl) return call.out->fail({Error::not_found, "this gateway runs no pages"});
+  if (!repl) return call.out->fail({services::Error::not_found, "this gateway runs no pages"});
   std::optional<std::uint64_t> before;
   if (const json::value* v = call.params.if_contains("before")) before = static_cast<std::uint64_t>(v->get_int64());
   std::size_t limit = 100;
@@ -83,4 +83,4 @@ void op_events(OpCall call) {
       });
 }
 
-}  // namespace gateway
+}  // namespace ops

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace gateway {
+namespace ops {
 
 namespace json = boost::json;
 
@@ -39,7 +39,7 @@ std::string type_list() {
 // on a job's events, so gathering never holds more than the job did.
 constexpr std::size_t max_output_bytes = 1u << 20;
 
-class LegacyReplies final : public Replies {
+class LegacyReplies final : public services::Replies {
  public:
   LegacyReplies(boost::asio::any_io_executor ex, std::function<void(json::object)> send, std::function<void()> finished)
       : ex_(std::move(ex)), send_(std::move(send)), finished_(std::move(finished)) {}
@@ -65,7 +65,7 @@ class LegacyReplies final : public Replies {
 
   void done(json::object body) override { final_reply("result", std::move(body)); }
 
-  void fail(Failure failure, json::object body) override {
+  void fail(services::Failure failure, json::object body) override {
     // The message is the one the op's error reply carries ("<code>: <message>",
     // a page's exception as it is), so both shapes read alike.
     mark_final(body, failure);
@@ -95,16 +95,16 @@ class LegacyReplies final : public Replies {
 
 bool is_legacy(const json::object& msg) { return msg.contains("type") && !msg.contains("op"); }
 
-Result<json::object> from_legacy(json::object msg) {
+services::Result<json::object> from_legacy(json::object msg) {
   const json::value* type = msg.if_contains("type");
   if (!type || !type->is_string())
-    return Failure{Error::bad_request, "a legacy message's \"type\" is a string: " + type_list()};
+    return services::Failure{services::Error::bad_request, "a legacy message's \"type\" is a string: " + type_list()};
   const std::string_view name = type->get_string();
   if (name == "auth")
-    return Failure{Error::bad_request, "this connection is authenticated already; auth is its first message only"};
+    return services::Failure{services::Error::bad_request, "this connection is authenticated already; auth is its first message only"};
   const auto t = std::find_if(legacy_types.begin(), legacy_types.end(), [&](const LegacyType& l) { return l.type == name; });
   if (t == legacy_types.end())
-    return Failure{Error::unknown_op, "no legacy type \"" + std::string(name) + "\"; the legacy types are " +
+    return services::Failure{services::Error::unknown_op, "no legacy type \"" + std::string(name) + "\"; the legacy types are " +
                                           type_list() + ", and every op takes the {\"op\":...} form"};
   msg["op"] = t->op;
   msg.erase("type");
@@ -116,9 +116,9 @@ Result<json::object> from_legacy(json::object msg) {
   return msg;
 }
 
-std::shared_ptr<Replies> legacy_replies(boost::asio::any_io_executor ex, std::function<void(json::object)> send,
+std::shared_ptr<services::Replies> legacy_replies(boost::asio::any_io_executor ex, std::function<void(json::object)> send,
                                         std::function<void()> finished) {
   return std::make_shared<LegacyReplies>(std::move(ex), std::move(send), std::move(finished));
 }
 
-}  // namespace gateway
+}  // namespace ops

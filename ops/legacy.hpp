@@ -13,7 +13,7 @@
 #include <functional>
 #include <memory>
 
-namespace gateway {
+namespace ops {
 
 // A message in the legacy shape: a `type` and no `op`.
 bool is_legacy(const boost::json::object& msg);
@@ -24,7 +24,7 @@ bool is_legacy(const boost::json::object& msg);
 // naming the legacy types; {"type":"auth"} after the handshake bad_request.
 // An op the table does not have is left for check_request to refuse, so a
 // legacy type answers as soon as its op exists.
-Result<boost::json::object> from_legacy(boost::json::object msg);
+services::Result<boost::json::object> from_legacy(boost::json::object msg);
 
 // Replies in the legacy shape, sent through `send` (on `ex`): no `status`;
 // the final one {"type":"result", ...the op's reply} or {"type":"error",
@@ -33,8 +33,8 @@ Result<boost::json::object> from_legacy(boost::json::object msg);
 // reply has none (bounded as the page's events are, 1 MiB). A need-input
 // message goes out as {"type":"need-input","prompt":...}; other
 // intermediate messages are dropped. `finished` runs after the final one.
-std::shared_ptr<Replies> legacy_replies(boost::asio::any_io_executor ex,
+std::shared_ptr<services::Replies> legacy_replies(boost::asio::any_io_executor ex,
                                         std::function<void(boost::json::object)> send,
                                         std::function<void()> finished);
 
-}  // namespace gateway
+}  // namespace ops

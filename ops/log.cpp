@@ -8,13 +8,13 @@
 
 #include <boost/json.hpp>
 
-namespace gateway {
+namespace ops {
 
 namespace json = boost::json;
 
 void op_log(OpCall call) {
   repl::Repl* repl = call.gw.repl();
-  if (!repl) return call.out->fail({Error::not_found, "this gateway runs no pages"});
+  if (!repl) return call.out->fail({services::Error::not_found, "this gateway runs no pages"});
   std::optional<std::uint64_t> before;
   if (const json::value* v = call.params.if_contains("before")) before = static_cast<std::uint64_t>(v->get_int64());
   std::size_t window = repl::LogLimits{}.window_bytes;
@@ -28,4 +28,4 @@ void op_log(OpCall call) {
       });
 }
 
-}  // namespace gateway
+}  // namespace ops

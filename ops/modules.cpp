@@ -14,7 +14,7 @@
 
 #include <cstdio>
 
-namespace gateway {
+namespace ops {
 
 namespace json = boost::json;
 
@@ -24,7 +24,7 @@ namespace {
 // page's chat log whole, like the code of an eval.
 constexpr std::size_t max_file_bytes = 1u << 20;
 
-const Failure no_pages{Error::not_found, "this gateway runs no pages"};
+const services::Failure no_pages{services::Error::not_found, "this gateway runs no pages"};
 
 // The file's text, checked as an edit's path is (inside the workspace, not
 // under .git), and as code: text in UTF-8.
@@ -33,11 +33,11 @@ struct ModuleFile {
   std::string text;
 };
 
-Result<ModuleFile> read_module(const editproto::Workspace& ws, const std::string& raw) {
+services::Result<ModuleFile> read_module(const editproto::Workspace& ws, const std::string& raw) {
   auto refused = [&](const editproto::Failure& f) {
-    return Failure{f.reason == editproto::Reason::file_not_found ? Error::not_found
-                   : f.reason == editproto::Reason::too_large    ? Error::payload_too_large
-                                                                  : Error::bad_request,
+    return services::Failure{f.reason == editproto::Reason::file_not_found ? services::Error::not_found
+                   : f.reason == editproto::Reason::too_large    ? services::Error::payload_too_large
+                                                                  : services::Error::bad_request,
                    std::string(editproto::to_string(f.reason)) + ": " + f.detail};
   };
   auto rel = ws.normalize(raw);
@@ -46,12 +46,12 @@ Result<ModuleFile> read_module(const editproto::Workspace& ws, const std::string
   if (!real) return refused(real.error());
   auto file = ws.read(*real, max_file_bytes);
   if (!file) return refused(file.error());
-  if (!file->stamp.exists) return Failure{Error::not_found, *rel + " does not exist"};
+  if (!file->stamp.exists) return services::Failure{services::Error::not_found, *rel + " does not exist"};
   std::string& text = file->bytes;
   const std::string& rel_path = *rel;
-  if (text.find('\0') != std::string::npos) return Failure{Error::bad_request, *rel + " is binary, not JavaScript"};
+  if (text.find('\0') != std::string::npos) return services::Failure{services::Error::bad_request, *rel + " is binary, not JavaScript"};
   if (const std::size_t bad = editproto::unicode::find_invalid_utf8(text); bad != std::string::npos)
-    return Failure{Error::bad_request, *rel + " is not UTF-8 (byte " + std::to_string(bad) + ")"};
+    return services::Failure{services::Error::bad_request, *rel + " is not UTF-8 (byte " + std::to_string(bad) + ")"};
   return ModuleFile{rel_path, std::move(text)};
 }
 
@@ -83,8 +83,8 @@ repl::EvalRequest load_request(const OpCall& call) {
 // Where a load answers: the op's door, and the request's id there (stdin
 // and interrupt-id find the load by it, as any eval).
 struct Door {
-  Gateway& gw;
-  std::shared_ptr<Replies> out;
+  services::Gateway& gw;
+  std::shared_ptr<services::Replies> out;
   std::string key;
   std::weak_ptr<ConnectionState> conn;
 };
@@ -94,8 +94,8 @@ Door door_of(const OpCall& call) { return {call.gw, call.out, call.request_id, c
 // Reads `path` on the worker and runs it in the page as a module.
 void load(Door door, repl::EvalRequest req, std::string path) {
   door.gw.worker().post([door = std::move(door), req = std::move(req), path = std::move(path)]() mutable {
-    Gateway& gw = door.gw;
-    const std::shared_ptr<Replies>& out = door.out;
+    services::Gateway& gw = door.gw;
+    const std::shared_ptr<services::Replies>& out = door.out;
     auto file = read_module(gw.worker().workspace(), path);
     if (!file) return boost::asio::post(out->executor(), [out, f = file.error()] { out->fail(f); });
     req.module = repl::LoadedModule{file->rel, editgit::blob_id(file->text), {}, 0};
@@ -125,7 +125,7 @@ void op_reload(OpCall call) {
   const json::value* path = call.params.if_contains("path");
   const json::value* module = call.params.if_contains("module");
   if (path) return load(door_of(call), load_request(call), std::string(path->get_string()));
-  if (!module) return call.out->fail({Error::missing_param, "reload needs \"module\" or \"path\""});
+  if (!module) return call.out->fail({services::Error::missing_param, "reload needs \"module\" or \"path\""});
   // The module's own file, as the page loaded it.
   const std::string name(module->get_string());
   repl::EvalRequest req = load_request(call);
@@ -134,7 +134,7 @@ void op_reload(OpCall call) {
       call.out->executor(), [repl, page = std::move(page), name] { return repl->module_path(page, name); },
       [door = door_of(call), req = std::move(req), name](repl::Result<std::optional<std::string>> found) mutable {
         if (!found) return door.out->fail(from_repl(found.error()));
-        if (!*found) return door.out->fail({Error::module_not_loaded, name + " (load-file loads it by its path)"});
+        if (!*found) return door.out->fail({services::Error::module_not_loaded, name + " (load-file loads it by its path)"});
         load(std::move(door), std::move(req), **found);
       });
 }
@@ -158,9 +158,9 @@ void op_unload(OpCall call) {
       call.out->executor(), [repl, page = page_of(call), name] { return repl->unload(page, name); },
       [out = call.out, name](repl::Result<bool> unloaded) {
         if (!unloaded) return out->fail(from_repl(unloaded.error()));
-        if (!*unloaded) return out->fail({Error::module_not_loaded, name});
+        if (!*unloaded) return out->fail({services::Error::module_not_loaded, name});
         out->done({{"value", "ok"}});
       });
 }
 
-}  // namespace gateway
+}  // namespace ops

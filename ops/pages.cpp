@@ -12,38 +12,38 @@
 #include <limits>
 #include <optional>
 
-namespace gateway {
+namespace ops {
 
 namespace json = boost::json;
 
 namespace {
 
 // The gateway's code for a REPL code.
-Error code_of(repl::Error e) {
+services::Error code_of(repl::Error e) {
   switch (e) {
-    case repl::Error::not_found: return Error::not_found;
-    case repl::Error::ambiguous: return Error::ambiguous;
-    case repl::Error::in_use: return Error::in_use;
-    case repl::Error::bad_request: return Error::bad_request;
-    case repl::Error::timeout: return Error::page_timeout;
-    case repl::Error::context_destroyed: return Error::context_destroyed;
-    case repl::Error::interrupted: return Error::interrupted;
-    case repl::Error::log_conflict: return Error::log_conflict;
-    case repl::Error::request_edited: return Error::request_edited;
-    case repl::Error::queue_full: return Error::queue_full;
-    case repl::Error::rate_limited: return Error::rate_limited;
-    case repl::Error::too_many_pages: return Error::too_many_pages;
-    case repl::Error::shutting_down: return Error::shutting_down;
-    case repl::Error::io: return Error::io;
-    case repl::Error::commit_queue_full: return Error::commit_failed;  // written, not committed
-    case repl::Error::page_error: return Error::page_error;
+    case repl::Error::not_found: return services::Error::not_found;
+    case repl::Error::ambiguous: return services::Error::ambiguous;
+    case repl::Error::in_use: return services::Error::in_use;
+    case repl::Error::bad_request: return services::Error::bad_request;
+    case repl::Error::timeout: return services::Error::page_timeout;
+    case repl::Error::context_destroyed: return services::Error::context_destroyed;
+    case repl::Error::interrupted: return services::Error::interrupted;
+    case repl::Error::log_conflict: return services::Error::log_conflict;
+    case repl::Error::request_edited: return services::Error::request_edited;
+    case repl::Error::queue_full: return services::Error::queue_full;
+    case repl::Error::rate_limited: return services::Error::rate_limited;
+    case repl::Error::too_many_pages: return services::Error::too_many_pages;
+    case repl::Error::shutting_down: return services::Error::shutting_down;
+    case repl::Error::io: return services::Error::io;
+    case repl::Error::commit_queue_full: return services::Error::commit_failed;  // written, not committed
+    case repl::Error::page_error: return services::Error::page_error;
   }
-  return Error::internal;
+  return services::Error::internal;
 }
 
 // A REPL answer as an op reply; the door writes its error, reason and
 // status from the code.
-void answer(Replies& out, repl::Answer a) {
+void answer(services::Replies& out, repl::Answer a) {
   // An eval an agent's interrupt ended says so in its status too.
   if (const json::value* i = a.body.if_contains("interrupted"); i && i->is_bool() && i->get_bool())
     a.body["status"] = json::array{"interrupted"};
@@ -51,7 +51,7 @@ void answer(Replies& out, repl::Answer a) {
   out.fail(from_repl(std::move(*a.failure)), std::move(a.body));
 }
 
-const Failure no_pages{Error::not_found, "this gateway runs no pages"};
+const services::Failure no_pages{services::Error::not_found, "this gateway runs no pages"};
 
 // A place in UTF-8 text, in bytes and in UTF-16 units.
 struct Position {
@@ -77,9 +77,9 @@ Position utf16_position(std::string_view text, std::uint64_t units) {
 
 }  // namespace
 
-Failure from_repl(repl::Failure f) { return {code_of(f.code), std::move(f.message)}; }
+services::Failure from_repl(repl::Failure f) { return {code_of(f.code), std::move(f.message)}; }
 
-std::function<void(repl::Answer)> final_from_repl(std::shared_ptr<Replies> out) {
+std::function<void(repl::Answer)> final_from_repl(std::shared_ptr<services::Replies> out) {
   return [out = std::move(out)](repl::Answer a) {
     auto ex = out->executor();
     boost::asio::post(ex, [out, a = std::move(a)]() mutable { answer(*out, std::move(a)); });
@@ -103,7 +103,7 @@ std::string page_of(const OpCall& call) {
   return page ? std::string(page->get_string()) : session_page(call);
 }
 
-void run_eval(Gateway& gw, std::shared_ptr<Replies> out, repl::EvalRequest req, std::string key,
+void run_eval(services::Gateway& gw, std::shared_ptr<services::Replies> out, repl::EvalRequest req, std::string key,
               std::weak_ptr<ConnectionState> conn) {
   repl::Repl* repl = gw.repl();
   if (!repl) return out->fail(no_pages);
@@ -174,7 +174,7 @@ void op_complete(OpCall call) {
   if (const json::value* c = call.params.if_contains("cursor_pos")) {
     const auto units = static_cast<std::uint64_t>(c->get_int64());
     if (units > end.units)
-      return call.out->fail({Error::bad_request, "cursor_pos " + std::to_string(units) + " is past the end of code (" +
+      return call.out->fail({services::Error::bad_request, "cursor_pos " + std::to_string(units) + " is past the end of code (" +
                                                      std::to_string(end.units) + " UTF-16 units)"});
     cursor = utf16_position(code, units);
     code.resize(cursor.bytes);
@@ -219,4 +219,4 @@ void op_stdin(OpCall call) {
       });
 }
 
-}  // namespace gateway
+}  // namespace ops

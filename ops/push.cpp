@@ -8,15 +8,15 @@
 #include <boost/asio/post.hpp>
 #include <boost/json.hpp>
 
-namespace gateway {
+namespace ops {
 
 void op_push(OpCall call) {
-  Pusher* pusher = call.gw.pusher();
+  services::Pusher* pusher = call.gw.pusher();
   if (!pusher)
-    return call.out->fail({Error::no_remote, "this gateway pushes nowhere: start it with `editgate serve --push "
+    return call.out->fail({services::Error::no_remote, "this gateway pushes nowhere: start it with `editgate serve --push "
                                              "REMOTE` (a remote's name, a URL or a path)"});
   auto out = call.out;
-  auto queued = pusher->push_now([out](const PushOutcome& outcome) {
+  auto queued = pusher->push_now([out](const services::PushOutcome& outcome) {
     boost::asio::post(out->executor(), [out, outcome] {
       if (outcome.failure) out->fail(*outcome.failure, outcome.body);
       else out->done(outcome.body);
@@ -25,4 +25,4 @@ void op_push(OpCall call) {
   if (!queued) call.out->fail(queued.error());
 }
 
-}  // namespace gateway
+}  // namespace ops

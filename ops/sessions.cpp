@@ -15,7 +15,7 @@
 
 #include <ctime>
 
-namespace gateway {
+namespace ops {
 
 namespace json = boost::json;
 
@@ -38,10 +38,10 @@ json::value page_value(const std::string& page) { return page.empty() ? json::va
 
 std::string session_page(const OpCall& call) { return call.gw.sessions().page_of(call.session); }
 
-void close_realms(Gateway& gw, std::vector<std::string> realms) {
+void close_realms(services::Gateway& gw, std::vector<std::string> realms) {
   if (realms.empty()) return;
   gw.worker().post([&gw, realms = std::move(realms)] {
-    if (RealmHost* host = gw.realms())
+    if (services::RealmHost* host = gw.realms())
       for (const std::string& r : realms) host->close(r);
   });
 }
@@ -49,7 +49,7 @@ void close_realms(Gateway& gw, std::vector<std::string> realms) {
 void op_sessions(OpCall call) {
   close_realms(call.gw, call.gw.sessions().expire());
   json::array list;
-  for (const SessionView& s : call.gw.sessions().list()) {
+  for (const services::SessionView& s : call.gw.sessions().list()) {
     json::object o{{"id", s.id},
                    {"page", page_value(s.page)},
                    {"agent", s.agent.empty() ? json::value(nullptr) : json::value(s.agent)},
@@ -68,11 +68,11 @@ void op_sessions(OpCall call) {
 // page it meant.
 void op_use(OpCall call) {
   repl::Repl* repl = call.gw.repl();
-  if (!repl) return call.out->fail({Error::not_found, "this gateway runs no pages"});
+  if (!repl) return call.out->fail({services::Error::not_found, "this gateway runs no pages"});
   auto found = [repl, page = std::string(call.params.at("page").get_string())] { return repl->page_name(page); };
   call.gw.worker().run(call.out->executor(), std::move(found),
                        [call](repl::Result<std::string> name) {
-                         if (!name) return call.out->fail({Error::not_found, name.error().message});
+                         if (!name) return call.out->fail({services::Error::not_found, name.error().message});
                          if (auto bound = call.gw.sessions().bind(call.session, call.conn.get(), *name); !bound)
                            return call.out->fail(bound.error());
                          call.out->done({{"value", "ok"}, {"page", *name}});
@@ -83,8 +83,8 @@ void op_use(OpCall call) {
 // closes the realm again.
 void op_clone(OpCall call) {
   close_realms(call.gw, call.gw.sessions().expire());
-  Gateway& gw = call.gw;
-  auto made = [call](Result<std::string> realm) {
+  services::Gateway& gw = call.gw;
+  auto made = [call](services::Result<std::string> realm) {
     if (!realm) return call.out->fail(realm.error());
     const std::string id = record::new_session_id();
     if (auto started = call.gw.sessions().start(id, call.conn.get(), *realm, *realm); !started) {
@@ -94,11 +94,11 @@ void op_clone(OpCall call) {
     call.out->done({{"value", id}, {"page", *realm}});
   };
   gw.worker().post([&gw, ex = call.out->executor(), made = std::move(made)]() mutable {
-    RealmHost* host = gw.realms();
-    auto back = [ex, made = std::move(made)](Result<std::string> realm) mutable {
+    services::RealmHost* host = gw.realms();
+    auto back = [ex, made = std::move(made)](services::Result<std::string> realm) mutable {
       boost::asio::post(ex, [made = std::move(made), realm = std::move(realm)]() mutable { made(std::move(realm)); });
     };
-    if (!host) return back(Failure{Error::not_found, "clone makes a realm in the built-in Node page, which is off"});
+    if (!host) return back(services::Failure{services::Error::not_found, "clone makes a realm in the built-in Node page, which is off"});
     host->open(std::move(back));
   });
 }
@@ -117,7 +117,7 @@ namespace {
 // bindings and clear: asked of the session's page (or the one named).
 void ask_page(OpCall call, void (repl::Repl::*ask)(const std::string&, std::function<void(repl::Answer)>)) {
   repl::Repl* repl = call.gw.repl();
-  if (!repl) return call.out->fail({Error::not_found, "this gateway runs no pages"});
+  if (!repl) return call.out->fail({services::Error::not_found, "this gateway runs no pages"});
   std::string name = page_of(call);
   call.gw.worker().post([repl, ask, name = std::move(name), done = final_from_repl(call.out)]() mutable {
     (repl->*ask)(name, std::move(done));
@@ -129,4 +129,4 @@ void ask_page(OpCall call, void (repl::Repl::*ask)(const std::string&, std::func
 void op_bindings(OpCall call) { ask_page(std::move(call), &repl::Repl::bindings); }
 void op_clear(OpCall call) { ask_page(std::move(call), &repl::Repl::clear); }
 
-}  // namespace gateway
+}  // namespace ops

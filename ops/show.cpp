@@ -8,7 +8,7 @@
 
 #include <boost/json.hpp>
 
-namespace gateway {
+namespace ops {
 
 namespace json = boost::json;
 
@@ -22,7 +22,7 @@ bool commit_prefix(std::string_view s) {
 
 // Each block's diagnostic from the run that made the commit, while the
 // gateway still remembers it (same index); null otherwise.
-void fill_diagnostics(json::object& shown, const RunRing& runs) {
+void fill_diagnostics(json::object& shown, const services::RunRing& runs) {
   const json::object* run = runs.made(shown.at("commit").as_string());
   shown["run"] = run ? run->at("id") : json::value(nullptr);
   if (!run) return;
@@ -33,19 +33,19 @@ void fill_diagnostics(json::object& shown, const RunRing& runs) {
   }
 }
 
-Result<json::object> show_on_worker(Worker& worker, const std::string& prefix) {
+services::Result<json::object> show_on_worker(services::Worker& worker, const std::string& prefix) {
   editgit::Repository& repo = worker.repository();
   auto commit = repo.find_commit(prefix);
   if (!commit) {
     const editgit::Error e = commit.error().code;
-    return Failure{e == editgit::Error::not_found ? Error::not_found
-                   : e == editgit::Error::invalid ? Error::bad_request
-                                                  : Error::io,
+    return services::Failure{e == editgit::Error::not_found ? services::Error::not_found
+                   : e == editgit::Error::invalid ? services::Error::bad_request
+                                                  : services::Error::io,
                    commit.error().message};
   }
   const editgit::DiffBounds bounds;
   auto patch = repo.patch(commit->id, bounds);
-  if (!patch) return Failure{Error::io, patch.error().message};
+  if (!patch) return services::Failure{services::Error::io, patch.error().message};
   json::object shown = record::show_json(*commit, *patch, bounds);
   fill_diagnostics(shown, worker.runs());
   return shown;
@@ -56,11 +56,11 @@ Result<json::object> show_on_worker(Worker& worker, const std::string& prefix) {
 void op_show(OpCall call) {
   std::string prefix(call.params.at("commit").get_string());
   if (!commit_prefix(prefix))
-    return call.out->fail({Error::bad_request, "commit must be 7 to 40 hex digits (a commit id or its prefix)"});
-  Worker& worker = call.gw.worker();
+    return call.out->fail({services::Error::bad_request, "commit must be 7 to 40 hex digits (a commit id or its prefix)"});
+  services::Worker& worker = call.gw.worker();
   worker.run(
       call.out->executor(), [&worker, prefix = std::move(prefix)] { return show_on_worker(worker, prefix); },
-      [out = call.out](Result<json::object> r) {
+      [out = call.out](services::Result<json::object> r) {
         if (!r) return out->fail(r.error());
         out->done(std::move(*r));
       });
@@ -69,10 +69,10 @@ void op_show(OpCall call) {
 void op_runs(OpCall call) {
   std::size_t limit = 50;
   if (const json::value* v = call.params.if_contains("limit")) limit = static_cast<std::size_t>(v->get_int64());
-  Worker& worker = call.gw.worker();
+  services::Worker& worker = call.gw.worker();
   worker.run(
       call.out->executor(), [&worker, limit] { return worker.runs().newest(limit); },
       [out = call.out](json::array runs) { out->done({{"runs", std::move(runs)}}); });
 }
 
-}  // namespace gateway
+}  // namespace ops

@@ -7,7 +7,7 @@
 
 #include <boost/json.hpp>
 
-namespace gateway {
+namespace ops {
 
 namespace json = boost::json;
 
@@ -17,7 +17,7 @@ namespace {
 // built-in Node page when none is, as for eval), under the op's own key.
 void lookup(OpCall call, std::string_view what) {
   repl::Repl* repl = call.gw.repl();
-  if (!repl) return call.out->fail({Error::not_found, "this gateway runs no pages"});
+  if (!repl) return call.out->fail({services::Error::not_found, "this gateway runs no pages"});
   std::string symbol(call.params.at("symbol").get_string());
   // The reply names the symbol asked about, whatever the page said.
   auto done = [final = final_from_repl(call.out), key = std::string(what), symbol](repl::Answer a) {
@@ -41,4 +41,4 @@ void lookup(OpCall call, std::string_view what) {
 void op_info(OpCall call) { lookup(std::move(call), "info"); }
 void op_docs(OpCall call) { lookup(std::move(call), "docs"); }
 
-}  // namespace gateway
+}  // namespace ops

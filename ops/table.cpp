@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <charconv>
 
-namespace gateway {
+namespace ops {
 
 namespace json = boost::json;
 
@@ -69,7 +69,7 @@ std::optional<std::string> check_type(std::string_view param, ParamType type, co
       if (!v.is_string()) return p + " must be a string";
       break;
     case T::name:
-      if (!v.is_string() || !valid_name(v.get_string())) return p + " must be 1-64 letters, digits, '.', '_' or '-'";
+      if (!v.is_string() || !services::valid_name(v.get_string())) return p + " must be 1-64 letters, digits, '.', '_' or '-'";
       break;
     case T::flag:
       if (!v.is_bool()) return p + " must be true or false";
@@ -118,7 +118,7 @@ const Param* param_of(const OpSpec& op, std::string_view name) {
 // that check_params names the problem as it does for a JSON value.
 json::value query_value(ParamType type, const std::string& v) {
   if (type == T::flag) {
-    if (auto f = parse_flag(v)) return *f;
+    if (auto f = services::parse_flag(v)) return *f;
   } else if (type == T::count || type == T::millis || type == T::offset || type == T::bytes) {
     std::int64_t n = 0;
     auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
@@ -400,16 +400,16 @@ json::object describe_ops() {
           {"versions", json::object{{"protocol", protocol_version}, {"editgate", EDITGATE_VERSION}}}};
 }
 
-Result<std::vector<std::string>> check_params(const OpSpec& op, json::object& params) {
+services::Result<std::vector<std::string>> check_params(const OpSpec& op, json::object& params) {
   const std::string name(op.name);
   for (const Param& p : op.params)
     if (p.required && !params.contains(p.name))
-      return Failure{Error::missing_param, name + " needs \"" + std::string(p.name) + "\""};
+      return services::Failure{services::Error::missing_param, name + " needs \"" + std::string(p.name) + "\""};
   std::vector<std::string> unknown;
   for (const auto& kv : params) {
     const Param* p = param_of(op, kv.key());
     if (!p) unknown.emplace_back(kv.key());
-    else if (auto bad = check_type(p->name, p->type, kv.value())) return Failure{Error::bad_request, *bad};
+    else if (auto bad = check_type(p->name, p->type, kv.value())) return services::Failure{services::Error::bad_request, *bad};
   }
   for (const std::string& u : unknown) params.erase(u);
   return unknown;
@@ -418,22 +418,22 @@ Result<std::vector<std::string>> check_params(const OpSpec& op, json::object& pa
 namespace {
 
 // Another door's replies, with the unknown parameters in the final one.
-class NamingUnknown final : public Replies {
+class NamingUnknown final : public services::Replies {
  public:
-  NamingUnknown(std::shared_ptr<Replies> out, const std::vector<std::string>& unknown) : out_(std::move(out)) {
+  NamingUnknown(std::shared_ptr<services::Replies> out, const std::vector<std::string>& unknown) : out_(std::move(out)) {
     name_unknown(named_, unknown);
   }
   boost::asio::any_io_executor executor() const override { return out_->executor(); }
   void part(json::object body) override { out_->part(std::move(body)); }
   void done(json::object body) override { out_->done(named(std::move(body))); }
-  void fail(Failure failure, json::object body) override { out_->fail(std::move(failure), named(std::move(body))); }
+  void fail(services::Failure failure, json::object body) override { out_->fail(std::move(failure), named(std::move(body))); }
 
  private:
   json::object named(json::object body) const {
     for (const auto& kv : named_) body[kv.key()] = kv.value();
     return body;
   }
-  std::shared_ptr<Replies> out_;
+  std::shared_ptr<services::Replies> out_;
   json::object named_;  // "unknown", and "unknown_more"
 };
 
@@ -448,12 +448,12 @@ void name_unknown(json::object& body, const std::vector<std::string>& unknown) {
   if (unknown.size() > most) body["unknown_more"] = unknown.size() - most;
 }
 
-std::shared_ptr<Replies> naming_unknown(std::shared_ptr<Replies> out, const std::vector<std::string>& unknown) {
+std::shared_ptr<services::Replies> naming_unknown(std::shared_ptr<services::Replies> out, const std::vector<std::string>& unknown) {
   if (unknown.empty()) return out;
   return std::make_shared<NamingUnknown>(std::move(out), unknown);
 }
 
-Result<json::object> params_from_query(const OpSpec& op, const std::vector<std::pair<std::string, std::string>>& query) {
+services::Result<json::object> params_from_query(const OpSpec& op, const std::vector<std::pair<std::string, std::string>>& query) {
   json::object params;
   for (const auto& [given, value] : query) {
     std::string key = given;
@@ -462,12 +462,12 @@ Result<json::object> params_from_query(const OpSpec& op, const std::vector<std::
         if (from == given) key = to;
     const Param* p = param_of(op, key);
     if (p && p->type == T::paths) {
-      if (value.empty()) return Failure{Error::bad_request, key + " needs a file path"};
+      if (value.empty()) return services::Failure{services::Error::bad_request, key + " needs a file path"};
       json::value& list = params[key];
       if (!list.is_array()) list = json::array();
       list.get_array().emplace_back(value);
     } else if (params.contains(key)) {
-      return Failure{Error::bad_request, given + " is given twice"};
+      return services::Failure{services::Error::bad_request, given + " is given twice"};
     } else {
       params[key] = query_value(p ? p->type : T::string, value);
     }
@@ -475,11 +475,11 @@ Result<json::object> params_from_query(const OpSpec& op, const std::vector<std::
   return params;
 }
 
-ConnectionState::ConnectionState(Worker& worker, std::string id) : worker(worker), id(std::move(id)) {}
+ConnectionState::ConnectionState(services::Worker& worker, std::string id) : worker(worker), id(std::move(id)) {}
 
 ConnectionState::~ConnectionState() {
   // Edit runs belong to the worker thread, even in their last moment.
   if (!edits.empty()) worker.post([edits = std::move(edits)] {});
 }
 
-}  // namespace gateway
+}  // namespace ops

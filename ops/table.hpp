@@ -23,11 +23,13 @@
 #include <utility>
 #include <vector>
 
-namespace gateway {
-
+namespace services {
 class EditRun;
 class Worker;
 class Gateway;
+}  // namespace services
+
+namespace ops {
 
 // The type a parameter must have, on every door. Over HTTP a query value is
 // read as the type first (a number, a flag), then checked the same way.
@@ -102,8 +104,8 @@ struct McpFace {
 
 // A streamed edit left open between requests. Worker thread only.
 struct OpenEdit {
-  std::unique_ptr<EditRun> run;
-  std::shared_ptr<Replies> begun;  // where its edit-begin's replies went
+  std::unique_ptr<services::EditRun> run;
+  std::shared_ptr<services::Replies> begun;  // where its edit-begin's replies went
 };
 
 // What a connection keeps between its requests. A WebSocket has one for its
@@ -111,12 +113,12 @@ struct OpenEdit {
 struct ConnectionState {
   // Out of line, as is the destructor (open edits are destroyed on the
   // worker thread): EditRun is complete only there.
-  ConnectionState(Worker& worker, std::string id);
+  ConnectionState(services::Worker& worker, std::string id);
   ~ConnectionState();
   ConnectionState(const ConnectionState&) = delete;
   ConnectionState& operator=(const ConnectionState&) = delete;
 
-  Worker& worker;
+  services::Worker& worker;
   std::string id;  // the session id its commits carry; "" a new one per run
   // A signed-in dashboard: the person who started the gateway, not an
   // agent. Only such a connection may approve origins.
@@ -135,13 +137,13 @@ struct OpSpec;
 
 // One call of an op: its parameters, checked against the table.
 struct OpCall {
-  Gateway& gw;
+  services::Gateway& gw;
   const OpSpec& op;
   boost::json::object params;
   std::string session;  // the commits' session: the request's, or the connection's id
   std::string_view door;  // for the log line: "WebSocket", "HTTP"
   std::shared_ptr<ConnectionState> conn;
-  std::shared_ptr<Replies> out;
+  std::shared_ptr<services::Replies> out;
   std::string request_id = {};  // the envelope's id, serialized; "" without one (and over HTTP)
 };
 
@@ -184,19 +186,19 @@ boost::json::object describe_ops();
 // missing_param or bad_request otherwise, on every door. Parameters the op
 // does not take are taken out of `params` and returned, as the reply names
 // them ("unknown"): a newer client's extras are ignored, as nREPL does.
-Result<std::vector<std::string>> check_params(const OpSpec& op, boost::json::object& params);
+services::Result<std::vector<std::string>> check_params(const OpSpec& op, boost::json::object& params);
 
 // A request's replies that name its unknown parameters in the final one
 // (`"unknown": [...]`, at most 32 names, the rest counted in
 // "unknown_more"); `out` itself when there are none. Every door uses it.
-std::shared_ptr<Replies> naming_unknown(std::shared_ptr<Replies> out, const std::vector<std::string>& unknown);
+std::shared_ptr<services::Replies> naming_unknown(std::shared_ptr<services::Replies> out, const std::vector<std::string>& unknown);
 // The same names in `body`: "unknown" and, past 32, "unknown_more".
 void name_unknown(boost::json::object& body, const std::vector<std::string>& unknown);
 
 // The parameters of a GET route, from its query: each value read as its
 // parameter's type (a number, a flag; a path list from repeats), names
 // renamed; unknown names kept, so check_params names them.
-Result<boost::json::object> params_from_query(const OpSpec& op,
+services::Result<boost::json::object> params_from_query(const OpSpec& op,
                                               const std::vector<std::pair<std::string, std::string>>& query);
 
-}  // namespace gateway
+}  // namespace ops

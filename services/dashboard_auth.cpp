@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-namespace gateway {
+namespace services {
 
 std::string DashboardAuth::mint_token() {
   std::string token = random_hex(32);
@@ -50,4 +50,4 @@ std::optional<std::string_view> cookie_value(std::string_view header, std::strin
   return std::nullopt;
 }
 
-}  // namespace gateway
+}  // namespace services

@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-namespace gateway {
+namespace services {
 
 inline constexpr std::string_view dashboard_cookie_name = "editgate_dashboard";
 
@@ -49,4 +49,4 @@ class DashboardAuth {
 // it is not there.
 std::optional<std::string_view> cookie_value(std::string_view header, std::string_view name);
 
-}  // namespace gateway
+}  // namespace services

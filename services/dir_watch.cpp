@@ -6,7 +6,7 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
-namespace gateway {
+namespace services {
 
 namespace {
 constexpr auto longest_wait = std::chrono::seconds(1);
@@ -111,4 +111,4 @@ void DirWatch::fire() {
   arm();
 }
 
-}  // namespace gateway
+}  // namespace services

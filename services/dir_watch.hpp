@@ -18,7 +18,7 @@
 #include <memory>
 #include <string>
 
-namespace gateway {
+namespace services {
 
 class DirWatch {
  public:
@@ -61,4 +61,4 @@ class DirWatch {
   bool closed_ = false;
 };
 
-}  // namespace gateway
+}  // namespace services

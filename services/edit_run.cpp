@@ -8,7 +8,7 @@
 
 #include <boost/json.hpp>
 
-namespace gateway {
+namespace services {
 
 namespace {
 
@@ -190,4 +190,4 @@ void EditRun::log(std::string_view door, std::optional<Error> cut) {
   repl::log_line(line);
 }
 
-}  // namespace gateway
+}  // namespace services

@@ -23,7 +23,7 @@
 #include <string_view>
 #include <vector>
 
-namespace gateway {
+namespace services {
 
 // What an agent asks of one edit run, from a query or a WebSocket message.
 struct EditParams {
@@ -146,4 +146,4 @@ class EditRun {
   std::chrono::system_clock::time_point started_ = std::chrono::system_clock::now();
 };
 
-}  // namespace gateway
+}  // namespace services

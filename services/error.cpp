@@ -12,7 +12,7 @@
 #include <iterator>
 #include <ostream>
 
-namespace gateway {
+namespace services {
 
 namespace {
 
@@ -160,4 +160,4 @@ Error from_git(editgit::Error e) {
   return Error::internal;
 }
 
-}  // namespace gateway
+}  // namespace services

@@ -20,7 +20,7 @@ namespace editgit {
 enum class Error;
 }
 
-namespace gateway {
+namespace services {
 
 enum class Error {
   // Each code's name, HTTP status and meaning: error_table() (error.cpp),
@@ -77,9 +77,9 @@ Error from_git(editgit::Error e);
 template <class T>
 using Result = boost::system::result<T, Failure>;
 
-}  // namespace gateway
+}  // namespace services
 
 namespace boost::system {
 template <>
-struct is_error_code_enum<gateway::Error> : std::true_type {};
+struct is_error_code_enum<services::Error> : std::true_type {};
 }  // namespace boost::system

@@ -5,7 +5,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/json.hpp>
 
-namespace gateway {
+namespace services {
 
 namespace json = boost::json;
 namespace net = boost::asio;
@@ -131,4 +131,4 @@ void EventHub::send(const json::object& event, const std::vector<Watcher>& to) {
     net::post(w.out->executor(), [out = w.out, event] { out->part({{"event", event}}); });
 }
 
-}  // namespace gateway
+}  // namespace services

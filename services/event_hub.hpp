@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-namespace gateway {
+namespace services {
 
 class Replies;
 
@@ -85,4 +85,4 @@ class EventHub {
   std::string head_;                               // the newest commit not announced yet
 };
 
-}  // namespace gateway
+}  // namespace services

@@ -1,6 +1,6 @@
 #include "services/gateway.hpp"
 
-namespace gateway {
+namespace services {
 
 Gateway::Gateway(Binding binding, std::string cookie, Worker& worker, ServeLimits limits, std::string workspace_id)
     : binding_(std::move(binding)), cookie_(std::move(cookie)), worker_(worker), limits_(limits),
@@ -57,4 +57,4 @@ void Gateway::stop_connections() {
     if (auto s = weak.lock()) s->stop();
 }
 
-}  // namespace gateway
+}  // namespace services

@@ -25,9 +25,8 @@ namespace repl {
 class Repl;
 }
 
-namespace gateway {
+namespace services {
 
-class McpServer;
 class EventHub;
 class Pusher;
 
@@ -78,8 +77,6 @@ class Gateway {
   RealmHost* realms() { return realms_; }
   void set_realms(RealmHost* r) { realms_ = r; }
   // The MCP door's server; null when it is off. Any connection's executor.
-  McpServer* mcp() { return mcp_; }
-  void set_mcp(McpServer* m) { mcp_ = m; }
   // The live events the dashboard watches; null when nobody set them up
   // (tests of other parts). Any thread.
   EventHub* events() { return events_; }
@@ -128,7 +125,6 @@ class Gateway {
   Worker& worker_;
   repl::Repl* repl_ = nullptr;
   RealmHost* realms_ = nullptr;
-  McpServer* mcp_ = nullptr;
   EventHub* events_ = nullptr;
   Pusher* pusher_ = nullptr;
   DashboardAuth dashboard_;
@@ -156,4 +152,4 @@ class Gateway {
   std::vector<std::weak_ptr<Stoppable>> live_;
 };
 
-}  // namespace gateway
+}  // namespace services

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-namespace gateway {
+namespace services {
 
 using HttpHeaders = std::vector<std::pair<std::string_view, std::string>>;
 
@@ -30,4 +30,4 @@ class HttpResponder {
   virtual void abort() = 0;
 };
 
-}  // namespace gateway
+}  // namespace services

@@ -29,7 +29,7 @@
 
 extern char** environ;
 
-namespace gateway {
+namespace services {
 
 namespace net = boost::asio;
 using local = net::local::stream_protocol;
@@ -496,4 +496,4 @@ void stop_node_page(NodePage& page) { page.stop(); }
 
 RealmHost* realm_host(NodePage* page) { return page; }
 
-}  // namespace gateway
+}  // namespace services

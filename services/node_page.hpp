@@ -14,7 +14,7 @@ namespace repl {
 class Repl;
 }
 
-namespace gateway {
+namespace services {
 
 class NodePage;
 
@@ -29,4 +29,4 @@ void stop_node_page(NodePage& page);
 // The page's realms (clone's), as the gateway reaches them; null for none.
 RealmHost* realm_host(NodePage* page);
 
-}  // namespace gateway
+}  // namespace services

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-namespace gateway {
+namespace services {
 
 namespace json = boost::json;
 
@@ -64,4 +64,4 @@ json::object OriginApprovals::snapshot() {
   return {{"pending", std::move(pending)}, {"allowed", std::move(allowed)}, {"refused", std::move(refused)}};
 }
 
-}  // namespace gateway
+}  // namespace services

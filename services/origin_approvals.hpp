@@ -17,7 +17,7 @@
 #include <mutex>
 #include <string>
 
-namespace gateway {
+namespace services {
 
 class OriginApprovals {
  public:
@@ -53,4 +53,4 @@ class OriginApprovals {
   std::function<void()> changed_;
 };
 
-}  // namespace gateway
+}  // namespace services

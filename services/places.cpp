@@ -13,7 +13,7 @@
 #include <filesystem>
 #include <fstream>
 
-namespace gateway {
+namespace services {
 
 namespace fs = std::filesystem;
 
@@ -151,4 +151,4 @@ Result<void> make_state_folder(const Places& places) {
   return {};
 }
 
-}  // namespace gateway
+}  // namespace services

@@ -22,7 +22,7 @@
 
 #include <string>
 
-namespace gateway {
+namespace services {
 
 struct Places {
   std::string root;    // the workspace, canonical
@@ -67,4 +67,4 @@ Result<void> private_folder(const std::string& path);
 // another user could rename a folder further up.
 Result<void> make_state_folder(const Places& places);
 
-}  // namespace gateway
+}  // namespace services

@@ -20,7 +20,7 @@
 #include <cstring>
 #include <optional>
 
-namespace gateway {
+namespace services {
 
 namespace json = boost::json;
 using Clock = std::chrono::steady_clock;
@@ -178,4 +178,4 @@ Result<json::object> push_in_child(const std::string& root, const std::string& r
   return outcome_of(last, status);
 }
 
-}  // namespace gateway
+}  // namespace services

@@ -17,7 +17,7 @@
 #include <ostream>
 #include <string>
 
-namespace gateway {
+namespace services {
 
 // The child's side: `editgate __push --root ROOT --remote REMOTE`. Lines on
 // `out`: {"alive":true} now and then while the push makes progress, then
@@ -38,4 +38,4 @@ struct ChildLimits {
 Result<boost::json::object> push_in_child(const std::string& root, const std::string& remote,
                                           const ChildLimits& limits);
 
-}  // namespace gateway
+}  // namespace services

@@ -12,7 +12,7 @@
 #include <cerrno>
 #include <cstring>
 
-namespace gateway {
+namespace services {
 
 namespace json = boost::json;
 using Clock = std::chrono::steady_clock;
@@ -244,4 +244,4 @@ PushOutcome Pusher::push_once(bool forced, bool last) {
   return outcome;
 }
 
-}  // namespace gateway
+}  // namespace services

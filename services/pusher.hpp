@@ -37,7 +37,7 @@ namespace editgit {
 class Repository;
 }
 
-namespace gateway {
+namespace services {
 
 // What one push did: `body` names the remote, the branch ("ref"), the
 // commit the remote's branch holds now, the one it held before
@@ -132,4 +132,4 @@ class Pusher {
   std::thread thread_;
 };
 
-}  // namespace gateway
+}  // namespace services

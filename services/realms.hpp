@@ -11,7 +11,7 @@
 #include <functional>
 #include <string>
 
-namespace gateway {
+namespace services {
 
 // Called on the worker thread only, where the REPL and the Node page live.
 class RealmHost {
@@ -30,4 +30,4 @@ class RealmHost {
 // each with a realm of its own (bench/realms_bench.cpp drives 1,000).
 inline constexpr std::size_t max_realms = 1024;
 
-}  // namespace gateway
+}  // namespace services

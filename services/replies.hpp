@@ -7,7 +7,7 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/json/object.hpp>
 
-namespace gateway {
+namespace services {
 
 // Where one request's replies go: the door's side of it. Every call is made
 // on executor(); part() any number of times, then one of done() or fail().
@@ -24,4 +24,4 @@ class Replies {
   virtual void fail(Failure failure, boost::json::object body = {}) = 0;
 };
 
-}  // namespace gateway
+}  // namespace services

@@ -4,7 +4,7 @@
 
 #include <ctime>
 
-namespace gateway {
+namespace services {
 
 namespace json = boost::json;
 
@@ -91,4 +91,4 @@ const json::object* RunRing::made(std::string_view commit) const {
   return nullptr;
 }
 
-}  // namespace gateway
+}  // namespace services

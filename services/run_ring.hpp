@@ -18,7 +18,7 @@
 #include <string>
 #include <string_view>
 
-namespace gateway {
+namespace services {
 
 // How a run ended, beyond its report: which door it came through, whose it
 // was, when it began, and why its stream was cut off when it was.
@@ -58,4 +58,4 @@ class RunRing {
   std::int64_t next_id_ = 1;
 };
 
-}  // namespace gateway
+}  // namespace services

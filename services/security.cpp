@@ -3,7 +3,7 @@
 
 #include <cctype>
 
-namespace gateway {
+namespace services {
 
 namespace {
 
@@ -114,4 +114,4 @@ bool page_origin_allowed(std::string_view origin, const Binding& b) {
   return false;
 }
 
-}  // namespace gateway
+}  // namespace services

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace gateway {
+namespace services {
 
 // Where the gateway listens, and which browser origins may talk to it
 // besides its own.
@@ -49,4 +49,4 @@ std::optional<std::string> normalize_origin(std::string_view origin);
 
 using repl::random_hex;
 
-}  // namespace gateway
+}  // namespace services

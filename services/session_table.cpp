@@ -1,6 +1,6 @@
 #include "services/session_table.hpp"
 
-namespace gateway {
+namespace services {
 
 SessionTable::SessionTable(SessionLimits limits) : limits_(limits) {}
 
@@ -126,4 +126,4 @@ std::size_t SessionTable::size() const {
   return sessions_.size();
 }
 
-}  // namespace gateway
+}  // namespace services

@@ -24,7 +24,7 @@
 #include <string_view>
 #include <vector>
 
-namespace gateway {
+namespace services {
 
 struct SessionLimits {
   std::size_t max_sessions = 2048;  // above the connections and realms there can be at once
@@ -104,4 +104,4 @@ class SessionTable {
   std::map<std::string, Session> sessions_;
 };
 
-}  // namespace gateway
+}  // namespace services

@@ -14,7 +14,7 @@
 #include <sstream>
 #include <utility>
 
-namespace gateway {
+namespace services {
 
 namespace {
 
@@ -248,4 +248,4 @@ Result<Published> read_published(const std::string& root) {
   return p;
 }
 
-}  // namespace gateway
+}  // namespace services

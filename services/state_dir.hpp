@@ -17,7 +17,7 @@
 
 #include <string>
 
-namespace gateway {
+namespace services {
 
 class StateDir {
  public:
@@ -69,4 +69,4 @@ struct Published {
 };
 Result<Published> read_published(const std::string& root);
 
-}  // namespace gateway
+}  // namespace services

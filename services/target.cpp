@@ -1,7 +1,7 @@
 #include "services/target.hpp"
 
 
-namespace gateway {
+namespace services {
 
 namespace {
 
@@ -71,4 +71,4 @@ bool valid_name(std::string_view name) {
   return true;
 }
 
-}  // namespace gateway
+}  // namespace services

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-namespace gateway {
+namespace services {
 
 struct Target {
   std::string path;
@@ -26,4 +26,4 @@ std::optional<bool> parse_flag(std::string_view v);
 // Agent and session names: 1-64 of [A-Za-z0-9._-].
 bool valid_name(std::string_view name);
 
-}  // namespace gateway
+}  // namespace services

@@ -3,7 +3,7 @@
 #include "record/repl_ref.hpp"
 #include "repl/log.hpp"
 
-namespace gateway {
+namespace services {
 
 Result<std::unique_ptr<Worker>> Worker::open(const std::string& root) {
   auto ws = editproto::Workspace::open(root);
@@ -46,4 +46,4 @@ void Worker::join() {
   commits_->stop();
 }
 
-}  // namespace gateway
+}  // namespace services

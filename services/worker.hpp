@@ -22,7 +22,7 @@
 #include <thread>
 #include <utility>
 
-namespace gateway {
+namespace services {
 
 class Worker {
  public:
@@ -88,4 +88,4 @@ class Worker {
   std::thread thread_;
 };
 
-}  // namespace gateway
+}  // namespace services

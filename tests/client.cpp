@@ -109,7 +109,7 @@ Gateway::Gateway(const std::string& root, std::vector<std::string> extra, bool n
       pid_ = -1;
       throw std::runtime_error("editgate serve exited: " + err());
     }
-    auto published = gateway::read_published(root);
+    auto published = services::read_published(root);
     if (published) {
       port_ = published->port;
       cookie_ = published->cookie;

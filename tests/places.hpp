@@ -9,8 +9,8 @@
 
 namespace test {
 
-inline gateway::Places places(const fs::path& root) {
-  auto p = gateway::places_of(root.string());
+inline services::Places places(const fs::path& root) {
+  auto p = services::places_of(root.string());
   REQUIRE(p.has_value());
   return *p;
 }

@@ -91,3 +91,45 @@ TEST_CASE("every folder with C++ sources is a layer of the table", "[layers]") {
     CHECK((!has_cpp || layers().count(name) == 1));
   }
 }
+
+namespace {
+
+// Each layer's namespace: its folder's name, but git/'s (libgit2 owns `git_`).
+std::string namespace_of(const std::string& layer) { return layer == "git" ? "editgit" : layer; }
+
+}  // namespace
+
+TEST_CASE("every layer's code is in its own namespace", "[layers]") {
+  // A top-level `namespace X {` of another layer may only forward-declare
+  // (`class Y;`): a definition there would be that layer's code in the wrong folder.
+  const fs::path root = SOURCE_DIR;
+  std::set<std::string> names;
+  for (const auto& [layer, allowed] : layers()) names.insert(namespace_of(layer));
+  static const std::regex opens(R"(^namespace ([A-Za-z0-9_]+)(::[A-Za-z0-9_:]+)? \{\s*$)");
+  static const std::regex forward(R"(^\s*(class|struct|enum class) [A-Za-z0-9_]+;\s*$)");
+  std::size_t own = 0;
+  for (const auto& [layer, allowed] : layers()) {
+    const std::string mine = namespace_of(layer);
+    for (const auto& entry : fs::recursive_directory_iterator(root / layer)) {
+      const auto ext = entry.path().extension();
+      if (!entry.is_regular_file() || (ext != ".cpp" && ext != ".hpp")) continue;
+      const std::string file = fs::relative(entry.path(), root).string();
+      std::ifstream in(entry.path());
+      std::string line, inside;  // inside: the other layer's namespace open now
+      std::smatch m;
+      while (std::getline(in, line)) {
+        if (!inside.empty()) {
+          if (line.starts_with("}")) inside.clear();
+          else if (!line.empty() && !std::regex_match(line, forward)) {
+            INFO(file << " defines in namespace " << inside << " (another layer's): " << line);
+            CHECK(false);
+          }
+        } else if (std::regex_match(line, m, opens)) {
+          if (m[1] == mine) ++own;
+          else if (names.count(m[1].str())) inside = m[1].str();
+        }
+      }
+    }
+  }
+  CHECK(own > 100);  // the reader found the layers' own namespaces at all
+}

@@ -22,8 +22,8 @@ TEST_CASE("docs/reference.md is what editgate describe --markdown prints", "[cli
 }
 
 TEST_CASE("every parameter of every op says what it means to that op", "[cli]") {
-  for (const gateway::OpSpec& op : gateway::op_table())
-    for (const gateway::Param& p : op.params) {
+  for (const ops::OpSpec& op : ops::op_table())
+    for (const ops::Param& p : op.params) {
       INFO(op.name << "." << p.name);
       CHECK(!p.doc.empty());
     }
@@ -31,16 +31,16 @@ TEST_CASE("every parameter of every op says what it means to that op", "[cli]") 
 
 TEST_CASE("the reference has every op, tool and error code once", "[cli]") {
   const std::string text = cli::reference_markdown();
-  for (const gateway::OpSpec& op : gateway::op_table())
+  for (const ops::OpSpec& op : ops::op_table())
     CHECK(text.find("### `" + std::string(op.name) + "`\n") != std::string::npos);
-  for (const gateway::McpTool& t : gateway::mcp_tools())
+  for (const mcp::McpTool& t : mcp::mcp_tools())
     CHECK(text.find("| `" + std::string(t.face->tool) + "` | `" + std::string(t.op->name) + "` |") != std::string::npos);
   std::set<std::string> names;
-  for (const gateway::ErrorInfo& e : gateway::error_table()) {
+  for (const services::ErrorInfo& e : services::error_table()) {
     CHECK(names.insert(std::string(e.name)).second);
-    CHECK(gateway::error_named(e.name) == e.code);
-    CHECK(gateway::http_status(e.code) == e.status);
+    CHECK(services::error_named(e.name) == e.code);
+    CHECK(services::http_status(e.code) == e.status);
     CHECK(text.find("| `" + std::string(e.name) + "` | " + std::to_string(e.status) + " |") != std::string::npos);
   }
-  CHECK(names.size() == static_cast<std::size_t>(gateway::Error::rate_limited));
+  CHECK(names.size() == static_cast<std::size_t>(services::Error::rate_limited));
 }

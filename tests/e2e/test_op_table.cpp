@@ -13,7 +13,8 @@
 #include <string>
 #include <vector>
 
-using namespace gateway;
+using namespace services;
+using namespace ops;
 namespace json = boost::json;
 
 namespace {
@@ -80,7 +81,7 @@ client::Response http_call(const client::Gateway& gw, const OpSpec& op, const js
                            const std::string& raw = "", bool authorized = true) {
   std::map<std::string, std::string> headers;
   if (authorized) headers["Authorization"] = "Bearer " + gw.cookie();
-  if (gateway::http_method(op) == "POST")
+  if (ops::http_method(op) == "POST")
     return client::request(gw.port(), "POST", std::string(op.http->path) + (raw.empty() ? "" : "?" + raw.substr(1)),
                            json::serialize(params), headers);
   std::string query;
@@ -186,7 +187,7 @@ TEST_CASE("op table: every op is reachable on the WebSocket and its HTTP route, 
     CHECK(obj(ws.until_done().back()).at("unknown") == json::array{"bogus"});
     if (op.http) {
       const client::Response r =
-          gateway::http_method(op) == "POST" ? http_call(gw, op, bogus) : http_call(gw, op, required_params(op), "&bogus=1");
+          ops::http_method(op) == "POST" ? http_call(gw, op, bogus) : http_call(gw, op, required_params(op), "&bogus=1");
       CHECK(obj(r.body).at("unknown") == json::array{"bogus"});
       answers.push_back(r);
     }
@@ -199,7 +200,7 @@ TEST_CASE("op table: every op is reachable on the WebSocket and its HTTP route, 
       msg = wrong;
       msg["op"] = op.name;
       CHECK(ws_reason(ws, msg) == "bad_request");
-      if (op.http && gateway::http_method(op) == "POST") {
+      if (op.http && ops::http_method(op) == "POST") {
         answers.push_back(http_call(gw, op, wrong));
         CHECK(obj(answers.back().body).at("error") == "bad_request");
       } else if (op.http && !query_wrong.empty()) {
@@ -221,8 +222,8 @@ TEST_CASE("op table: every op is reachable on the WebSocket and its HTTP route, 
     if (op.http) {
       // The op itself, and the door's refusals of the route.
       answers.push_back(http_call(gw, op, required_params(op)));
-      if (gateway::http_method(op) == "GET") CHECK(answers.back().status == 200);
-      answers.push_back(client::request(gw.port(), gateway::http_method(op) == "GET" ? "DELETE" : "GET",
+      if (ops::http_method(op) == "GET") CHECK(answers.back().status == 200);
+      answers.push_back(client::request(gw.port(), ops::http_method(op) == "GET" ? "DELETE" : "GET",
                                         std::string(op.http->path), "", {{"Authorization", "Bearer " + gw.cookie()}}));
       CHECK(obj(answers.back().body).at("error") == "method_not_allowed");
       if (op.http->bearer) {

@@ -172,7 +172,7 @@ TEST_CASE("`editgate mcp` in a clone holding a committed .editgate/ starts a gat
                      init);
   INFO(m.err);
   CHECK(m.out.find(R"("id":1,"result")") != std::string::npos);
-  auto published = gateway::read_published(t.mine.string());
+  auto published = services::read_published(t.mine.string());
   REQUIRE(published.has_value());
   CHECK(published->cookie != known_cookie);
   // Its log is in the state folder, private; the committed symlink kept its target.
@@ -188,8 +188,8 @@ TEST_CASE("`editgate mcp` in a clone holding a committed .editgate/ starts a gat
   nothing_steered_files(t.mine, t.outside);
   ws.send(R"({"op":"shutdown","id":"bye","cookie":")" + published->cookie + R"("})");
   ws.read();
-  for (int i = 0; i < 200 && gateway::gateway_running(t.mine.string()); ++i) std::this_thread::sleep_for(25ms);
-  CHECK_FALSE(gateway::gateway_running(t.mine.string()));
+  for (int i = 0; i < 200 && services::gateway_running(t.mine.string()); ++i) std::this_thread::sleep_for(25ms);
+  CHECK_FALSE(services::gateway_running(t.mine.string()));
 }
 
 TEST_CASE("a static server of the workspace root, .git included, hands out nothing that opens a door", "[security][state]") {
@@ -201,7 +201,7 @@ TEST_CASE("a static server of the workspace root, .git included, hands out nothi
       R"("clientInfo":{"name":"test","version":"1"}}})" "\n";
   auto m = test::run({"sh", "-c", "cd \"$1\" && (cat; sleep 8) | \"$2\" mcp", "sh", dir.str(), EDITGATE_BIN}, init);
   REQUIRE(m.out.find(R"("id":1,"result")") != std::string::npos);
-  auto published = gateway::read_published(dir.str());
+  auto published = services::read_published(dir.str());
   REQUIRE(published.has_value());
   const unsigned short port = published->port;
   {
@@ -260,7 +260,7 @@ TEST_CASE("a static server of the workspace root, .git included, hands out nothi
   ws.login(published->cookie);
   ws.send(R"({"op":"shutdown","id":"bye","cookie":")" + published->cookie + R"("})");
   ws.read();
-  for (int i = 0; i < 200 && gateway::gateway_running(dir.str()); ++i) std::this_thread::sleep_for(25ms);
+  for (int i = 0; i < 200 && services::gateway_running(dir.str()); ++i) std::this_thread::sleep_for(25ms);
 }
 
 TEST_CASE("`editgate mcp` outside any repository creates nothing and tells its client why", "[state][mcp]") {

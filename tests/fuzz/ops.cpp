@@ -33,7 +33,7 @@ void check_param(std::string_view key, const json::value& v) {
   if (key == "dry_run" || key == "silent") {
     FUZZ_CHECK(v.is_bool());
   } else if (key == "agent" || key == "of_session") {
-    FUZZ_CHECK(v.is_string() && gateway::valid_name(v.get_string()));
+    FUZZ_CHECK(v.is_string() && services::valid_name(v.get_string()));
   } else if (key == "context" || key == "files") {
     FUZZ_CHECK(v.is_array());
     for (const json::value& e : v.get_array()) FUZZ_CHECK(e.is_string() && !e.get_string().empty());
@@ -51,21 +51,21 @@ void check_param(std::string_view key, const json::value& v) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static const json::object table = gateway::describe_ops().at("ops").as_object();
+  static const json::object table = ops::describe_ops().at("ops").as_object();
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  gateway::CheckedRequest r = gateway::check_request(text);
+  ops::CheckedRequest r = ops::check_request(text);
   std::vector<std::string> unknown;
   if (!r.failure) {
-    const gateway::OpSpec* spec = gateway::find_op(r.op);
+    const ops::OpSpec* spec = ops::find_op(r.op);
     FUZZ_CHECK(spec != nullptr);
-    auto checked = gateway::check_params(*spec, r.params);
+    auto checked = ops::check_params(*spec, r.params);
     if (checked) unknown = std::move(*checked);
     else r.failure = checked.error();
   }
 
   for (const auto& kv : r.echo) FUZZ_CHECK(kv.key() == "id" || kv.key() == "session");
   if (r.failure) {
-    using gateway::Error;
+    using services::Error;
     const Error c = r.failure->code;
     FUZZ_CHECK(c == Error::bad_json || c == Error::missing_param || c == Error::unknown_op || c == Error::bad_request);
     FUZZ_CHECK(!r.failure->message.empty());
@@ -83,7 +83,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::string_view k = kv.key();
     if (k == "op") continue;
     if (k == "session") {
-      FUZZ_CHECK(kv.value().is_string() && gateway::valid_name(kv.value().get_string()));
+      FUZZ_CHECK(kv.value().is_string() && services::valid_name(kv.value().get_string()));
       continue;
     }
     if (k == "id" && !in(params, k)) continue;  // the envelope's id: echoed, any JSON

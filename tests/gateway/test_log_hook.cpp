@@ -58,7 +58,7 @@ TEST_CASE("the gateway logs an inbox message's run and an answer it cannot write
   test::fs::create_directories(dir / "agents/outbox/note.json/x");
   Captured captured;
   {
-    auto worker = gateway::Worker::open(dir.str());
+    auto worker = services::Worker::open(dir.str());
     REQUIRE(worker);
     std::promise<void> done;
     (*worker)->post([&] {

@@ -9,46 +9,46 @@
 #include <vector>
 
 namespace json = boost::json;
-using gateway::Error;
+using services::Error;
 
 TEST_CASE("a legacy message is one with a type and no op", "[legacy][unit]") {
-  CHECK(gateway::is_legacy(json::parse(R"({"type":"eval","expression":"1"})").get_object()));
-  CHECK_FALSE(gateway::is_legacy(json::parse(R"({"op":"eval","type":"eval","code":"1"})").get_object()));
-  CHECK_FALSE(gateway::is_legacy(json::parse(R"({"op":"eval","code":"1"})").get_object()));
+  CHECK(ops::is_legacy(json::parse(R"({"type":"eval","expression":"1"})").get_object()));
+  CHECK_FALSE(ops::is_legacy(json::parse(R"({"op":"eval","type":"eval","code":"1"})").get_object()));
+  CHECK_FALSE(ops::is_legacy(json::parse(R"({"op":"eval","code":"1"})").get_object()));
 }
 
 TEST_CASE("legacy types become the table's ops, with their renamed parameters", "[legacy][unit]") {
-  auto eval = gateway::from_legacy(json::parse(R"({"type":"eval","expression":"1 + 2","id":"a"})").get_object());
+  auto eval = ops::from_legacy(json::parse(R"({"type":"eval","expression":"1 + 2","id":"a"})").get_object());
   REQUIRE(eval);
   CHECK(*eval == json::parse(R"({"op":"eval","code":"1 + 2","id":"a"})").get_object());
-  auto kill = gateway::from_legacy(json::parse(R"({"type":"kill","pid":"node-1"})").get_object());
+  auto kill = ops::from_legacy(json::parse(R"({"type":"kill","pid":"node-1"})").get_object());
   REQUIRE(kill);
   CHECK(*kill == json::parse(R"({"op":"kill","actor":"node-1"})").get_object());
-  auto load = gateway::from_legacy(json::parse(R"({"type":"load","path":"a.js"})").get_object());
+  auto load = ops::from_legacy(json::parse(R"({"type":"load","path":"a.js"})").get_object());
   REQUIRE(load);
   CHECK(*load == json::parse(R"({"op":"load-file","path":"a.js"})").get_object());
   for (const char* same : {"clear", "bindings", "actors", "modules", "unload"}) {
-    auto m = gateway::from_legacy(json::object{{"type", same}});
+    auto m = ops::from_legacy(json::object{{"type", same}});
     REQUIRE(m);
     CHECK(m->at("op") == same);
   }
   // A parameter under both names stays as sent: the op's name wins, and
   // the other is named unknown by the op's check.
-  auto both = gateway::from_legacy(json::parse(R"({"type":"eval","expression":"1","code":"2"})").get_object());
+  auto both = ops::from_legacy(json::parse(R"({"type":"eval","expression":"1","code":"2"})").get_object());
   REQUIRE(both);
   CHECK(both->at("code") == "2");
   CHECK(both->at("expression") == "1");
 }
 
 TEST_CASE("a legacy type that is none, and the auth message, are refused by name", "[legacy][unit]") {
-  auto odd = gateway::from_legacy(json::parse(R"({"type":"describe"})").get_object());
+  auto odd = ops::from_legacy(json::parse(R"({"type":"describe"})").get_object());
   REQUIRE_FALSE(odd);
   CHECK(odd.error().code == Error::unknown_op);
   CHECK_THAT(odd.error().message, Catch::Contains("eval, clear, bindings, load, actors, modules, kill, unload"));
-  auto auth = gateway::from_legacy(json::parse(R"({"type":"auth","cookie":"x"})").get_object());
+  auto auth = ops::from_legacy(json::parse(R"({"type":"auth","cookie":"x"})").get_object());
   REQUIRE_FALSE(auth);
   CHECK(auth.error().code == Error::bad_request);
-  auto number = gateway::from_legacy(json::parse(R"({"type":7})").get_object());
+  auto number = ops::from_legacy(json::parse(R"({"type":7})").get_object());
   REQUIRE_FALSE(number);
   CHECK(number.error().code == Error::bad_request);
 }
@@ -60,8 +60,8 @@ struct Sent {
   int finished = 0;
 };
 
-std::shared_ptr<gateway::Replies> replies_into(boost::asio::io_context& io, Sent& sent) {
-  return gateway::legacy_replies(
+std::shared_ptr<services::Replies> replies_into(boost::asio::io_context& io, Sent& sent) {
+  return ops::legacy_replies(
       io.get_executor(), [&sent](json::object m) { sent.messages.push_back(std::move(m)); }, [&sent] { ++sent.finished; });
 }
 

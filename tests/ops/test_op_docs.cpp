@@ -18,7 +18,7 @@ TEST_CASE("every op of the table has its row in the protocol reference (docs/gui
   REQUIRE(table != std::string::npos);
   const std::size_t end = reference.find("\n\n", table);
   const std::string rows = reference.substr(table, end - table);
-  for (const gateway::OpSpec& op : gateway::op_table()) {
+  for (const ops::OpSpec& op : ops::op_table()) {
     INFO("op " << op.name);
     CHECK(rows.find("\n| `" + std::string(op.name) + "` |") != std::string::npos);
   }

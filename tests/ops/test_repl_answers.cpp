@@ -12,32 +12,32 @@
 #include <optional>
 
 namespace json = boost::json;
-using gateway::Error;
+using services::Error;
 
 namespace {
 
 // The final reply as a door gets it.
-struct Recorded : gateway::Replies {
+struct Recorded : services::Replies {
   explicit Recorded(boost::asio::io_context& io) : io(io) {}
   boost::asio::any_io_executor executor() const override { return io.get_executor(); }
   void part(json::object) override {}
   void done(json::object b) override { body = std::move(b); }
-  void fail(gateway::Failure f, json::object b) override {
+  void fail(services::Failure f, json::object b) override {
     failure = std::move(f);
     body = std::move(b);
   }
   boost::asio::io_context& io;
   std::optional<json::object> body;
-  std::optional<gateway::Failure> failure;
+  std::optional<services::Failure> failure;
 };
 
 // `answer` through final_from_repl, and the reply as the WebSocket shows it.
 json::object replied(const std::shared_ptr<Recorded>& out, repl::Answer answer) {
-  gateway::final_from_repl(out)(std::move(answer));
+  ops::final_from_repl(out)(std::move(answer));
   out->io.poll();
   REQUIRE(out->body);
   json::object shown = *out->body;
-  gateway::mark_final(shown, out->failure);
+  services::mark_final(shown, out->failure);
   return shown;
 }
 
@@ -46,15 +46,15 @@ json::object replied(const std::shared_ptr<Recorded>& out, repl::Answer answer) 
 TEST_CASE("each REPL code is a gateway code, by value", "[ops][unit]") {
   for (int n = static_cast<int>(repl::Error::not_found); n <= static_cast<int>(repl::Error::page_error); ++n) {
     const auto code = static_cast<repl::Error>(n);
-    const gateway::Failure f = gateway::from_repl({code, "why"});
+    const services::Failure f = ops::from_repl({code, "why"});
     CHECK(f.message == "why");
     // The wire name stays the REPL's, but where the gateway's own names differ.
     const std::string_view expected = code == repl::Error::io                  ? "io_error"
                                       : code == repl::Error::commit_queue_full ? "commit_failed"
                                                                                : repl::to_string(code);
-    CHECK(gateway::to_string(f.code) == expected);
+    CHECK(services::to_string(f.code) == expected);
   }
-  CHECK(gateway::from_repl({repl::Error::timeout, ""}).code == Error::page_timeout);
+  CHECK(ops::from_repl({repl::Error::timeout, ""}).code == Error::page_timeout);
 }
 
 TEST_CASE("a REPL failure crosses as a code: the door writes its text", "[ops][unit]") {

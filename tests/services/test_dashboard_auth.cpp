@@ -5,8 +5,8 @@
 
 #include <catch2/catch.hpp>
 
-using gateway::DashboardAuth;
-using gateway::OriginApprovals;
+using services::DashboardAuth;
+using services::OriginApprovals;
 using V = OriginApprovals::Verdict;
 
 TEST_CASE("a dashboard token signs in once", "[unit][dashboard]") {
@@ -35,7 +35,7 @@ TEST_CASE("old dashboard tokens and sessions give way to new ones", "[unit][dash
 }
 
 TEST_CASE("the dashboard's cookie is found among others", "[unit][dashboard]") {
-  using gateway::cookie_value;
+  using services::cookie_value;
   CHECK(cookie_value("editgate_dashboard=abc", "editgate_dashboard") == "abc");
   CHECK(cookie_value("a=1; editgate_dashboard=abc; b=2", "editgate_dashboard") == "abc");
   CHECK(cookie_value("xeditgate_dashboard=abc", "editgate_dashboard") == std::nullopt);
@@ -61,7 +61,7 @@ TEST_CASE("an origin waits, then is allowed or refused by the person", "[unit][d
   CHECK(changes == 3);
   auto never = a.decide("http://never.example", true);
   REQUIRE_FALSE(never);
-  CHECK(never.error().code == gateway::Error::not_found);
+  CHECK(never.error().code == services::Error::not_found);
 }
 
 TEST_CASE("a flood of origins fills the pending list and is refused past it", "[unit][dashboard]") {

@@ -16,7 +16,7 @@
 #include <optional>
 #include <string>
 
-using namespace gateway;
+using namespace services;
 
 namespace {
 
@@ -101,7 +101,7 @@ TEST_CASE("places: one gateway per workspace, also across two state homes (they 
           "[places][unit]") {
   test::TempDir home1, home2, dir;
   test::git_ok(dir.path(), {"init", "-q"});
-  std::optional<StateDir> first;
+  std::optional<services::StateDir> first;
   {
     StateHome set(home1.str());
     auto opened = StateDir::open(test::places(dir.path()));

@@ -5,7 +5,7 @@
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
 
-using gateway::RunRing;
+using services::RunRing;
 namespace json = boost::json;
 
 namespace {
@@ -26,7 +26,7 @@ record::RunReport report_with(std::size_t blocks, const std::string& diagnostic)
   return r;
 }
 
-gateway::RunEnd end_of(const std::string& door) { return {door, "agent", std::chrono::system_clock::now(), {}}; }
+services::RunEnd end_of(const std::string& door) { return {door, "agent", std::chrono::system_clock::now(), {}}; }
 
 }  // namespace
 

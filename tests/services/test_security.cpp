@@ -13,7 +13,8 @@
 
 #include <optional>
 
-using namespace gateway;
+using namespace services;
+using namespace ops;
 
 TEST_CASE("Host must name this gateway: loopback or the bound address, with its port", "[security]") {
   Binding b;
@@ -96,7 +97,7 @@ TEST_CASE("every unknown edit parameter is named at once, before any value is ju
 
 TEST_CASE("the state folder: one gateway per workspace, a cookie kept private", "[security]") {
   test::TempDir dir;
-  const gateway::Places places = test::places(dir.path());
+  const services::Places places = test::places(dir.path());
   // Outside the workspace, per user.
   CHECK(places.state.rfind(dir.str(), 0) != 0);
   std::string cookie;
@@ -137,7 +138,7 @@ TEST_CASE("the state folder: one gateway per workspace, a cookie kept private", 
 TEST_CASE("state folders of workspaces that are gone are removed; a held or a live one is kept", "[security]") {
   std::optional<test::TempDir> gone{std::in_place}, held{std::in_place};
   test::TempDir live;
-  const gateway::Places gone_places = test::places(gone->path()), held_places = test::places(held->path()),
+  const services::Places gone_places = test::places(gone->path()), held_places = test::places(held->path()),
                         live_places = test::places(live.path());
   REQUIRE(StateDir::open(gone_places).has_value());
   auto holder = StateDir::open(held_places);
@@ -153,7 +154,7 @@ TEST_CASE("state folders of workspaces that are gone are removed; a held or a li
 
 TEST_CASE("a symlink or a file where the state folder goes is refused, never followed", "[security]") {
   test::TempDir dir, outside;
-  const gateway::Places places = test::places(dir.path());
+  const services::Places places = test::places(dir.path());
   test::fs::create_directories(test::fs::path(places.state).parent_path());
   test::fs::create_directory_symlink(outside.path(), places.state);
   auto opened = StateDir::open(places);

@@ -4,8 +4,8 @@
 
 #include <catch2/catch.hpp>
 
-using gateway::Error;
-using gateway::SessionTable;
+using services::Error;
+using services::SessionTable;
 
 namespace {
 int conn_a = 0, conn_b = 1;  // two connections, told apart by address
@@ -55,7 +55,7 @@ TEST_CASE("closing a session ends it and hands back the realm its clone made, no
 }
 
 TEST_CASE("sessions nobody holds expire with their realms; the count is bounded", "[sessions][unit]") {
-  gateway::SessionLimits limits;
+  services::SessionLimits limits;
   limits.max_sessions = 3;
   limits.expire_after = std::chrono::seconds(60);
   SessionTable t(limits);
