@@ -1,7 +1,5 @@
 #include "git/commit_queue.hpp"
 
-#include <pthread.h>
-
 #include <exception>
 #include <future>
 #include <string>
@@ -15,7 +13,10 @@ Result<std::unique_ptr<CommitQueue>> CommitQueue::open(const std::string& root, 
 }
 
 CommitQueue::CommitQueue(Repository repo, std::size_t bound)
-    : repo_(std::move(repo)), bound_(bound), thread_([this] { loop(); }) {}
+    : repo_(std::move(repo)),
+      bound_(bound),
+      loop_({.name = "eg-commits", .bound = bound, .one_at_a_time = true},
+            [this](std::vector<Item>& items, bool) { return step(items); }) {}
 
 CommitQueue::~CommitQueue() { stop(); }
 
@@ -28,29 +29,20 @@ Failure full(std::size_t bound) {
 }  // namespace
 
 Result<void> CommitQueue::submit(Work work, const void* owner) {
-  {
-    std::lock_guard lock(mutex_);
-    if (stopping_ || waiting_ >= bound_) return full(bound_);
-    queue_.push_back({std::move(work), owner, 1});
-    ++waiting_;
-  }
-  wake_.notify_one();
+  if (!loop_.post({std::move(work), owner})) return full(bound_);
   return {};
 }
 
 Result<bool> CommitQueue::join_last(const void* owner, const std::function<void()>& join) {
-  std::lock_guard lock(mutex_);
-  if (queue_.empty() || queue_.back().owner != owner || owner == nullptr) return false;
-  if (stopping_ || waiting_ >= bound_) return full(bound_);
-  join();
-  ++queue_.back().weight;
-  ++waiting_;
-  return true;
+  if (owner == nullptr) return false;
+  auto joined = loop_.join_last([owner](const Item& last) { return last.owner == owner; }, [&](Item&) { join(); });
+  if (!joined) return full(bound_);
+  return *joined;
 }
 
 Result<void> CommitQueue::run(Work work) {
   // From the queue's own thread it would wait for itself forever.
-  if (std::this_thread::get_id() == thread_.get_id())
+  if (loop_.on_thread())
     return Failure{Error::invalid, "CommitQueue::run called from the commit queue's own thread"};
   std::promise<void> done;
   auto finished = done.get_future();
@@ -73,19 +65,9 @@ Result<void> CommitQueue::run(Work work) {
   return {};
 }
 
-void CommitQueue::wait_idle() {
-  std::unique_lock lock(mutex_);
-  idle_.wait(lock, [this] { return queue_.empty() && !busy_; });
-}
+void CommitQueue::wait_idle() { loop_.wait_idle(); }
 
-void CommitQueue::stop() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
-  wake_.notify_one();
-  if (thread_.joinable()) thread_.join();
-}
+void CommitQueue::stop() { loop_.stop(OnStop::drain); }
 
 std::size_t CommitQueue::after_each(Work observer) {
   std::lock_guard lock(observing_);
@@ -98,42 +80,24 @@ void CommitQueue::forget(std::size_t observer) {
   std::erase_if(observers_, [observer](const auto& o) { return o.first == observer; });
 }
 
-void CommitQueue::loop() {
-  ::pthread_setname_np(::pthread_self(), "eg-commits");  // for top -H and perf
-  for (;;) {
-    Item item;
-    {
-      std::unique_lock lock(mutex_);
-      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;
-      item = std::move(queue_.front());
-      queue_.pop_front();
-      waiting_ -= item.weight;
-      busy_ = true;
-    }
-    try {
-      item.work(repo_);
-    } catch (...) {
-      // A work that throws ends alone (run() hands its exception to the
-      // waiter); the queue, and everyone behind it, goes on.
-    }
-    {
-      std::lock_guard lock(observing_);
-      for (auto& [number, observer] : observers_) {
-        try {
-          observer(repo_);
-        } catch (...) {
-          // An observer's failure is its own; the commits and the other
-          // observers go on.
-        }
-      }
-    }
-    {
-      std::lock_guard lock(mutex_);
-      busy_ = false;
-    }
-    idle_.notify_all();
+std::optional<std::chrono::steady_clock::time_point> CommitQueue::step(std::vector<Item>& items) {
+  if (items.empty()) return std::nullopt;  // the last step of stop(): nothing to observe
+  try {
+    items.front().work(repo_);
+  } catch (...) {
+    // A work that throws ends alone (run() hands its exception to the
+    // waiter); the queue, and everyone behind it, goes on.
   }
+  std::lock_guard lock(observing_);
+  for (auto& [number, observer] : observers_) {
+    try {
+      observer(repo_);
+    } catch (...) {
+      // An observer's failure is its own; the commits and the other
+      // observers go on.
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace editgit

@@ -12,15 +12,14 @@
 
 #include "git/error.hpp"
 #include "git/repository.hpp"
+#include "git/worker_loop.hpp"
 
-#include <condition_variable>
 #include <cstddef>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -66,26 +65,22 @@ class CommitQueue {
 
  private:
   CommitQueue(Repository repo, std::size_t bound);
-  void loop();
 
   struct Item {
     Work work;
     const void* owner;
-    std::size_t weight;  // 1, and one more per join
   };
+  // One item on the queue's thread, then the observers.
+  std::optional<std::chrono::steady_clock::time_point> step(std::vector<Item>& items);
 
-  Repository repo_;
+  Repository repo_;  // the queue's thread only
   const std::size_t bound_;
-  std::mutex mutex_;
-  std::condition_variable wake_, idle_;
-  std::deque<Item> queue_;
-  std::size_t waiting_ = 0;  // the weights queued
-  bool busy_ = false;
-  bool stopping_ = false;
+  // Guards the observers: added and forgotten on any thread, run on the
+  // queue's; held while they run, so forget() waits for them.
+  std::mutex observing_;
   std::vector<std::pair<std::size_t, Work>> observers_;
   std::size_t observers_added_ = 0;
-  std::mutex observing_;  // held while observers run: forget() waits for them
-  std::thread thread_;
+  WorkerLoop<Item> loop_;  // last: its thread uses what is above
 };
 
 }  // namespace editgit

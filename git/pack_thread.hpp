@@ -11,10 +11,10 @@
 
 #include "git/error.hpp"
 #include "git/packer.hpp"
+#include "git/worker_loop.hpp"
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <functional>
 #include <map>
@@ -23,8 +23,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <utility>
+#include <vector>
 
 namespace editgit {
 
@@ -65,24 +65,34 @@ class PackThread {
   Totals totals() const;
 
  private:
+  using Clock = std::chrono::steady_clock;
   explicit PackThread(PackThreadOptions options) : opt_(std::move(options)) {}
-  void loop();
+  // Commits on a ref since the thread last looked (consecutive ones
+  // coalesce), or a drain.
+  struct Note {
+    std::string ref;
+    std::size_t commits = 0;
+    Clock::time_point last;
+    bool drain = false;
+  };
+  // On the thread: takes in the notes, packs the refs due, and says when
+  // the next pause ends.
+  std::optional<Clock::time_point> step(std::vector<Note>& notes);
   void pack(const std::string& ref);
 
   struct Pending {
     std::size_t commits = 0;
-    std::chrono::steady_clock::time_point last;
+    Clock::time_point last;
   };
 
   PackThreadOptions opt_;
-  std::atomic<bool> stopping_{false};
-  mutable std::mutex mutex_;
-  std::condition_variable wake_, done_;
-  std::map<std::string, Pending> pending_;  // refs with commits not yet packed
-  bool drain_ = false;
+  std::atomic<bool> stopping_{false};  // the packer's stop flag too
+  std::map<std::string, Pending> pending_;  // refs with commits not yet packed; the thread only
+  std::optional<Packer> packer_;  // the thread only
+  // Guards totals_: the thread adds to them, totals() reads them on any thread.
+  mutable std::mutex totals_mutex_;
   Totals totals_;
-  std::optional<Packer> packer_;  // used on the thread only
-  std::thread thread_;
+  std::optional<WorkerLoop<Note>> loop_;  // started once the packer is open
 };
 
 }  // namespace editgit

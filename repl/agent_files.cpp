@@ -4,7 +4,6 @@
 #include <boost/json/serialize.hpp>
 
 #include <fcntl.h>
-#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -63,40 +62,31 @@ std::string iso_now() {
   return buf;
 }
 
-AgentFiles::AgentFiles(std::string dir) : dir_(std::move(dir)) {
+AgentFiles::AgentFiles(std::string dir)
+    : dir_(std::move(dir)),
+      loop_({.name = "eg-status-files"}, [this](std::vector<Op>& batch, bool) {
+        write(batch);
+        return editgit::WorkerLoop<Op>::Next{};
+      }) {
   // Sequence numbers go on from the highest any marker holds.
   std::error_code ec;
   for (const char* area : {"pages", "outbox"})
     for (fs::recursive_directory_iterator it(fs::path(dir_) / area, ec), end; !ec && it != end; it.increment(ec))
       if (it->path().extension() == ".marker") last_ = std::max(last_, marker_number(it->path().string()));
-  thread_ = std::thread([this] { loop(); });
 }
 
-AgentFiles::~AgentFiles() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
-  wake_.notify_one();
-  thread_.join();
-}
+AgentFiles::~AgentFiles() { loop_.stop(editgit::OnStop::drain); }
 
-void AgentFiles::enqueue(Op op) {
-  {
-    std::lock_guard lock(mutex_);
-    queue_.push_back(std::move(op));
-  }
-  wake_.notify_one();
+// The queue is unbounded, and refuses only once the destructor has begun.
+void AgentFiles::put(std::string rel, std::string content) {
+  (void)loop_.post({Op::put, std::move(rel), std::move(content)});
 }
-
-void AgentFiles::put(std::string rel, std::string content) { enqueue({Op::put, std::move(rel), std::move(content)}); }
-void AgentFiles::append(std::string rel, std::string line) { enqueue({Op::append, std::move(rel), std::move(line)}); }
-void AgentFiles::erase(std::string rel) { enqueue({Op::erase, std::move(rel), {}}); }
-
-void AgentFiles::flush() {
-  std::unique_lock lock(mutex_);
-  idle_.wait(lock, [this] { return queue_.empty() && !busy_; });
+void AgentFiles::append(std::string rel, std::string line) {
+  (void)loop_.post({Op::append, std::move(rel), std::move(line)});
 }
+void AgentFiles::erase(std::string rel) { (void)loop_.post({Op::erase, std::move(rel), {}}); }
+
+void AgentFiles::flush() { loop_.wait_idle(); }
 
 void AgentFiles::status(const std::string& page, boost::json::object status) {
   status["updated_at"] = iso_now();
@@ -112,31 +102,15 @@ void AgentFiles::record(const std::string& page, boost::json::object record) {
   append("pages/" + page + "/chat_history.jsonl", boost::json::serialize(record) + "\n");
 }
 
-void AgentFiles::loop() {
-  ::pthread_setname_np(::pthread_self(), "eg-status-files");  // for top -H and perf
-  for (;;) {
-    std::deque<Op> batch;
-    {
-      std::unique_lock lock(mutex_);
-      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;
-      batch.swap(queue_);
-      busy_ = true;
-    }
-    // A file replaced again later in the batch is written once, last (found
-    // from the end, so a batch of many pages' files costs its length).
-    std::vector<bool> superseded(batch.size());
-    std::unordered_set<std::string_view> replaced_later;
-    for (std::size_t i = batch.size(); i-- > 0;)
-      if (batch[i].kind != Op::append) superseded[i] = !replaced_later.insert(batch[i].rel).second;
-    for (std::size_t i = 0; i < batch.size(); ++i)
-      if (!superseded[i]) run(batch[i]);
-    {
-      std::lock_guard lock(mutex_);
-      busy_ = false;
-    }
-    idle_.notify_all();
-  }
+void AgentFiles::write(std::vector<Op>& batch) {
+  // A file replaced again later in the batch is written once, last (found
+  // from the end, so a batch of many pages' files costs its length).
+  std::vector<bool> superseded(batch.size());
+  std::unordered_set<std::string_view> replaced_later;
+  for (std::size_t i = batch.size(); i-- > 0;)
+    if (batch[i].kind != Op::append) superseded[i] = !replaced_later.insert(batch[i].rel).second;
+  for (std::size_t i = 0; i < batch.size(); ++i)
+    if (!superseded[i]) run(batch[i]);
 }
 
 void AgentFiles::run(const Op& op) {

@@ -11,15 +11,14 @@
 // thread of their own, in the order asked, so the REPL never waits on them.
 #pragma once
 
+#include "git/worker_loop.hpp"
+
 #include <boost/json/object.hpp>
 
-#include <condition_variable>
 #include <cstdint>
-#include <deque>
-#include <mutex>
 #include <string>
 #include <string_view>
-#include <thread>
+#include <vector>
 
 namespace repl {
 
@@ -57,17 +56,13 @@ class AgentFiles {
     enum Kind { put, append, erase } kind;
     std::string rel, content;
   };
-  void enqueue(Op op);
-  void loop();
+  // On the thread: every op waiting, each file replaced once.
+  void write(std::vector<Op>& batch);
   void run(const Op& op);
 
   std::string dir_;
   std::uint64_t last_ = 0;
-  std::mutex mutex_;
-  std::condition_variable wake_, idle_;
-  std::deque<Op> queue_;
-  bool busy_ = false, stopping_ = false;
-  std::thread thread_;
+  editgit::WorkerLoop<Op> loop_;  // last: its thread uses dir_
 };
 
 // An ISO 8601 UTC time with milliseconds, "2026-11-23T10:04:05.123Z".

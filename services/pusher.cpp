@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 namespace services {
 
@@ -59,11 +60,11 @@ Pusher::Pusher(std::unique_ptr<editgit::Repository> repo, std::string root, std:
       report_(std::move(report)),
       schedule_(schedule),
       stop_read_(stop_read),
-      stop_write_(stop_write) {
+      stop_write_(stop_write),
+      loop_({.name = "eg-pusher", .bound = max_waiting},
+            [this](std::vector<Note>& notes, bool last) { return step(notes, last); }) {
   // What was committed before the gateway started is pushed too, once.
-  pending_ = true;
-  first_pending_ = last_commit_ = Clock::now();
-  thread_ = std::thread([this] { loop(); });
+  loop_.wake();
 }
 
 Pusher::~Pusher() {
@@ -73,121 +74,92 @@ Pusher::~Pusher() {
 }
 
 void Pusher::committed() {
-  {
-    std::lock_guard lock(mutex_);
-    const auto now = Clock::now();
-    if (!pending_) first_pending_ = now;
-    pending_ = true;
-    last_commit_ = now;
-    if (gave_up_) {
-      // Something new to push: the retries start afresh.
-      gave_up_ = false;
-      failures_ = 0;
-    }
-  }
-  wake_.notify_one();
+  const auto now = Clock::now();
+  // Commits take no room (weight 0): those in a row are one note.
+  auto joined = loop_.join_last([](const Note& n) { return !n.done; }, [&](Note& n) { n.last = now; }, 0);
+  if (joined && !*joined) (void)loop_.post({{}, now, now}, 0);  // refused: finished, nothing pushes any more
 }
 
 Result<void> Pusher::push_now(Done done) {
-  {
-    std::lock_guard lock(mutex_);
-    if (stopping_) return stopping();
-    if (waiting_.size() >= max_waiting)
-      return Failure{Error::too_many_requests,
-                     std::to_string(max_waiting) + " push requests wait already; each gets the next push's outcome"};
-    waiting_.push_back(std::move(done));
-  }
-  wake_.notify_one();
-  return {};
+  if (stopping_) return stopping();
+  auto posted = loop_.post({std::move(done), {}, {}});
+  if (posted) return {};
+  if (posted.error() == editgit::Refused::stopped) return stopping();
+  return Failure{Error::too_many_requests,
+                 std::to_string(max_waiting) + " push requests wait already; each gets the next push's outcome"};
 }
 
 void Pusher::stop() {
-  {
-    std::lock_guard lock(mutex_);
-    if (stopping_) return;
-    stopping_ = true;
-  }
+  if (stopping_.exchange(true)) return;
   // The push under way, if any, is killed (the stop pipe stays readable).
   const char byte = 0;
   [[maybe_unused]] const ssize_t ignored = ::write(stop_write_, &byte, 1);
-  wake_.notify_one();
+  loop_.wake();  // the push ops waiting hear why at once
 }
 
 void Pusher::finish() {
   stop();
-  {
-    std::lock_guard lock(mutex_);
-    if (finishing_ && !thread_.joinable()) return;
-    finishing_ = true;
-  }
-  wake_.notify_one();
-  if (thread_.joinable()) thread_.join();
+  loop_.stop(editgit::OnStop::drain);
 }
 
 std::optional<Clock::time_point> Pusher::due() const {
+  if (stopping_) return std::nullopt;  // no push starts until the last one
   if (!waiting_.empty()) return Clock::now();
   if (retry_at_) return retry_at_;
   if (pending_ && !gave_up_) return std::min(last_commit_ + schedule_.quiet, first_pending_ + schedule_.at_most);
   return std::nullopt;
 }
 
-void Pusher::loop() {
-  std::unique_lock lock(mutex_);
-  for (;;) {
-    if (finishing_) {
-      // Once more, what is committed and not pushed (a retry pending, or
-      // commits since the last push): one attempt, reported.
-      const bool last = pending_ || retry_at_;
-      std::vector<Done> waiting = std::move(waiting_);
-      lock.unlock();
-      if (last || !waiting.empty()) {
-        PushOutcome outcome = push_once(!waiting.empty(), true);
-        if (outcome.failure || !outcome.body.contains("skipped")) report_(outcome);
-        for (Done& d : waiting) d(outcome);
-      }
-      return;
-    }
-    if (stopping_) {
-      // No push starts until finish(); push ops still waiting hear why.
-      std::vector<Done> waiting = std::move(waiting_);
-      waiting_.clear();
-      if (waiting.empty()) {
-        wake_.wait(lock);
-        continue;
-      }
-      lock.unlock();
-      PushOutcome outcome;
-      outcome.body["remote"] = shown_;
-      outcome.failure = stopping();
-      for (Done& d : waiting) d(outcome);
-      lock.lock();
+std::optional<Clock::time_point> Pusher::step(std::vector<Note>& notes, bool last) {
+  for (Note& n : notes) {
+    if (n.done) {
+      waiting_.push_back(std::move(n.done));
       continue;
     }
-    const auto when = due();
-    if (!when) {
-      wake_.wait(lock);
-      continue;
+    if (!pending_) first_pending_ = n.first;
+    pending_ = true;
+    last_commit_ = n.last;
+    if (gave_up_) {
+      // Something new to push: the retries start afresh.
+      gave_up_ = false;
+      failures_ = 0;
     }
-    if (Clock::now() < *when) {
-      wake_.wait_until(lock, *when);
-      continue;  // woken early: a commit, an op, the end; what is due is asked again
-    }
-    std::vector<Done> waiting = std::move(waiting_);
-    waiting_.clear();
-    pending_ = false;  // commits from now on are the next push's
-    retry_at_.reset();
-    lock.unlock();
-    PushOutcome outcome = push_once(!waiting.empty(), false);
-    lock.lock();
-    reschedule(outcome);
-    lock.unlock();
-    // A push killed as the gateway stops is not reported: the last push says
-    // what became of its commits.
-    const bool killed = outcome.failure && outcome.failure->code == Error::shutting_down;
-    if (!killed && (outcome.failure || !outcome.body.contains("skipped"))) report_(outcome);
-    for (Done& d : waiting) d(outcome);
-    lock.lock();
   }
+  if (last) {
+    last_push();
+    return std::nullopt;
+  }
+  if (stopping_) {
+    // No push starts until finish(); push ops still waiting hear why.
+    PushOutcome outcome;
+    outcome.body["remote"] = shown_;
+    outcome.failure = stopping();
+    for (Done& d : std::exchange(waiting_, {})) d(outcome);
+    return std::nullopt;
+  }
+  const auto when = due();
+  if (!when || Clock::now() < *when) return when;
+  std::vector<Done> waiting = std::exchange(waiting_, {});
+  pending_ = false;  // commits from now on are the next push's
+  retry_at_.reset();
+  PushOutcome outcome = push_once(!waiting.empty(), false);
+  reschedule(outcome);
+  // A push killed as the gateway stops is not reported: the last push says
+  // what became of its commits.
+  const bool killed = outcome.failure && outcome.failure->code == Error::shutting_down;
+  if (!killed && (outcome.failure || !outcome.body.contains("skipped"))) report_(outcome);
+  for (Done& d : waiting) d(outcome);
+  return due();
+}
+
+void Pusher::last_push() {
+  // Once more, what is committed and not pushed (a retry pending, or
+  // commits since the last push): one attempt, reported.
+  std::vector<Done> waiting = std::exchange(waiting_, {});
+  if (!pending_ && !retry_at_ && waiting.empty()) return;
+  PushOutcome outcome = push_once(!waiting.empty(), true);
+  if (outcome.failure || !outcome.body.contains("skipped")) report_(outcome);
+  for (Done& d : waiting) d(outcome);
 }
 
 void Pusher::reschedule(PushOutcome& outcome) {

@@ -19,18 +19,17 @@
 #pragma once
 
 #include "services/error.hpp"
+#include "git/worker_loop.hpp"
 
 #include <boost/json/object.hpp>
 
+#include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace editgit {
@@ -94,42 +93,52 @@ class Pusher {
   void finish();
 
  private:
+  using Clock = std::chrono::steady_clock;
+  // What the pusher's thread is told: commits (no `done`; those noted one
+  // after another coalesce, first and last time kept), or a push op.
+  struct Note {
+    Done done;
+    Clock::time_point first, last;
+  };
+
   Pusher(std::unique_ptr<editgit::Repository> repo, std::string root, std::string remote, Report report,
          Schedule schedule, int stop_read, int stop_write);
-  void loop();
-  // When the next push is due; nullopt: nothing to do until woken. Under mutex_.
-  std::optional<std::chrono::steady_clock::time_point> due() const;
-  // One push, on the pusher's thread, without mutex_. `forced`: even when
-  // HEAD is the commit pushed last (the push op asks the remote). `last`:
-  // the one at stop, bounded by `last_push` rather than stopped by finish().
+  // On the pusher's thread: takes in the notes, pushes when due, and says
+  // when the next push is due.
+  std::optional<Clock::time_point> step(std::vector<Note>& notes, bool last);
+  // The last push, at finish(): what is committed and not pushed yet.
+  void last_push();
+  // When the next push is due; nullopt: nothing to do until told.
+  std::optional<Clock::time_point> due() const;
+  // One push, without a lock. `forced`: even when HEAD is the commit pushed
+  // last (the push op asks the remote). `last`: the one at finish, bounded
+  // by `last_push` rather than stopped by stop().
   PushOutcome push_once(bool forced, bool last);
-  // After a push: what the schedule does next, and "retry_in_ms". Under mutex_.
+  // After a push: what the schedule does next, and "retry_in_ms".
   void reschedule(PushOutcome& outcome);
 
-  std::unique_ptr<editgit::Repository> repo_;  // the pusher's thread only
+  std::unique_ptr<editgit::Repository> repo_;
   const std::string root_;
   const std::string remote_;  // as given: what the push child is told
   const std::string shown_;   // without a URL's credentials: what is reported
   const Report report_;
   const Schedule schedule_;
-  std::string pushed_;  // the branch's and the REPL ref's commits the last push carried; the thread only
-
-  // Guards the schedule below: the commit queue's thread and the push ops
-  // (network thread) wake the pusher's thread through wake_.
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  bool pending_ = false;  // commits not pushed yet (as far as is known)
-  std::chrono::steady_clock::time_point first_pending_, last_commit_;
-  std::optional<std::chrono::steady_clock::time_point> retry_at_;
-  int failures_ = 0;   // unreachable in a row
-  bool gave_up_ = false;  // `attempts` failures: waiting for a commit or the op
-  std::vector<Done> waiting_;
-  bool stopping_ = false;   // stop(): no push starts
-  bool finishing_ = false;  // finish(): the last push, then the thread ends
-  // finish() writes to the one end; the push under way is killed when the
+  std::atomic<bool> stopping_{false};  // stop(): push ops refused, no push starts
+  // stop() writes to the one end; the push under way is killed when the
   // other becomes readable.
   const int stop_read_, stop_write_;
-  std::thread thread_;
+
+  // The schedule: the pusher's thread only (what other threads tell it
+  // comes as notes).
+  std::string pushed_;  // the branch's and the REPL ref's commits the last push carried
+  bool pending_ = true;  // commits not pushed yet (as far as is known); at start, what came before
+  Clock::time_point first_pending_ = Clock::now(), last_commit_ = first_pending_;
+  std::optional<Clock::time_point> retry_at_;
+  int failures_ = 0;      // unreachable in a row
+  bool gave_up_ = false;  // `attempts` failures: waiting for a commit or the op
+  std::vector<Done> waiting_;  // push ops taken in, answered by the next push
+
+  editgit::WorkerLoop<Note> loop_;  // last: its thread uses what is above
 };
 
 }  // namespace services
