@@ -188,24 +188,17 @@ McpServer::McpServer(services::Gateway& gw, net::any_io_executor ex, McpLimits l
 McpServer::~McpServer() = default;
 
 bool McpServer::end_session(const std::string& id) {
-  std::shared_ptr<Session> s;
-  std::vector<std::shared_ptr<Call>> running;
-  {
-    std::lock_guard lock(mutex_);
-    auto it = sessions_.find(id);
-    if (it == sessions_.end()) return false;
-    s = it->second;
-    sessions_.erase(it);
-    for (auto& [k, c] : s->calls)
-      if (auto call = c.lock()) running.push_back(call);
-  }
-  for (auto& c : running) c->cancel();
+  auto it = sessions_.find(id);
+  if (it == sessions_.end()) return false;
+  std::shared_ptr<Session> s = it->second;
+  sessions_.erase(it);
+  for (auto& [k, c] : s->calls)
+    if (auto call = c.lock()) call->cancel();  // posted to its strand
   gw_.sessions().release(s->conn.get(), "", {});
   return true;
 }
 
 std::shared_ptr<McpServer::Session> McpServer::session(const std::string& id) {
-  std::lock_guard lock(mutex_);
   auto it = sessions_.find(id);
   if (it == sessions_.end()) return nullptr;
   it->second->last_used = std::chrono::steady_clock::now();
@@ -219,36 +212,32 @@ std::shared_ptr<McpServer::Session> McpServer::open_session() {
   s->conn = std::make_shared<ops::ConnectionState>(gw_.worker(), record::new_session_id());
   s->last_used = std::chrono::steady_clock::now();
   std::vector<std::shared_ptr<Session>> dropped;
-  {
-    std::lock_guard lock(mutex_);
-    // Idle ones past their time go; past the bound, the one idle longest.
-    const auto now = s->last_used;
-    for (auto it = sessions_.begin(); it != sessions_.end();) {
-      if (it->second->calls.empty() && now - it->second->last_used > limits_.session_idle) {
-        dropped.push_back(it->second);
-        it = sessions_.erase(it);
-      } else {
-        ++it;
-      }
+  // Idle ones past their time go; past the bound, the one idle longest.
+  const auto now = s->last_used;
+  for (auto it = sessions_.begin(); it != sessions_.end();) {
+    if (it->second->calls.empty() && now - it->second->last_used > limits_.session_idle) {
+      dropped.push_back(it->second);
+      it = sessions_.erase(it);
+    } else {
+      ++it;
     }
-    if (sessions_.size() >= limits_.sessions) {
-      auto oldest = sessions_.end();
-      for (auto it = sessions_.begin(); it != sessions_.end(); ++it)
-        if (it->second->calls.empty() && (oldest == sessions_.end() || it->second->last_used < oldest->second->last_used))
-          oldest = it;
-      if (oldest == sessions_.end()) return nullptr;
-      dropped.push_back(oldest->second);
-      sessions_.erase(oldest);
-    }
-    sessions_[s->id] = s;
   }
+  if (sessions_.size() >= limits_.sessions) {
+    auto oldest = sessions_.end();
+    for (auto it = sessions_.begin(); it != sessions_.end(); ++it)
+      if (it->second->calls.empty() && (oldest == sessions_.end() || it->second->last_used < oldest->second->last_used))
+        oldest = it;
+    if (oldest == sessions_.end()) return nullptr;
+    dropped.push_back(oldest->second);
+    sessions_.erase(oldest);
+  }
+  sessions_[s->id] = s;
   for (auto& d : dropped) gw_.sessions().release(d->conn.get(), "", {});
   return s;
 }
 
 std::string McpServer::keep_result(std::string text) {
   std::string uri = "editgate://result/" + repl::random_hex(16);
-  std::lock_guard lock(mutex_);
   result_bytes_ += text.size();
   results_.emplace_back(uri, std::move(text));
   while (results_.size() > limits_.results_kept || (result_bytes_ > limits_.result_bytes_kept && results_.size() > 1)) {
@@ -259,7 +248,6 @@ std::string McpServer::keep_result(std::string text) {
 }
 
 std::optional<std::string> McpServer::kept_result(const std::string& uri) const {
-  std::lock_guard lock(mutex_);
   for (const auto& [u, text] : results_)
     if (u == uri) return text;
   return std::nullopt;
@@ -280,21 +268,18 @@ std::shared_ptr<McpPending> McpServer::call_tool(const McpTool& tool, ToolCall a
   call->out = ctx.out;
   if (const json::value* page = args.params.if_contains("page")) call->target["page"] = *page;
   call->op_session = !args.session.empty() ? args.session : call->conn->id;
-  {
-    std::lock_guard lock(mutex_);
-    // The op knows a call by a key of its own: clients number their
-    // requests alike, and an interrupt must find this one.
-    call->key = "mcp-" + std::to_string(++calls_made_);
-    if (session->calls.size() >= limits_.calls_per_session) {
-      net::post(call->strand, [call, n = limits_.calls_per_session] {
-        call->finish({{"error", to_string(services::Error::too_many_requests)},
-                      {"message", "this session runs " + std::to_string(n) + " tool calls already"}},
-                     true);
-      });
-      return nullptr;
-    }
-    session->calls[call->key] = call;
+  // The op knows a call by a key of its own: clients number their
+  // requests alike, and an interrupt must find this one.
+  call->key = "mcp-" + std::to_string(++calls_made_);
+  if (session->calls.size() >= limits_.calls_per_session) {
+    net::post(call->strand, [call, n = limits_.calls_per_session] {
+      call->finish({{"error", to_string(services::Error::too_many_requests)},
+                    {"message", "this session runs " + std::to_string(n) + " tool calls already"}},
+                   true);
+    });
+    return nullptr;
   }
+  session->calls[call->key] = call;
   net::post(call->strand, [this, call, &op = *tool.op, args = std::move(args)]() mutable {
     if (call->progress_token && op.interruptible) call->tick();
     ops::Envelope env{"MCP", std::nullopt, json::serialize(json::value(call->key))};
@@ -314,7 +299,6 @@ void McpServer::interrupt(Call& call) {
 }
 
 void McpServer::call_ended(Call& call) {
-  std::lock_guard lock(mutex_);
   Session& s = *call.session;
   s.calls.erase(call.key);
   s.last_used = std::chrono::steady_clock::now();
@@ -324,15 +308,10 @@ void McpServer::call_ended(Call& call) {
 }
 
 void McpServer::cancel(const std::string& session_id, const json::value& request_id) {
-  std::shared_ptr<Call> call;
-  {
-    std::lock_guard lock(mutex_);
-    auto s = sessions_.find(session_id);
-    if (s == sessions_.end()) return;
-    for (auto& [key, c] : s->second->calls)
-      if (auto live = c.lock(); live && live->id == request_id) call = live;
-  }
-  if (call) call->cancel();
+  auto s = sessions_.find(session_id);
+  if (s == sessions_.end()) return;
+  for (auto& [key, c] : s->second->calls)
+    if (auto live = c.lock(); live && live->id == request_id) live->cancel();  // posted to its strand
 }
 
 }  // namespace mcp

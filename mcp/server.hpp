@@ -18,7 +18,6 @@
 #include <deque>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -99,7 +98,7 @@ class McpServer {
     boost::asio::any_io_executor strand;  // its calls' replies run there: its ConnectionState is touched there only
     std::shared_ptr<ops::ConnectionState> conn;
     std::chrono::steady_clock::time_point last_used;
-    std::map<std::string, std::weak_ptr<Call>> calls;  // running, by Call::key; under mutex_
+    std::map<std::string, std::weak_ptr<Call>> calls;  // running, by Call::key
   };
 
  private:
@@ -127,9 +126,9 @@ class McpServer {
   services::Gateway& gw_;
   boost::asio::any_io_executor ex_;
   McpLimits limits_;
-  // Guards sessions_, the calls and the kept results: each MCP session runs
-  // on its own strand of the one network thread; a strand per server would do.
-  mutable std::mutex mutex_;
+  // The sessions, the calls and the kept results are the network thread's:
+  // the HTTP door calls in on it, and every session's strand runs on it (the
+  // one io_context's one thread), so they take no lock.
   std::map<std::string, std::shared_ptr<Session>> sessions_;
   std::shared_ptr<Session> stateless_;  // what 2026-07-28 calls share
   std::uint64_t calls_made_ = 0;

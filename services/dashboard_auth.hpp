@@ -1,13 +1,14 @@
 // Who may open the dashboard: the person who started `editgate serve`, by
 // the one-time token in the URL it prints (as Jupyter does), then by a
 // session cookie the browser keeps (HttpOnly, SameSite=Strict) so that the
-// token leaves the address bar and the history at once. Any thread.
+// token leaves the address bar and the history at once. The network
+// thread's state (serve mints the first token on that thread before it runs
+// the io_context; the dashboard's door and ops use it there): no lock.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <deque>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,10 +38,6 @@ class DashboardAuth {
     std::string id;
     std::chrono::steady_clock::time_point since;
   };
-  // Guards tokens_ and the sessions: serve mints the first token before the
-  // network thread runs, the doors read them on it. Only that one thread after
-  // start, so a strand would do; kept while the threads are sorted out.
-  std::mutex mutex_;
   std::deque<std::string> tokens_;
   std::deque<Session> sessions_;
 };

@@ -76,7 +76,6 @@ class Gateway {
   // The built-in Node page's realms; null without it. Worker thread only.
   RealmHost* realms() { return realms_; }
   void set_realms(RealmHost* r) { realms_ = r; }
-  // The MCP door's server; null when it is off. Any connection's executor.
   // The live events the dashboard watches; null when nobody set them up
   // (tests of other parts). Any thread.
   EventHub* events() { return events_; }
@@ -84,14 +83,15 @@ class Gateway {
   // Pushes the branch to `serve --push`'s remote; null without one. Any thread.
   Pusher* pusher() { return pusher_; }
   void set_pusher(Pusher* p) { pusher_ = p; }
-  // Who may open the dashboard, and the origins decided on it. Any thread.
+  // Who may open the dashboard (the network thread only), and the origins
+  // decided on it (the network thread; snapshots on the worker too).
   DashboardAuth& dashboard() { return dashboard_; }
   OriginApprovals& approvals() { return approvals_; }
   // "http://127.0.0.1:8302/", as `editgate serve` prints it; set before any
   // connection is accepted.
   const std::string& url() const { return url_; }
   void set_url(std::string url) { url_ = std::move(url); }
-  // The agents' sessions, from any connection's executor.
+  // The agents' sessions: the network thread only (every connection's strand).
   SessionTable& sessions() { return sessions_; }
   const ServeLimits& limits() const { return limits_; }
   const std::string& workspace_id() const { return workspace_id_; }

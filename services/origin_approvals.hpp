@@ -3,7 +3,8 @@
 // here as pending (its adapter keeps retrying) until the person decides;
 // the decision lasts while this gateway runs (--allow-origin is the lasting
 // one). Agents cannot decide: a page's text steers an agent, and must not
-// widen who may run code through it. Any thread.
+// widen who may run code through it. The network thread and the worker
+// thread (see mutex_).
 #pragma once
 
 #include "services/error.hpp"
@@ -46,8 +47,9 @@ class OriginApprovals {
     std::size_t attempts = 0;
   };
   void forget_stale(std::chrono::steady_clock::time_point now);
-  // Guards origins_: the page door asks on the network thread, the event
-  // hub's snapshot reads on the worker thread.
+  // Guards origins_: the page door asks and the dashboard's ops decide on
+  // the network thread; the event hub's snapshot reads on the worker thread.
+  // on_change's callback is called on the network thread, outside it.
   std::mutex mutex_;
   std::map<std::string, Entry> origins_;
   std::function<void()> changed_;

@@ -19,7 +19,6 @@ bool SessionTable::make_room() {
 }
 
 Result<void> SessionTable::start(const std::string& id, Holder holder, std::string page, std::string realm) {
-  std::lock_guard lock(mutex_);
   if (sessions_.count(id)) return Failure{Error::conflict, "session " + id + " exists already"};
   if (sessions_.size() >= limits_.max_sessions && !make_room())
     return Failure{Error::too_many_sessions, "there are " + std::to_string(sessions_.size()) +
@@ -48,7 +47,6 @@ Result<SessionTable::Session*> SessionTable::held_by(const std::string& id, Hold
 }
 
 Result<SessionView> SessionTable::resume(const std::string& id, Holder holder, Context& context) {
-  std::lock_guard lock(mutex_);
   auto s = held_by(id, holder);
   if (!s) return s.error();
   context = (*s)->context;
@@ -56,7 +54,6 @@ Result<SessionView> SessionTable::resume(const std::string& id, Holder holder, C
 }
 
 Result<std::optional<SessionView>> SessionTable::touch(const std::string& id, Holder holder, std::string_view agent) {
-  std::lock_guard lock(mutex_);
   if (!sessions_.count(id)) return std::optional<SessionView>();
   auto s = held_by(id, holder);
   if (!s) return s.error();
@@ -65,7 +62,6 @@ Result<std::optional<SessionView>> SessionTable::touch(const std::string& id, Ho
 }
 
 Result<void> SessionTable::bind(const std::string& id, Holder holder, const std::string& page) {
-  std::lock_guard lock(mutex_);
   auto s = held_by(id, holder);
   if (!s) return s.error();
   (*s)->view.page = page;
@@ -73,7 +69,6 @@ Result<void> SessionTable::bind(const std::string& id, Holder holder, const std:
 }
 
 Result<std::string> SessionTable::close(const std::string& id, Holder holder) {
-  std::lock_guard lock(mutex_);
   auto s = held_by(id, holder);
   if (!s) return s.error();
   std::string realm = std::move((*s)->view.realm);
@@ -82,7 +77,6 @@ Result<std::string> SessionTable::close(const std::string& id, Holder holder) {
 }
 
 void SessionTable::release(Holder holder, const std::string& primary, const Context& context) {
-  std::lock_guard lock(mutex_);
   const auto now = std::chrono::steady_clock::now();
   for (auto& [id, s] : sessions_) {
     if (s.holder != holder) continue;
@@ -94,7 +88,6 @@ void SessionTable::release(Holder holder, const std::string& primary, const Cont
 }
 
 std::vector<std::string> SessionTable::expire(std::chrono::steady_clock::time_point now) {
-  std::lock_guard lock(mutex_);
   std::vector<std::string> realms;
   for (auto it = sessions_.begin(); it != sessions_.end();) {
     const Session& s = it->second;
@@ -109,20 +102,17 @@ std::vector<std::string> SessionTable::expire(std::chrono::steady_clock::time_po
 }
 
 std::string SessionTable::page_of(const std::string& id) const {
-  std::lock_guard lock(mutex_);
   auto it = sessions_.find(id);
   return it == sessions_.end() ? std::string() : it->second.view.page;
 }
 
 std::vector<SessionView> SessionTable::list() const {
-  std::lock_guard lock(mutex_);
   std::vector<SessionView> out;
   for (const auto& [id, s] : sessions_) out.push_back(s.view);
   return out;
 }
 
 std::size_t SessionTable::size() const {
-  std::lock_guard lock(mutex_);
   return sessions_.size();
 }
 

@@ -8,8 +8,9 @@
 // holds expire after SessionLimits::expire_after, and there are at most
 // SessionLimits::max_sessions (too_many_sessions past it).
 //
-// Shared by every connection's executor, hence its own mutex: each call is
-// a few map operations, and none calls out while it holds the lock.
+// Shared by every connection, all on the network thread (the doors, their
+// ops and the MCP server run on the one io_context, each on its strand of
+// that one thread): the table is that thread's state and takes no lock.
 #pragma once
 
 #include "services/error.hpp"
@@ -17,7 +18,6 @@
 #include <chrono>
 #include <cstddef>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -98,9 +98,6 @@ class SessionTable {
   bool make_room();
 
   SessionLimits limits_;
-  // Guards sessions_: every caller is on the network thread (the doors and
-  // their ops), so a strand would do; kept while the threads are sorted out.
-  mutable std::mutex mutex_;
   std::map<std::string, Session> sessions_;
 };
 
