@@ -1,95 +1,11 @@
 // The REPL's answers in-process, with a fake page: a failure reaches its
 // caller as a code and a message (repl::Answer), never as text in the body,
 // while the chat history keeps the record it always wrote.
-#include "repl/agent_files.hpp"
-#include "repl/committer.hpp"
-#include "repl/repl.hpp"
-#include "support.hpp"
-
-#include <boost/asio/executor_work_guard.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/json.hpp>
-#include <catch2/catch.hpp>
-
-#include <optional>
-#include <vector>
+#include "repl_harness.hpp"
 
 namespace json = boost::json;
 using namespace std::chrono_literals;
-
-namespace {
-
-// A page that keeps what the REPL sends it; the test answers for it.
-struct FakePage : repl::PageLink {
-  std::vector<json::object> sent;
-  void send(std::string message) override { sent.push_back(json::parse(message).as_object()); }
-  void close() override {}
-};
-
-struct Fixture {
-  test::TempDir dir;
-  boost::asio::io_context io;
-  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work = boost::asio::make_work_guard(io);
-  std::optional<editproto::Workspace> ws;
-  std::unique_ptr<repl::Committer> committer;
-  std::optional<repl::AgentFiles> files;
-  std::optional<repl::Repl> repl;
-  std::shared_ptr<FakePage> page = std::make_shared<FakePage>();
-  std::string id, stem;
-
-  explicit Fixture(repl::Options options = {}) {
-    test::git_ok(dir.path(), {"init", "-q"});
-    test::git_ok(dir.path(), {"commit", "-q", "--allow-empty", "-m", "code"});
-    ws.emplace(*editproto::Workspace::open(dir.str()));
-    committer = std::move(*repl::Committer::start(dir.str()));
-    files.emplace((dir / ".git/editgate").string());
-    repl.emplace(*ws, *committer, io.get_executor(), options);
-    repl->set_files(&*files);
-    repl::Hello hello;
-    hello.name = "tab";
-    hello.url = hello.origin = "http://x";
-    hello.kind = "browser";
-    auto welcome = repl->connect(hello, page);
-    REQUIRE(welcome.has_value());
-    id = welcome->id;
-    stem = *repl->page_name(id);
-  }
-  ~Fixture() {
-    repl->shutdown();
-    io.poll();
-    committer->wait_idle();
-  }
-
-  // An eval whose final answer lands in `answer`; the job the page was sent.
-  void eval(std::string page_name, std::string code, std::optional<repl::Answer>& answer) {
-    repl::EvalRequest req;
-    req.page = std::move(page_name);
-    req.code = std::move(code);
-    repl->eval(std::move(req), {{}, [&answer](repl::Answer a) { answer = std::move(a); }});
-    io.poll();
-  }
-  std::uint64_t eval(std::string code, std::optional<repl::Answer>& answer) {
-    eval("tab", std::move(code), answer);
-    REQUIRE(!page->sent.empty());
-    REQUIRE(page->sent.back().at("type") == "eval");
-    return page->sent.back().at("job").to_number<std::uint64_t>();
-  }
-  void from_page(const json::object& message) {
-    repl->from_page(id, json::serialize(message));
-    io.poll();
-  }
-  // The chat history's last record, once the reply's commit has come back.
-  json::object last_record() {
-    committer->wait_idle();
-    io.poll();
-    files->flush();
-    const std::string history = test::read_file(dir / (".git/editgate/pages/" + stem + "/chat_history.jsonl"));
-    const std::size_t end = history.rfind('\n', history.size() - 2);
-    return json::parse(history.substr(end == std::string::npos ? 0 : end + 1)).as_object();
-  }
-};
-
-}  // namespace
+using repl_harness::Fixture;
 
 TEST_CASE("a page's exception is the answer's page_error, with the exception's own text", "[repl][unit]") {
   Fixture f;
