@@ -24,10 +24,6 @@ namespace {
 constexpr auto registry_delay = std::chrono::milliseconds(100);  // debug.md follows job states within this
 constexpr std::size_t max_registry_live = 100;                   // connected pages listed in debug.md
 
-// How many origins' counts of new instances are kept: past it a new origin
-// makes no page (its count could not be kept, so neither could its cap).
-constexpr std::size_t max_origins = 1000;
-
 // The hello's text is the page's: one line each, bounded, before any of it
 // is used (page_input.hpp).
 Hello clean_hello(const Hello& raw) {
@@ -141,45 +137,6 @@ bool Repl::is_log(const std::string& path) const {
   return false;
 }
 
-// A token bucket per origin. The built-in Node page is not counted: only
-// the gateway starts it, and it keeps one instance.
-bool Repl::may_add_page(const std::string& origin) {
-  if (origin == "editgate") return true;
-  const auto now = steady::now();
-  const double burst = static_cast<double>(opt_.new_page_burst);
-  if (new_pages_.size() >= 1000)  // origins whose bucket is full again are forgotten
-    std::erase_if(new_pages_, [&](const auto& e) {
-      return e.second.tokens + std::chrono::duration<double>(now - e.second.at) /
-                                   std::chrono::duration<double>(opt_.new_page_every) >= burst;
-    });
-  if (new_pages_.size() >= 1000 && !new_pages_.count(origin)) return false;
-  auto [it, fresh] = new_pages_.try_emplace(origin, Bucket{burst, now});
-  Bucket& b = it->second;
-  if (!fresh)
-    b.tokens = std::min(burst, b.tokens + std::chrono::duration<double>(now - b.at) /
-                                              std::chrono::duration<double>(opt_.new_page_every));
-  b.at = now;
-  if (b.tokens < 1) return false;
-  b.tokens -= 1;
-  return true;
-}
-
-// How many origins' counts of new instances are kept: past it a new origin
-// makes no page (its count could not be kept, so neither could its cap).
-
-
-// A new instance of `origin` is refused past its cap for the run, or past
-// its bucket. The Node page is exempt, as from the bucket.
-std::optional<Error> Repl::new_page_refused(const std::string& origin) {
-  if (origin == "editgate") return std::nullopt;
-  const auto made = made_.find(origin);
-  if (made == made_.end() ? made_.size() >= max_origins : made->second >= opt_.max_pages_per_origin)
-    return Error::too_many_pages;
-  if (!may_add_page(origin)) return Error::rate_limited;
-  ++made_[origin];
-  return std::nullopt;
-}
-
 // The page list is bounded: past max_pages_kept, disconnected pages with no
 // work left (nothing queued, running, waiting for its commit or its flush)
 // are forgotten, longest gone first. The Node page is kept. A forgotten page
@@ -240,7 +197,7 @@ Result<Repl::Page*> Repl::returning_page(const Hello& hello) {
 // A new instance, with the secret that takes it back later.
 Result<Repl::Page*> Repl::new_page(const Hello& hello, std::string& secret) {
   // The origin is the page door's, normalized.
-  if (const auto refused = new_page_refused(hello.origin))
+  if (const auto refused = admission_.admit(hello.origin))
     return Failure{*refused, *refused == Error::rate_limited
                                  ? "too many new pages from " + hello.origin + " lately; connect again in a few seconds"
                                  : "the pages from " + hello.origin + " made as many page instances as one origin " +

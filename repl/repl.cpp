@@ -40,6 +40,7 @@ Repl::Repl(const editproto::Workspace& ws, Committer& committer, boost::asio::an
       opt_(options),
       registry_timer_(std::make_unique<boost::asio::steady_timer>(ex_)),
       keys_(opt_.keys_file, [ids = log_ids(ws.root() + "/debug")](const std::string& id) { return ids.count(id) > 0; }),
+      admission_({opt_.new_page_burst, opt_.new_page_every, opt_.max_pages_per_origin}),
       provenance_(ws.root()) {
   if (opt_.tail_journal.empty()) return;
   auto journal = TailJournal::open(opt_.tail_journal);

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "editproto/workspace.hpp"
+#include "repl/admission.hpp"
 #include "repl/agent_files.hpp"
 #include "repl/chatlog.hpp"
 #include "repl/committer.hpp"
@@ -242,7 +243,7 @@ class Repl {
   // run on the REPL's executor and share the state of page_state.hpp.
 
   // The page registry (page_registry.cpp): pages by instance id, found by
-  // name, admitted per origin, forgotten past a bound; debug.md.
+  // name, admitted per origin (admission_), forgotten past a bound; debug.md.
   //
   // A page by its full name, its instance id, or a bare name ("node") that
   // one live page has: Error::not_found naming the pages there are,
@@ -253,8 +254,6 @@ class Repl {
   Result<Page*> returning_page(const Hello& hello);
   Result<Page*> new_page(const Hello& hello, std::string& secret);
   void open_log(Page& p, bool returning);
-  bool may_add_page(const std::string& origin);
-  std::optional<Error> new_page_refused(const std::string& origin);
   void forget_pages();
   void write_registry();
   void registry_changed();
@@ -347,12 +346,7 @@ class Repl {
   bool stopping_ = false;
   AgentFiles* files_ = nullptr;
   PageKeys keys_;
-  struct Bucket {  // new instances of one origin
-    double tokens = 0;
-    std::chrono::steady_clock::time_point at;
-  };
-  std::map<std::string, Bucket> new_pages_;  // by origin
-  std::map<std::string, std::size_t> made_;  // new instances in this run, by origin
+  Admission admission_;  // new instances per origin
   GitProvenance provenance_;
   std::optional<TailJournal> journal_;
 };
