@@ -66,8 +66,7 @@ void Repl::submit(Page& p, std::shared_ptr<Job> job) {
     fail(*it->second, *j, Error::timeout, "no reply within " + std::to_string(j->timeout.count()) + " ms");
   });
   if (!job->silent && files_) {
-    p.acked = std::max(p.acked, job->id);
-    p.open[job->id] = Page::Blocks{job->codes.size(), 0};
+    p.progress.accepted(job->id, job->codes.size());
     files_->marker(p.stem, "ack.marker", job->id);
   }
   p.queue.push_back(std::move(job));
@@ -246,8 +245,10 @@ void Repl::finish(Page& p, Job& job, std::int64_t ms, Lines reply, Answer done) 
   const bool error = done.failure.has_value();
   json::object& body = done.body;
   body["duration_ms"] = ms;
-  if (auto open = p.open.find(job.id); open != p.open.end())
-    open->second.done = more ? job.index + 1 : open->second.total;
+  if (more)
+    p.progress.ran(job.id, job.index + 1);
+  else
+    p.progress.ran_all(job.id);
   if (!job.silent && !p.active.empty()) {
     write_reply(p, job, reply, more);
     if (!body.contains("log")) body["log"] = p.log->path();
@@ -401,7 +402,7 @@ void Repl::fail_queued(Page& p, Job& job, Error code, const std::string& message
   std::shared_ptr<Job> keep = *it;
   p.queue.erase(it);
   if (job.deadline) job.deadline->cancel();
-  if (auto open = p.open.find(job.id); open != p.open.end()) open->second.done = open->second.total;
+  p.progress.ran_all(job.id);
   const std::string what = std::string(to_string(code));
   if (job.from_log && !job.segments.empty()) {
     if (before_write) before_write(p.log->path());

@@ -149,7 +149,7 @@ void Repl::forget_pages() {
     for (auto it = pages_.begin(); it != pages_.end(); ++it) {
       const Page& p = *it->second;
       const bool idle = !p.link && p.kind != "node" && !p.running && p.queue.empty() && p.waiting.empty() &&
-                        p.open.empty() && p.completed >= p.acked && p.background.empty() && p.uncommitted.empty() &&
+                        p.progress.settled() && p.background.empty() && p.uncommitted.empty() &&
                         p.draft.empty();
       if (idle && (oldest == pages_.end() || p.last_seen < oldest->second->last_seen)) oldest = it;
     }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "repl/intake.hpp"
+#include "repl/job_progress.hpp"
 #include "repl/repl.hpp"
 
 #include <boost/asio/steady_timer.hpp>
@@ -89,19 +90,7 @@ struct Repl::Page {
   std::map<std::uint64_t, std::function<void(Answer)>> waiting;  // interrupt and complete answers
   std::optional<std::uint64_t> input_job;  // a job waiting on stdin
   Lines draft;  // appended text with a fence still open, the footer moved below it
-  // Sequence numbers in the markers: the newest job accepted, and the newest
-  // whose reply is committed, with how it ended.
-  std::uint64_t acked = 0, completed = 0;
-  std::string completed_status;
-  // Accepted and not completed yet, with their blocks (status.json's
-  // progress); completed out of turn (a queued job cancelled while an older
-  // one runs): completed.marker only passes a job once every older one of
-  // the page is done too.
-  struct Blocks {
-    std::size_t total = 1, done = 0;
-  };
-  std::map<std::uint64_t, Blocks> open;
-  std::map<std::uint64_t, std::string> done_early;  // with how each ended
+  JobProgress progress;  // the jobs as the status files count them (ack, open, completed)
   Modules modules;      // what load-file ran in it since it connected
   std::string outcome;  // how its last job ended, for debug.md ("job 7 failed after 60500ms (timeout)")
   std::string user_agent;

@@ -27,20 +27,16 @@ void Repl::write_status(Page& p) {
   // Every change of a page's queue or job passes here.
   if (pages_changed) pages_changed();
   if (!files_) return;
+  const JobProgress& jobs = p.progress;
   json::object st{{"page", p.stem}, {"log", p.log->path()}, {"connected", p.link != nullptr},
-                  {"queued", p.queue.size()}, {"acked", p.acked}, {"completed", p.completed}};
+                  {"queued", p.queue.size()}, {"acked", jobs.acked()}, {"completed", jobs.completed()}};
   std::uint64_t job = 0;
   std::string state = "processing", phase, message;
   std::int64_t progress = 0;
   const std::string away = p.link ? "" : "; the page is not connected: its jobs wait for it";
-  if (!p.open.empty()) {
-    std::size_t total = 0, done = 0;
-    for (const auto& [id, b] : p.open) {
-      total += b.total;
-      done += std::min(b.done, b.total);
-    }
-    progress = total == 0 ? 100 : static_cast<std::int64_t>(100 * done / total);
-    job = p.open.rbegin()->first;
+  if (jobs.any_open()) {
+    progress = jobs.percent();
+    job = jobs.newest_open();
     const std::string name = "job " + std::to_string(job);
     const bool queued = std::any_of(p.queue.begin(), p.queue.end(), [&](const auto& j) { return j->id == job; });
     if (p.running && p.running->id == job) {
@@ -60,10 +56,11 @@ void Repl::write_status(Page& p) {
     state = "error";
     message = "the page is not connected";
   } else {
-    job = p.completed;
-    state = job == 0 ? "ready" : p.completed_status == "ok" ? "completed" : "error";
+    job = jobs.completed();
+    const std::string& how = jobs.completed_status();
+    state = job == 0 ? "ready" : how == "ok" ? "completed" : "error";
     progress = job == 0 ? 0 : 100;
-    message = job == 0 ? "connected and idle" : "job " + std::to_string(job) + " " + (p.completed_status == "ok" ? "completed" : "failed: " + p.completed_status);
+    message = job == 0 ? "connected and idle" : "job " + std::to_string(job) + " " + (how == "ok" ? "completed" : "failed: " + how);
   }
   st["state"] = state;
   st["phase"] = phase;
@@ -71,9 +68,9 @@ void Repl::write_status(Page& p) {
   st["message"] = message;
   st["job"] = job;
   files_->status(p.stem, std::move(st));
-  const bool idle = p.link && !p.running && p.queue.empty() && p.completed >= p.acked;
+  const bool idle = p.link && !p.running && p.queue.empty() && jobs.completed() >= jobs.acked();
   if (idle)
-    files_->marker(p.stem, "ready.marker", p.completed);
+    files_->marker(p.stem, "ready.marker", jobs.completed());
   else
     files_->erase("pages/" + p.stem + "/ready.marker");
 }
@@ -95,18 +92,11 @@ void Repl::replied(const std::string& page_id, const Answered& a, const std::str
     if (const auto* v = a.done.body.if_contains(key)) rec[key] = *v;
   files_->record(p.stem, std::move(rec));
   if (!a.last) return;
-  p.open.erase(a.job);
-  p.done_early[a.job] = status;
-  const std::uint64_t before = p.completed;
-  while (!p.done_early.empty() && (p.open.empty() || p.done_early.begin()->first < p.open.begin()->first)) {
-    p.completed = p.done_early.begin()->first;
-    p.completed_status = p.done_early.begin()->second;
-    p.done_early.erase(p.done_early.begin());
-  }
+  const bool moved = p.progress.replied(a.job, status);
   // completed.marker last: an agent that wakes on it finds status.json and
   // ready.marker saying the same job already.
   write_status(p);
-  if (p.completed != before) files_->marker(p.stem, "completed.marker", p.completed);
+  if (moved) files_->marker(p.stem, "completed.marker", p.progress.completed());
 }
 
 void Repl::requested(const std::string& page_id, const std::vector<std::shared_ptr<Job>>& jobs,
