@@ -457,7 +457,7 @@ void Repl::wait_for_answer(Page& p, const Job& job) {
 
 void Repl::shutdown() {
   stopping_ = true;
-  registry_timer_->cancel();
+  registry_.stop();
   for (auto& [id, p] : pages_) {
     std::vector<std::shared_ptr<Job>> jobs(p->queue.begin(), p->queue.end());
     for (auto& j : jobs) fail(*p, *j, Error::shutting_down, "the gateway stopped before the job ran");
@@ -468,7 +468,7 @@ void Repl::shutdown() {
     p->link.reset();
     write_status(*p);
   }
-  write_registry();
+  registry_.write();
 }
 
 }  // namespace repl

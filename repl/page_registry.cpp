@@ -21,9 +21,6 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr auto registry_delay = std::chrono::milliseconds(100);  // debug.md follows job states within this
-constexpr std::size_t max_registry_live = 100;                   // connected pages listed in debug.md
-
 // The hello's text is the page's: one line each, bounded, before any of it
 // is used (page_input.hpp).
 Hello clean_hello(const Hello& raw) {
@@ -293,7 +290,7 @@ Result<Repl::Welcome> Repl::connect(const Hello& raw_hello, std::shared_ptr<Page
   if (!secret.empty() && !gateway_kind(p->kind)) welcome["secret"] = secret;
   p->link->send(json::serialize(welcome));
   log_line("page " + p->stem + " connected (" + p->kind + ", " + p->url + ")");
-  write_registry();
+  registry_.write();
   changed(*p, "agent", false);
   pump(*p);
   write_status(*p);
@@ -314,39 +311,26 @@ void Repl::disconnect(const std::string& id, const PageLink* link) {
     fail(p, *p.running, Error::context_destroyed,
          "the page went away (a reload, a navigation or a closed tab) while the job ran");
   log_line("page " + p.stem + " disconnected");
-  write_registry();
+  registry_.write();
   write_status(p);
 }
 
 // A job's start and end change a page's state many times a second under
-// load: the registry follows within registry_delay, written once for all.
+// load: debug.md follows within its delay (RegistryFile), the dashboard at once.
 void Repl::registry_changed() {
   if (pages_changed) pages_changed();
-  if (registry_pending_) return;
-  registry_pending_ = true;
-  registry_timer_->expires_after(registry_delay);
-  registry_timer_->async_wait([this](boost::system::error_code ec) {
-    if (ec) return;
-    registry_pending_ = false;
-    write_registry();
-  });
+  registry_.changed();
 }
 
-// The registry is short: every live page (at most max_registry_live), then
-// the disconnected ones seen last (Options::registry_disconnected); the rest
-// The registry is short (registry_text); each line says how the page's
-// last job ended.
-void Repl::write_registry() {
+// debug.md's lines: each says how the page's last job ended.
+std::vector<RegistryLine> Repl::registry_lines() const {
   std::vector<RegistryLine> lines;
   for (const auto& [id, p] : pages_) {
     std::string state = !p->link ? "disconnected" : p->running ? "executing job " + std::to_string(p->running->id) : "idle";
     if (!p->outcome.empty() && !(p->link && p->running)) state += ", " + p->outcome;
     lines.push_back({p->stem, p->url, p->log->path(), std::move(state), p->last_seen, p->link != nullptr});
   }
-  const std::string text = registry_text(std::move(lines), max_registry_live, opt_.registry_disconnected);
-  const std::string_view bytes = text;
-  if (auto w = ws_.write_atomic("debug.md", std::span<const std::string_view>(&bytes, 1)); !w)
-    log_line("cannot write debug.md: " + w.error().detail);
+  return lines;
 }
 
 namespace {

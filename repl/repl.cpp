@@ -38,7 +38,7 @@ Repl::Repl(const editproto::Workspace& ws, Committer& committer, boost::asio::an
       committer_(committer),
       ex_(std::move(ex)),
       opt_(options),
-      registry_timer_(std::make_unique<boost::asio::steady_timer>(ex_)),
+      registry_(ws, ex_, opt_.registry_disconnected, [this] { return registry_lines(); }),
       keys_(opt_.keys_file, [ids = log_ids(ws.root() + "/debug")](const std::string& id) { return ids.count(id) > 0; }),
       admission_({opt_.new_page_burst, opt_.new_page_every, opt_.max_pages_per_origin}),
       provenance_(ws.root()) {

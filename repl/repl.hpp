@@ -19,6 +19,7 @@
 #include "repl/modules.hpp"
 #include "repl/page_keys.hpp"
 #include "repl/provenance.hpp"
+#include "repl/registry_file.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -255,8 +256,8 @@ class Repl {
   Result<Page*> new_page(const Hello& hello, std::string& secret);
   void open_log(Page& p, bool returning);
   void forget_pages();
-  void write_registry();
   void registry_changed();
+  std::vector<RegistryLine> registry_lines() const;
 
   // The job scheduler (jobs.cpp): one job at a time per page, deadlines,
   // the interrupt a timeout sends, the reply's place in the log.
@@ -341,8 +342,7 @@ class Repl {
   Options opt_;
   std::map<std::string, std::unique_ptr<Page>> pages_;  // by instance id
   std::uint64_t next_job_ = 1;
-  std::unique_ptr<boost::asio::steady_timer> registry_timer_;
-  bool registry_pending_ = false;
+  RegistryFile registry_;  // debug.md
   bool stopping_ = false;
   AgentFiles* files_ = nullptr;
   PageKeys keys_;
