@@ -19,7 +19,7 @@ void Repl::clear(const std::string& page, std::function<void(Answer)> done) {
 }
 
 void Repl::on_bindings(Page& p, const json::object& msg) {
-  auto answer = take_waiting(p, msg);
+  auto answer = p.answers.take(job_of(msg));
   if (!answer) return;
   json::object out{{"page", p.stem}};
   if (str(msg, "type") == "bindings") {

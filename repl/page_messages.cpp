@@ -63,7 +63,7 @@ void Repl::from_page(const std::string& id, std::string_view text) {
                     : "the page was told to stop and stopped it; no reply will follow");
   if (type == "bindings" || type == "cleared") return on_bindings(p, msg);
   if (type == "interrupted" || type == "completions" || type == "looked-up") {
-    auto answer = take_waiting(p, msg);
+    auto answer = p.answers.take(job_of(msg));
     if (!answer) return;
     json::object out;
     if (type == "looked-up") {
@@ -229,17 +229,7 @@ void Repl::on_result(Page& p, const json::object& msg) {
 
 // The page's answer to `req` goes to `done`; `otherwise` does, if none comes in time.
 void Repl::await_answer(Page& p, std::uint64_t req, std::function<void(Answer)> done, Answer otherwise) {
-  p.waiting[req] = std::move(done);
-  auto timer = std::make_shared<boost::asio::steady_timer>(ex_, answer_within);
-  timer->async_wait([this, id = p.id, req, timer, otherwise = std::move(otherwise)](boost::system::error_code) mutable {
-    auto it = pages_.find(id);
-    if (it == pages_.end()) return;
-    auto w = it->second->waiting.find(req);
-    if (w == it->second->waiting.end()) return;
-    auto answer = std::move(w->second);
-    it->second->waiting.erase(w);
-    answer(std::move(otherwise));
-  });
+  p.answers.await(ex_, req, std::move(done), std::move(otherwise), answer_within);
 }
 
 void Repl::interrupt(const std::string& page, std::function<void(Answer)> done) {

@@ -145,7 +145,7 @@ void Repl::forget_pages() {
     auto oldest = pages_.end();
     for (auto it = pages_.begin(); it != pages_.end(); ++it) {
       const Page& p = *it->second;
-      const bool idle = !p.link && p.kind != "node" && !p.running && p.queue.empty() && p.waiting.empty() &&
+      const bool idle = !p.link && p.kind != "node" && !p.running && p.queue.empty() && p.answers.empty() &&
                         p.progress.settled() && p.background.empty() && p.uncommitted.empty() &&
                         p.draft.empty();
       if (idle && (oldest == pages_.end() || p.last_seen < oldest->second->last_seen)) oldest = it;
@@ -305,8 +305,7 @@ void Repl::disconnect(const std::string& id, const PageLink* link) {
   p.last_seen = wall::now();
   p.unanswered.reset();  // the queue waits for the page to come back anyway
   p.answer_timer->cancel();
-  for (auto& [req, answer] : p.waiting) answer(refusal({Error::context_destroyed, "the page went away before it answered"}));
-  p.waiting.clear();
+  p.answers.fail_all(refusal({Error::context_destroyed, "the page went away before it answered"}));
   if (p.running)
     fail(p, *p.running, Error::context_destroyed,
          "the page went away (a reload, a navigation or a closed tab) while the job ran");

@@ -6,6 +6,7 @@
 
 #include "repl/intake.hpp"
 #include "repl/job_progress.hpp"
+#include "repl/pending_answers.hpp"
 #include "repl/repl.hpp"
 
 #include <boost/asio/steady_timer.hpp>
@@ -87,7 +88,7 @@ struct Repl::Page {
     steady::time_point started;
   };
   std::map<std::uint64_t, Late> late;  // timed out: a reply may still come
-  std::map<std::uint64_t, std::function<void(Answer)>> waiting;  // interrupt and complete answers
+  PendingAnswers answers;  // owed to agents: interrupt, complete, lookup, bindings, clear
   std::optional<std::uint64_t> input_job;  // a job waiting on stdin
   Lines draft;  // appended text with a fence still open, the footer moved below it
   JobProgress progress;  // the jobs as the status files count them (ack, open, completed)
@@ -124,19 +125,6 @@ inline std::optional<std::uint64_t> job_of(const boost::json::object& o) {
   if (it->value().is_uint64()) return it->value().get_uint64();
   if (it->value().is_int64() && it->value().get_int64() >= 0) return static_cast<std::uint64_t>(it->value().get_int64());
   return std::nullopt;
-}
-
-// The callback waiting for the answer `msg` is (its "job": an interrupt's,
-// complete's, ask's), taken out of the page's waiting ones; empty when
-// nothing waits for it (answered already, or timed out).
-inline std::function<void(Answer)> take_waiting(Repl::Page& p, const boost::json::object& msg) {
-  const auto job = job_of(msg);
-  if (!job) return {};
-  auto w = p.waiting.find(*job);
-  if (w == p.waiting.end()) return {};
-  auto answer = std::move(w->second);
-  p.waiting.erase(w);
-  return answer;
 }
 
 inline bool ends_with_footer(std::string_view text) { return ends_with_lines(text, {std::string(footer)}); }
