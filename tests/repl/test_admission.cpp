@@ -26,7 +26,7 @@ TEST_CASE("an origin's new pages come in a burst, then one per interval", "[repl
   CHECK(admission.admit("http://a", t + 1h) == Error::rate_limited);
 }
 
-TEST_CASE("an origin makes at most per_origin pages in a run; the Node page is exempt", "[repl][unit]") {
+TEST_CASE("an origin makes at most per_origin pages in a run, the Node page exempt", "[repl][unit]") {
   Admission admission({.burst = 1, .every = 1ms, .per_origin = 3});
   auto t = Admission::clock::now();
   for (int i = 0; i < 3; ++i) CHECK_FALSE(admission.admit("http://a", t += 1s));

@@ -6,7 +6,7 @@
 
 using repl::JobProgress;
 
-TEST_CASE("open jobs' blocks make the progress; a reply's commit completes its job", "[repl][unit]") {
+TEST_CASE("open jobs' blocks make the progress, and a reply's commit completes its job", "[repl][unit]") {
   JobProgress jobs;
   CHECK(jobs.settled());
   CHECK_FALSE(jobs.any_open());

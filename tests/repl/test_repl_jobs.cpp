@@ -183,7 +183,7 @@ TEST_CASE("a tab silent after an interrupt is not interruptible, and its job run
   CHECK_FALSE(answer);
 }
 
-TEST_CASE("a page that goes away fails its running job context_destroyed; its queue waits for it", "[repl][unit]") {
+TEST_CASE("a page that goes away fails its running job context_destroyed, and its queue waits for it", "[repl][unit]") {
   Fixture f;
   std::optional<repl::Answer> running;
   f.eval("await new Promise(() => {})", running);
