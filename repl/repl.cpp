@@ -1,7 +1,9 @@
 // The facade: the REPL's parts are Repl's member functions, in files named
 // for what they hold (see repl/README.md, "The parts"): page_registry.cpp,
 // jobs.cpp, page_messages.cpp, log_requests.cpp, transcript.cpp,
-// status_files.cpp. Their shared state is page_state.hpp's.
+// status_files.cpp. Their shared state is page_state.hpp's; the parts with
+// state of their own are objects (admission, registry_file, and per page
+// job_progress and pending_answers).
 #include "repl/repl.hpp"
 
 #include "repl/log.hpp"
