@@ -275,7 +275,7 @@ Result<json::object> Repl::events(const std::string& page, std::optional<std::ui
     out["cut"] = "max_events";
   // Events the page sent that are not in the log yet: a running job's (the
   // log has them when it ends) and background ones of the last second.
-  const std::size_t unlogged = p.background.size() + (p.running ? p.running->events.size() : 0);
+  const std::size_t unlogged = p.background.list().size() + (p.running ? p.running->events.list().size() : 0);
   if (unlogged) out["unlogged"] = unlogged;
   return out;
 }

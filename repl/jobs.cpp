@@ -178,7 +178,7 @@ void Repl::tick(Page& p) {
   Job& job = *p.running;
   if (!job.silent && !p.active.empty()) {
     Lines now{p.active.front()};
-    for (std::string& l : render_events(job.events)) now.push_back(std::move(l));
+    for (std::string& l : render_events(job.events.list())) now.push_back(std::move(l));
     now.push_back(placeholder(static_cast<long>(ms_since(job.started) / 1000)));
     if (before_write) before_write(p.log->path());
     if (auto done = p.log->replace(p.active, now)) {
@@ -254,7 +254,7 @@ void Repl::finish(Page& p, Job& job, std::int64_t ms, Lines reply, Answer done) 
     if (!body.contains("log")) body["log"] = p.log->path();
   }
   if (!job.log_error.empty()) body["log_error"] = job.log_error;
-  if (job.events_dropped) body["events_dropped"] = job.events_dropped;
+  if (job.events.dropped()) body["events_dropped"] = job.events.dropped();
   // How the page's error reads (a Node SIGINT, a browser's exception) is the
   // page's; that an agent's interrupt ended the job is ours to say.
   if (error && job.interrupted) body["interrupted"] = true;
@@ -299,8 +299,6 @@ void Repl::finish(Page& p, Job& job, std::int64_t ms, Lines reply, Answer done) 
 void Repl::next_block(Page& p, Job& job) {
   ++job.index;
   job.events.clear();
-  job.events_bytes = 0;
-  job.events_dropped = 0;
   job.output.clear();
   job.output_truncated = false;
   job.prompts = 0;
@@ -320,8 +318,8 @@ void Repl::end_timeout(Page& p, Job& job, const std::string& what, const json::o
   job.from_log = false;  // later blocks of the request do not run
   Lines reply = reply_block(
       reply_header(p.stem, job.agent, job.clock_text, "**ERROR** timeout after " + duration_text(static_cast<double>(ms))),
-      fenced("Error", failure_text(failure)), job.events, job.events_dropped, opt_);
-  for (FileChange& c : log_events(p, job.events)) p.uncommitted.push_back(std::move(c));
+      fenced("Error", failure_text(failure)), job.events.list(), job.events.dropped(), opt_);
+  for (FileChange& c : log_events(p, job.events.list())) p.uncommitted.push_back(std::move(c));
   std::int64_t after = 0;
   if (late) {
     after = elapsed_ms(job.started);
@@ -363,8 +361,8 @@ void Repl::fail_running(Page& p, Job& job, Error code, const std::string& messag
   const std::string what = std::string(to_string(code));
   Lines reply = reply_block(
       reply_header(p.stem, job.agent, job.clock_text, "**ERROR** " + what + " after " + duration_text(static_cast<double>(ms))),
-      fenced("Error", what + ": " + message), job.events, job.events_dropped, opt_);
-  for (FileChange& c : log_events(p, job.events)) p.uncommitted.push_back(std::move(c));
+      fenced("Error", what + ": " + message), job.events.list(), job.events.dropped(), opt_);
+  for (FileChange& c : log_events(p, job.events.list())) p.uncommitted.push_back(std::move(c));
   finish(p, job, ms, std::move(reply), {{{"page", p.stem}, {"job", job.id}}, Failure{code, message}});
 }
 

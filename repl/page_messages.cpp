@@ -49,7 +49,8 @@ void Repl::from_page(const std::string& id, std::string_view text) {
     // Writes the page counted instead of sending; the count is the page's word.
     const json::value* count = msg.if_contains("count");
     if (count && count->is_uint64() && count->get_uint64() > 0) {
-      p.running->events_dropped += static_cast<std::size_t>(std::min<std::uint64_t>(count->get_uint64(), 1'000'000'000));
+      const std::uint64_t n = std::min<std::uint64_t>(count->get_uint64(), 1'000'000'000);
+      p.running->events.count_dropped(static_cast<std::size_t>(n));
       p.running->output_truncated = true;
     }
     return;
@@ -89,7 +90,7 @@ void Repl::from_page(const std::string& id, std::string_view text) {
     auto job = job_of(msg);
     if (!job || !p.running || p.running->id != *job) return;
     p.input_job = *job;
-    if (++p.running->prompts > opt_.max_events_kept) return void(++p.running->events_dropped);
+    if (++p.running->prompts > opt_.max_events_kept) return p.running->events.count_dropped(1);
     if (p.running->listener.out)
       // Shaped as the protocol's intermediate status: it says the eval
       // waits, and must never read as a final reply (which has "done").
@@ -113,34 +114,24 @@ void Repl::on_event(Page& p, const json::object& msg) {
   keep_recent(p, e);
   // A flood of output costs a count, not memory: what is past the bound is
   // neither kept nor passed on.
-  auto fits = [&](const std::vector<Event>& kept, std::size_t bytes) {
-    return kept.size() < opt_.max_events_kept && bytes + e.text.size() <= opt_.max_event_bytes_kept;
-  };
   if (p.running) {
     Job& job = *p.running;
-    if (!fits(job.events, job.events_bytes)) {
-      ++job.events_dropped;
-      job.output_truncated = true;
-      return;
-    }
     // The agent hears each write as written, with its line end (a page
     // that sends none ends its lines); the log keeps the text alone.
     const auto end = msg.find("end");
     const std::string written = e.text + (end != msg.end() ? std::string(end->value().get_string()) : "\n");
+    const std::string source = e.source;
+    if (!job.events.add(std::move(e), opt_.max_events_kept, opt_.max_event_bytes_kept)) {
+      job.output_truncated = true;
+      return;
+    }
     job.output += written;
-    if (job.listener.out) job.listener.out({{"out", written}, {"source", e.source}, {"page", p.stem}});
-    job.events_bytes += e.text.size();
-    job.events.push_back(std::move(e));
+    if (job.listener.out) job.listener.out({{"out", written}, {"source", source}, {"page", p.stem}});
     return;
   }
   // Outside a job: gathered for a second, then written on their own.
-  if (!fits(p.background, p.background_bytes)) {
-    ++p.background_dropped;
-    return;
-  }
-  p.background_bytes += e.text.size();
-  p.background.push_back(std::move(e));
-  if (p.background.size() == 1) {
+  if (!p.background.add(std::move(e), opt_.max_events_kept, opt_.max_event_bytes_kept)) return;
+  if (p.background.list().size() == 1) {
     p.background_timer->expires_after(std::chrono::seconds(1));
     p.background_timer->async_wait([this, id = p.id](boost::system::error_code ec) {
       if (ec) return;
@@ -151,16 +142,11 @@ void Repl::on_event(Page& p, const json::object& msg) {
 
 void Repl::flush_background(Page& p) {
   if (p.background.empty()) return;
-  std::vector<Event> events = std::move(p.background);
-  p.background.clear();
-  const std::size_t bytes = std::exchange(p.background_bytes, 0), dropped = std::exchange(p.background_dropped, 0);
-  if (p.running) {
-    // A job started meanwhile: they belong to it now.
-    for (Event& e : events) p.running->events.push_back(std::move(e));
-    p.running->events_bytes += bytes;
-    p.running->events_dropped += dropped;
-    return;
-  }
+  if (p.running) return p.running->events.join(p.background);  // a job started meanwhile: they belong to it now
+  KeptEvents taken;
+  taken.join(p.background);
+  const std::vector<Event>& events = taken.list();
+  const std::size_t dropped = taken.dropped();
   Lines lines{"> **" + p.stem + "** background at " + clock_text(wall::now())};
   for (std::string& l : render_events(events)) lines.push_back(std::move(l));
   if (dropped) lines.push_back(dropped_note(dropped, opt_));
@@ -207,8 +193,8 @@ void Repl::on_result(Page& p, const json::object& msg) {
   std::vector<FileChange> extra;
   const std::string took = duration_text(static_cast<double>(ms));
   Lines reply = reply_block(reply_header(p.stem, job.agent, job.clock_text, ok ? took : "**ERROR** after " + took),
-                            render_result(p, job.id, msg, extra), job.events, job.events_dropped, opt_);
-  for (FileChange& c : log_events(p, job.events)) extra.push_back(std::move(c));
+                            render_result(p, job.id, msg, extra), job.events.list(), job.events.dropped(), opt_);
+  for (FileChange& c : log_events(p, job.events.list())) extra.push_back(std::move(c));
 
   Answer done{{{"page", p.stem}, {"job", job.id}, {"log", p.log->path()}}};
   if (ok) {

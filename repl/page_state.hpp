@@ -6,6 +6,7 @@
 
 #include "repl/intake.hpp"
 #include "repl/job_progress.hpp"
+#include "repl/kept_events.hpp"
 #include "repl/pending_answers.hpp"
 #include "repl/repl.hpp"
 
@@ -45,9 +46,7 @@ struct Repl::Job {
   std::string clock_text;      // of the running block's announcement
   std::chrono::milliseconds timeout{0};
   std::unique_ptr<boost::asio::steady_timer> deadline;
-  std::vector<Event> events;
-  std::size_t events_bytes = 0;  // of the kept events' text
-  std::size_t events_dropped = 0;
+  KeptEvents events;  // its running block's console output
   // What the kept events wrote, each with its line end: the final reply's
   // "output" (bounded with the events; truncated once one is dropped).
   std::string output;
@@ -75,9 +74,7 @@ struct Repl::Page {
   std::shared_ptr<Job> running;
   Lines active;                         // the announcement, background text and placeholder in the log
   std::vector<FileChange> uncommitted;  // placeholder updates, committed with the reply
-  std::vector<Event> background;        // events outside jobs, not flushed yet
-  std::size_t background_bytes = 0;
-  std::size_t background_dropped = 0;
+  KeptEvents background;                // events outside jobs, not flushed yet
   std::unique_ptr<boost::asio::steady_timer> ticker, background_timer, answer_timer;
   // A job that timed out and whose page has not answered the interrupt
   // since: the queue waits, and a page that stays silent is restarted.
