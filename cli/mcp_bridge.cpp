@@ -4,7 +4,9 @@
 // output, so lines never interleave.
 #include "cli/mcp_bridge.hpp"
 
-#include "cli/mcp_launch.hpp"
+#include "cli/mcp_finder.hpp"
+#include "cli/mcp_ledger.hpp"
+#include "cli/mcp_pool.hpp"
 #include "cli/mcp_stdio.hpp"
 #include "cli/mcp_wire.hpp"
 #include "services/places.hpp"
@@ -15,24 +17,18 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/json.hpp>
 
-#include <poll.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <array>
 #include <chrono>
 #include <deque>
-#include <fstream>
 #include <functional>
-#include <map>
 #include <memory>
 #include <optional>
-#include <set>
 
 namespace cli {
 
@@ -45,30 +41,11 @@ namespace json = boost::json;
 using tcp = net::ip::tcp;
 using namespace std::chrono_literals;
 
-constexpr std::size_t max_requests = 64;       // requests in flight; past it a named error
-constexpr std::size_t max_notifications = 64;  // notifications being posted; past it dropped, said on stderr
-constexpr std::size_t max_idle = 8;            // kept-alive connections waiting for the next call
-// Idle connections are dropped well before the gateway closes them
-// (--header-timeout, 10 s by default), so a reused one is rarely closed
-// under the request it carries.
-constexpr auto idle_limit = 5s;
-constexpr auto start_limit = 30s;  // a gateway started here must publish its port by then
 constexpr auto stop_limit = 500ms;  // at the end, for the cancels and the session's DELETE
 
-struct Endpoint {
-  unsigned short port = 0;
-  std::string authorization;
-  std::string host;
-  unsigned generation = 0;
-};
+}  // namespace
 
-struct Conn {
-  explicit Conn(net::io_context& ioc) : stream(ioc) {}
-  beast::tcp_stream stream;
-  beast::flat_buffer buffer;
-  unsigned generation = 0;
-  std::chrono::steady_clock::time_point idle_since;
-};
+namespace mcp {
 
 struct Call {
   std::string body;  // the client's line, as sent
@@ -76,7 +53,6 @@ struct Call {
   http::verb verb = http::verb::post;
   bool internal = false;     // the bridge's own (a cancel at the end, a new initialize): nothing is printed
   bool request = false;      // something answers it with its id
-  enum { uncounted, counted_request, counted_notification } counted = uncounted;  // against the bounds
   std::string sent_session;  // the Mcp-Session-Id it went with
   std::function<void()> then;  // an internal call's next step, once it has ended
   bool answered = false;     // its response went out
@@ -94,37 +70,26 @@ struct Call {
   std::array<char, 1 << 16> chunk;
 };
 
-using CallPtr = std::shared_ptr<Call>;
+}  // namespace mcp
 
-std::string last_line_of(const std::string& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  const std::streamoff size = in.tellg();
-  if (size <= 0) return "";
-  const std::streamoff from = size > 400 ? size - 400 : 0;
-  in.seekg(from);
-  std::string tail(static_cast<std::size_t>(size - from), '\0');
-  in.read(tail.data(), static_cast<std::streamsize>(tail.size()));
-  while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r')) tail.pop_back();
-  const std::size_t nl = tail.rfind('\n');
-  return nl == std::string::npos ? tail : tail.substr(nl + 1);
-}
+namespace {
 
-// A pooled connection the gateway has closed (or written to unasked) reads
-// as ready: it is not reused.
-bool still_open(Conn& c) {
-  pollfd p{c.stream.socket().native_handle(), POLLIN | POLLRDHUP, 0};
-  return ::poll(&p, 1, 0) == 0;
-}
+using mcp::Call;
+using mcp::CallPtr;
+using mcp::Conn;
 
 class Bridge {
  public:
   // `refusal`: why there is no workspace to serve; every request is
   // answered with it, so the client shows it, and nothing is created.
   Bridge(net::io_context& ioc, std::string root, std::string refusal, unsigned short port, std::ostream& err)
-      : ioc_(ioc), root_(std::move(root)), refusal_(std::move(refusal)), port_(port), err_(err), start_timer_(ioc),
+      : ioc_(ioc), root_(root), err_(err),
+        finder_(ioc, std::move(root), std::move(refusal), port, err,
+                [this](const mcp::Endpoint& ep) { gateway_ready(ep); },
+                [this](const std::string& message) { gateway_failed(message); }),
         stop_timer_(ioc) {}
 
-  void resolve();
+  void resolve() { finder_.find(); }
   void on_input(mcp::InputEvent e);
   void stop(const char* why);
 
@@ -142,8 +107,7 @@ class Bridge {
   void broken(const CallPtr& c, beast::error_code ec, bool before_answer);
   void fail(const CallPtr& c, const std::string& message);
   void release(const CallPtr& c, bool keep_connection);
-  void poll_gateway();
-  void gateway_ready(const services::Published& p);
+  void gateway_ready(const mcp::Endpoint& ep);
   void gateway_failed(const std::string& message);
   void forget_gateway();
   void out(std::string_view line);
@@ -151,27 +115,18 @@ class Bridge {
   CallPtr internal_call(std::string body, http::verb verb);
   bool session_lost(const CallPtr& c, const json::value& answer);
   void initialize_again(const CallPtr& c);
-  void park(const CallPtr& c);
+  void keep(std::unique_ptr<Conn> conn);
   void maybe_exit();
 
   net::io_context& ioc_;
   std::string root_;
-  std::string refusal_;
-  unsigned short port_;  // for a gateway started here
   std::ostream& err_;
-  std::optional<Endpoint> endpoint_;
-  unsigned generation_ = 0;
-  bool resolving_ = false;
-  bool started_ = false;
-  pid_t child_ = -1;
-  std::chrono::steady_clock::time_point start_deadline_;
-  net::steady_timer start_timer_;
+  mcp::GatewayFinder finder_;
+  std::optional<mcp::Endpoint> endpoint_;
   net::steady_timer stop_timer_;
   std::deque<CallPtr> waiting_;  // for the gateway's address
-  std::set<CallPtr> calls_;      // every call not released yet
-  std::map<std::string, CallPtr> by_id_;  // requests in flight by their serialized id
-  std::size_t requests_ = 0, notifications_ = 0;
-  std::vector<std::unique_ptr<Conn>> idle_;
+  mcp::Ledger calls_;
+  mcp::Pool idle_;
   std::string session_id_;        // 2025-11-25: from the initialize response
   std::string protocol_version_;  // 2025-11-25: the version initialize agreed on
   std::string initialize_;        // 2025-11-25: the client's initialize, sent again when the session is lost
@@ -208,9 +163,7 @@ void Bridge::on_line(std::string line) {
   c->body = std::move(line);
   c->request = c->facts.has_id && !c->facts.method.empty();
   if (!c->facts.cancels.is_null()) {
-    auto it = by_id_.find(json::serialize(c->facts.cancels));
-    if (it != by_id_.end()) {
-      const CallPtr& target = it->second;
+    if (const CallPtr target = calls_.find(c->facts.cancels)) {
       target->cancel_sent = true;
       // 2026-07-28: closing the request's stream is the cancellation.
       if (!target->facts.modern_version.empty()) {
@@ -219,70 +172,25 @@ void Bridge::on_line(std::string line) {
       }
     }
   }
-  if (c->request) {
-    if (requests_ >= max_requests)
+  switch (calls_.admit(c, c->request ? &c->facts.id : nullptr)) {
+    case mcp::Ledger::Admit::too_many_requests:
       return out(mcp::error_line(c->facts.id, mcp::internal_error,
-                                 "too_many_requests: " + std::to_string(max_requests) +
+                                 "too_many_requests: " + std::to_string(mcp::max_requests) +
                                      " requests are in flight already; send it again once one has ended"));
-    ++requests_;
-    c->counted = Call::counted_request;
-    by_id_[json::serialize(c->facts.id)] = c;
-    if (c->facts.method == "initialize" && c->facts.modern_version.empty()) initialize_ = c->body;
-  } else {
-    if (notifications_ >= max_notifications) {
-      err_ << "editgate mcp: too_many_notifications: " << max_notifications
+    case mcp::Ledger::Admit::too_many_notifications:
+      err_ << "editgate mcp: too_many_notifications: " << mcp::max_notifications
            << " are being posted already; dropped: " << c->body.substr(0, 200) << '\n';
       return;
-    }
-    ++notifications_;
-    c->counted = Call::counted_notification;
+    case mcp::Ledger::Admit::ok: break;
   }
-  calls_.insert(c);
+  if (c->request && c->facts.method == "initialize" && c->facts.modern_version.empty()) initialize_ = c->body;
   dispatch(c);
 }
 
 // ---- the gateway's address -----------------------------------------------
 
-void Bridge::resolve() {
-  if (resolving_) return;
-  resolving_ = true;
-  started_ = false;
-  start_deadline_ = std::chrono::steady_clock::now() + start_limit;
-  poll_gateway();
-}
-
-void Bridge::poll_gateway() {
-  if (!refusal_.empty()) return gateway_failed(refusal_);
-  auto published = services::read_published(root_);
-  if (published) return gateway_ready(*published);
-  if (published.error().code != services::Error::not_found) return gateway_failed(published.error().message);
-  const auto now = std::chrono::steady_clock::now();
-  const bool running = static_cast<bool>(services::gateway_running(root_));  // starting: not published yet
-  if (!running && !started_) {
-    if (child_ > 0) mcp::exited(child_);  // one started earlier that died: reaped
-    auto pid = mcp::start_gateway(root_, port_);
-    if (!pid) return gateway_failed(pid.error().message);
-    child_ = *pid;
-    started_ = true;
-    start_deadline_ = now + start_limit;
-    err_ << "editgate mcp: started a gateway for " << root_ << " (pid " << child_ << ", output in "
-         << mcp::serve_log(root_) << "); it keeps running after this bridge ends\n";
-  } else if (!running && mcp::exited(child_)) {
-    return gateway_failed("the gateway started for " + root_ + " stopped at once: " +
-                          last_line_of(mcp::serve_log(root_)) + " (see " + mcp::serve_log(root_) + ")");
-  }
-  if (now > start_deadline_)
-    return gateway_failed("the gateway for " + root_ + " did not publish its port within " +
-                          std::to_string(start_limit.count()) + " s (see " + mcp::serve_log(root_) + ")");
-  start_timer_.expires_after(20ms);
-  start_timer_.async_wait([this](beast::error_code ec) {
-    if (!ec && !stopping_) poll_gateway();
-  });
-}
-
-void Bridge::gateway_ready(const services::Published& p) {
-  resolving_ = false;
-  endpoint_ = Endpoint{p.port, "Bearer " + p.cookie, "127.0.0.1:" + std::to_string(p.port), ++generation_};
+void Bridge::gateway_ready(const mcp::Endpoint& ep) {
+  endpoint_ = ep;
   idle_.clear();
   auto ready = std::move(waiting_);
   waiting_.clear();
@@ -290,7 +198,6 @@ void Bridge::gateway_ready(const services::Published& p) {
 }
 
 void Bridge::gateway_failed(const std::string& message) {
-  resolving_ = false;
   if (waiting_.empty()) err_ << "editgate mcp: " << message << '\n';
   auto failed = std::move(waiting_);
   waiting_.clear();
@@ -313,7 +220,7 @@ void Bridge::dispatch(const CallPtr& c) {
 }
 
 void Bridge::prepare(Call& c) {
-  const Endpoint& ep = *endpoint_;
+  const mcp::Endpoint& ep = *endpoint_;
   c.req = {};
   c.sent_session.clear();
   c.req.method(c.verb);
@@ -347,17 +254,9 @@ void Bridge::send(const CallPtr& c) {
   c->sse = false;
   c->json_body.clear();
   c->events = {};
-  while (!idle_.empty()) {
-    std::unique_ptr<Conn> conn = std::move(idle_.back());
-    idle_.pop_back();
-    if (conn->generation == endpoint_->generation && std::chrono::steady_clock::now() - conn->idle_since < idle_limit &&
-        still_open(*conn)) {
-      c->conn = std::move(conn);
-      c->reused = true;
-      return write(c);
-    }
-  }
-  c->reused = false;
+  c->conn = idle_.take(endpoint_->generation);
+  c->reused = c->conn != nullptr;
+  if (c->reused) return write(c);
   connect(c);
 }
 
@@ -414,7 +313,7 @@ void Bridge::read_body(const CallPtr& c) {
     if (ec == http::error::need_buffer) ec = {};
     if (ec) return broken(c, ec, !c->answered);
     on_bytes(c, std::string_view(c->chunk.data(), c->chunk.size() - c->parser->get().body().size));
-    if (calls_.count(c)) read_body(c);
+    if (calls_.tracks(c)) read_body(c);
   });
 }
 
@@ -498,7 +397,7 @@ void Bridge::broken(const CallPtr& c, beast::error_code ec, bool before_answer) 
 }
 
 void Bridge::fail(const CallPtr& c, const std::string& message) {
-  if (!calls_.count(c)) return;
+  if (!calls_.tracks(c)) return;
   if (c->request && !c->answered && !c->cancelled && !c->internal) {
     c->answered = true;
     out(mcp::error_line(c->facts.id, mcp::internal_error, message));
@@ -509,18 +408,9 @@ void Bridge::fail(const CallPtr& c, const std::string& message) {
 }
 
 void Bridge::release(const CallPtr& c, bool keep_connection) {
-  if (!calls_.erase(c)) return;
-  if (c->counted == Call::counted_request) {
-    --requests_;
-    auto it = by_id_.find(json::serialize(c->facts.id));
-    if (it != by_id_.end() && it->second == c) by_id_.erase(it);
-  } else if (c->counted == Call::counted_notification) {
-    --notifications_;
-  }
-  if (c->conn && keep_connection && !c->cancelled && !stopping_ && c->conn->buffer.size() == 0 && endpoint_ &&
-      c->conn->generation == endpoint_->generation && idle_.size() < max_idle) {
-    c->conn->idle_since = std::chrono::steady_clock::now();
-    idle_.push_back(std::move(c->conn));
+  if (!calls_.release(c)) return;
+  if (c->conn && keep_connection && !c->cancelled && !stopping_) {
+    keep(std::move(c->conn));
   } else if (c->conn) {
     beast::error_code ec;
     c->conn->stream.socket().close(ec);
@@ -544,18 +434,17 @@ bool Bridge::session_lost(const CallPtr& c, const json::value& answer) {
   return code && code->is_int64() && code->as_int64() == -32001;
 }
 
-// Keeps a call's connection for reuse when its answer was read whole.
-void Bridge::park(const CallPtr& c) {
-  if (c->conn && c->parser && c->parser->is_done() && c->parser->get().keep_alive() && endpoint_ &&
-      c->conn->generation == endpoint_->generation && c->conn->buffer.size() == 0 && idle_.size() < max_idle) {
-    c->conn->idle_since = std::chrono::steady_clock::now();
-    idle_.push_back(std::move(c->conn));
-  }
-  c->conn.reset();
+// A connection whose answer was read whole, for the next call to the same gateway.
+void Bridge::keep(std::unique_ptr<Conn> conn) {
+  if (endpoint_) return idle_.keep(std::move(conn), endpoint_->generation);
+  beast::error_code ec;
+  conn->stream.socket().close(ec);
 }
 
 void Bridge::initialize_again(const CallPtr& c) {
-  park(c);
+  // Its answer was read whole: the connection is kept for reuse.
+  if (c->conn && c->parser && c->parser->is_done() && c->parser->get().keep_alive()) keep(std::move(c->conn));
+  c->conn.reset();
   ++c->attempts;
   if (c->sent_session != session_id_) return dispatch(c);  // initialized again meanwhile
   after_initialize_.push_back(c);
@@ -594,7 +483,7 @@ CallPtr Bridge::internal_call(std::string body, http::verb verb) {
   boost::system::error_code ec;
   c->facts = mcp::facts_of(json::parse(c->body, ec));
   c->request = c->facts.has_id && !c->facts.method.empty();
-  calls_.insert(c);
+  calls_.track(c);
   return c;
 }
 
@@ -606,9 +495,9 @@ void Bridge::stop(const char* why) {
   if (stopping_) return;
   stopping_ = true;
   err_ << "editgate mcp: " << why << "; stopping\n";
-  start_timer_.cancel();
+  finder_.stop();
   idle_.clear();
-  std::vector<CallPtr> open(calls_.begin(), calls_.end());
+  std::vector<CallPtr> open = calls_.open();
   std::vector<CallPtr> farewells;
   for (const CallPtr& c : open) {
     if (c->request && c->facts.modern_version.empty() && !c->cancel_sent && c->facts.method != "initialize" &&
