@@ -13,7 +13,8 @@ struct DashboardAsset {
   std::string_view body;
 };
 
-// "/" (the page), "/dashboard.js", "/dashboard.css"; nullopt for any other path.
+// "/" (the page), "/dashboard.css", "/dashboard.js" and the modules it imports
+// ("/dashboard/*.js"); nullopt for any other path.
 std::optional<DashboardAsset> dashboard_asset(std::string_view path);
 
 // The Content-Security-Policy every dashboard answer carries: its own

@@ -86,7 +86,8 @@ def check_sign_in(url):
     assert status == 200 and b"/dashboard.js" in body, (status, body[:200])
     csp = headers["content-security-policy"]
     assert "script-src 'self'" in csp and "frame-ancestors 'none'" in csp and "unsafe" not in csp, csp
-    for asset, kind in (("dashboard.js", "javascript"), ("dashboard.css", "text/css")):
+    for asset, kind in (("dashboard.js", "javascript"), ("dashboard/socket.js", "javascript"),
+                        ("dashboard.css", "text/css")):
         status, headers, body = get(base + asset)
         assert status == 200 and kind in headers["content-type"] and body, (asset, status)
     # A wrong cookie is no session.
