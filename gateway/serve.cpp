@@ -415,6 +415,31 @@ std::shared_ptr<services::NodePage> start_node(const ServeArgs& args, services::
   return nullptr;
 }
 
+// The rest of the banner, once the Node page is started: how a page joins,
+// and a sign-in URL for one browser, once (`editgate dashboard` prints another).
+void print_joining(std::ostream& out, const std::string& url, services::Gateway& gw) {
+  out << "  pages: include <script src=\"" << url << "adapter.js\" crossorigin></script>; logs in debug/\n";
+  out << "  dashboard: " << url << "?token=" << gw.dashboard().mint_token() << '\n';
+  out.flush();
+}
+
+// After the last connection has ended. Jobs end (shutting_down) before the
+// worker thread does, and the commit queue makes the commits they left
+// before it stops. Held REPL items go to the queue at once: join waits for
+// the queue, and their callbacks (chat history, completed.marker) run
+// before it returns. The last commits are pushed once more.
+void wind_down(services::Gateway& gw, repl::Repl& pages, repl::Committer& committer, NodePage* node_page, services::Pusher* pusher,
+               std::ostream& err) {
+  if (node_page) stop_node_page(*node_page);
+  gw.worker().post([&pages, &committer] {
+    pages.shutdown();
+    committer.flush();
+  });
+  gw.worker().join();
+  if (pusher) pusher->finish();
+  err << "editgate: stopped\n";
+}
+
 }  // namespace
 
 int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
@@ -493,10 +518,7 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   print_banner(out, args, root, url, state.path(), ip);
   node_page = start_node(args, eng, pages, root, state.path(), err);
   gw.set_realms(services::realm_host(node_page.get()));  // before ioc.run(): no op has run yet
-  out << "  pages: include <script src=\"" << url << "adapter.js\" crossorigin></script>; logs in debug/\n";
-  // Signs one browser in, once; `editgate dashboard` prints another.
-  out << "  dashboard: " << url << "?token=" << gw.dashboard().mint_token() << '\n';
-  out.flush();
+  print_joining(out, url, gw);
   // The port file last: a client that finds it finds a gateway that listens.
   if (auto p = state.publish(binding.port, url, server_json(gw, host, root)); !p) {
     err << "editgate serve: " << p.error().message << '\n';
@@ -507,19 +529,7 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   }
 
   ioc.run();
-  if (node_page) services::stop_node_page(*node_page);
-  // Jobs end (shutting_down) before the worker thread does, and the
-  // commit queue makes the commits they left before it stops.
-  // Held REPL items go to the queue at once: join waits for the queue, and
-  // their callbacks (chat history, completed.marker) run before it returns.
-  gw.worker().post([&pages, &committer] {
-    pages.shutdown();
-    committer.flush();
-  });
-  eng.join();
-  // The last commits are made: pushed once more before the gateway ends.
-  if (*pusher) (*pusher)->finish();
-  err << "editgate: stopped\n";
+  wind_down(gw, pages, committer, node_page.get(), pusher->get(), err);
   return 0;
 }
 
