@@ -3,22 +3,18 @@
 // a function's signature and a primitive's text.
 
 var editgateLookup;
+// What the file's two parts share (finding a symbol, describing it); no prototype, so nothing a
+// page puts on Object.prototype is read or run through it.
+var editgateLookupParts = Object.create(null);
 
-(function () {
+// ---- finding a symbol: along its path, calling no getter but the platform's ----
+(function (parts) {
   'use strict';
 
-  var PATH = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$/;
-  var HEAD_LINES = 5;  // a source head: up to the line that opens the body, at most 5 lines
-  var HEAD_CHARS = 500;
-  var TEXT_CHARS = 200;  // a description
   var getPrototypeOf = Object.getPrototypeOf;
   var getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
-  var objectKeys = Object.keys;
-  var isArray = Array.isArray;
   var functionToString = Function.prototype.toString;
   var call = Function.prototype.call;
-
-  function cut(text, n) { return text.length > n ? text.slice(0, n - 1) + '\u2026' : text; }
 
   // The property `key` as its descriptor, along the prototype chain: nothing is called (a getter
   // is reported, not run; a Proxy's own traps are the one exception: they run as for any read).
@@ -78,6 +74,28 @@ var editgateLookup;
   function source(f) {
     try { return functionToString.call(f); } catch (e) { return ''; }
   }
+
+  parts.descriptor = descriptor;
+  parts.resolve = resolve;
+  parts.source = source;
+}(editgateLookupParts));
+
+// ---- describing what was found ----
+(function (parts) {
+  'use strict';
+
+  var PATH = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$/;
+  var HEAD_LINES = 5;  // a source head: up to the line that opens the body, at most 5 lines
+  var HEAD_CHARS = 500;
+  var TEXT_CHARS = 200;  // a description
+  var getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+  var objectKeys = Object.keys;
+  var isArray = Array.isArray;
+  var descriptor = parts.descriptor;
+  var resolve = parts.resolve;
+  var source = parts.source;
+
+  function cut(text, n) { return text.length > n ? text.slice(0, n - 1) + '\u2026' : text; }
 
   function own(o, key) {
     var d = getOwnPropertyDescriptor(o, key);
@@ -157,4 +175,4 @@ var editgateLookup;
     }
     return info;
   };
-}());
+}(editgateLookupParts));

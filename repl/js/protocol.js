@@ -4,12 +4,15 @@
 // (adapter.js, node_page.js): the transport, how code runs and where its globals live.
 
 var editgateProtocol;
+// What the file's parts share (a job's run, what a page writes, the protocol's messages); no prototype,
+// so nothing a page puts on Object.prototype is read or run through it.
+var editgateProtocolParts = Object.create(null);
 
-(function () {
+// ---- jobs: an eval's run, its result, and an interrupt for it ----
+(function (parts) {
   'use strict';
 
   var ABANDONED = 'abandoned the await; async work the code started may still run';
-  var BINDINGS_MAX = 200;  // names a bindings answer lists; the rest are counted
 
   function thenOf(v) {
     if (v === null || (typeof v !== 'object' && typeof v !== 'function')) return null;
@@ -17,65 +20,34 @@ var editgateProtocol;
     return typeof then === 'function' ? then : null;
   }
 
-  // The host:
-  //   send(msg, request)       the transport; request: the gateway's message msg answers, or the
-  //                            eval of the job msg belongs to (none for a background event)
-  //   evaluate(code, request)  runs the code; returns its completion value or throws
-  //   stopped(e, request)      optional: the error record of a run the page stopped itself, else null
-  //   interrupted(job)         optional: the message for a job whose run the page stopped itself
-  //                            before the gateway's interrupt for it came, else null
-  //   ownFrame(line)           whether a stack line is the page's own code, under the evaluated code
-  //   runnerFrame              a RegExp of the stack lines between them (the native eval, node:vm)
-  //   errorText(e)             an error as an event's text
-  //   globals(request)         {lookup(name), root}: the global scope the request is for
-  //   bindings(request)        {names, read(name)}: the globals evaluations made there
-  //   clear(request)           removes them; returns the names it could not remove
-  //   promptName               how code calls prompt, for its error
-  editgateProtocol = function (host) {
-    var jobs = new Map();  // job id -> {job, request, abandon} while it runs; abandon is set while it awaits
-    var current = null;  // the entry of the job whose code runs now, for console attribution
-    var prompts = [];  // {job, resolve} waiting for stdin
-    var capturing = false;  // a console call made while formatting one is not captured again
-
-    // The stack up to the evaluated code: the page's frames below it, and the runner's, are noise.
-    function trimStack(stack) {
-      var lines = stack.split('\n');
-      var end = lines.findIndex(host.ownFrame);
-      if (end < 0) return stack;
-      while (end > 0 && host.runnerFrame.test(lines[end - 1])) end--;
-      return lines.slice(0, end).join('\n');
-    }
-
-    function errorOf(e) {
-      var error = editgateErrorOf(e);
-      error.stack = trimStack(error.stack);
-      return error;
-    }
+  // `s`: the state a page's protocol keeps (editgateProtocol below); `output`: parts.output's.
+  parts.jobs = function (host, s, output) {
+    var errorOf = output.errorOf;
 
     // A run stopped by SIGINT or its timeout skips every finally block, the console's among them.
     function evaluate(request) {
       try {
         return host.evaluate(typeof request.code === 'string' ? request.code : '', request);
       } finally {
-        capturing = false;
+        s.capturing = false;
       }
     }
 
     function drop(entry) {
-      jobs.delete(entry.job);
-      if (current === entry) current = null;
-      prompts = prompts.filter(function (p) { return p.job !== entry.job; });
+      s.jobs.delete(entry.job);
+      if (s.current === entry) s.current = null;
+      s.prompts = s.prompts.filter(function (p) { return p.job !== entry.job; });
     }
 
     function run(request) {
       var job = request.job;
       var started = performance.now();
       var entry = { job: job, request: request, abandon: null };
-      jobs.set(job, entry);
-      current = entry;
+      s.jobs.set(job, entry);
+      s.current = entry;
 
       function finish(fields) {
-        if (jobs.get(job) !== entry) return;  // already abandoned
+        if (s.jobs.get(job) !== entry) return;  // already abandoned
         drop(entry);
         host.send(Object.assign({ type: 'result', job: job }, fields, { duration_ms: performance.now() - started }), request);
       }
@@ -110,7 +82,7 @@ var editgateProtocol;
     // that awaits is interrupted by no longer waiting for it.
     function interrupt(request) {
       var job = request.job;
-      var entry = jobs.get(job);
+      var entry = s.jobs.get(job);
       var message = null;
       if (entry && entry.abandon) {
         entry.abandon();
@@ -122,19 +94,105 @@ var editgateProtocol;
         message: message === null ? 'job ' + job + ' is not running' : message }, request);
     }
 
+    return { run: run, interrupt: interrupt, drop: drop };
+  };
+}(editgateProtocolParts));
+
+// ---- what a page writes: console calls as events of the job that runs, errors as records ----
+(function (parts) {
+  'use strict';
+
+  parts.output = function (host, s) {
+    // The stack up to the evaluated code: the page's frames below it, and the runner's, are noise.
+    function trimStack(stack) {
+      var lines = stack.split('\n');
+      var end = lines.findIndex(host.ownFrame);
+      if (end < 0) return stack;
+      while (end > 0 && host.runnerFrame.test(lines[end - 1])) end--;
+      return lines.slice(0, end).join('\n');
+    }
+
+    function errorOf(e) {
+      var error = editgateErrorOf(e);
+      error.stack = trimStack(error.stack);
+      return error;
+    }
+
+    // `end`: the line end the write had, which `text` goes without ('\n' or ''): a console call ends
+    // its line, a stream write may not.
+    function emit(source, lang, text, end) {
+      host.send({ type: 'event', job: s.current && s.current.job, source: source, lang: lang, text: text,
+        end: end === undefined ? '\n' : end, ts: Date.now() }, s.current ? s.current.request : undefined);
+    }
+
+    // passThrough: the console's own method is called too (a tab's devtools still show the call).
+    function captureConsole(passThrough) {
+      ['log', 'info', 'warn', 'error', 'debug'].forEach(function (level) {
+        var own = console[level];
+        console[level] = function () {
+          if (!s.capturing) {
+            s.capturing = true;
+            try {
+              var f = editgateFormatConsole(arguments);
+              emit('console.' + level, f.lang, f.text);
+            } catch (e) {
+              /* not captured; the code that called goes on */
+            } finally {
+              s.capturing = false;
+            }
+          }
+          return passThrough ? own.apply(console, arguments) : undefined;
+        };
+      });
+    }
+
+    return { emit: emit, captureConsole: captureConsole, trimStack: trimStack, errorOf: errorOf };
+  };
+}(editgateProtocolParts));
+
+// ---- the protocol a page hosts ----
+(function (parts) {
+  'use strict';
+
+  var BINDINGS_MAX = 200;  // names a bindings answer lists; the rest are counted
+
+  // The host:
+  //   send(msg, request)       the transport; request: the gateway's message msg answers, or the
+  //                            eval of the job msg belongs to (none for a background event)
+  //   evaluate(code, request)  runs the code; returns its completion value or throws
+  //   stopped(e, request)      optional: the error record of a run the page stopped itself, else null
+  //   interrupted(job)         optional: the message for a job whose run the page stopped itself
+  //                            before the gateway's interrupt for it came, else null
+  //   ownFrame(line)           whether a stack line is the page's own code, under the evaluated code
+  //   runnerFrame              a RegExp of the stack lines between them (the native eval, node:vm)
+  //   errorText(e)             an error as an event's text
+  //   globals(request)         {lookup(name), root}: the global scope the request is for
+  //   bindings(request)        {names, read(name)}: the globals evaluations made there
+  //   clear(request)           removes them; returns the names it could not remove
+  //   promptName               how code calls prompt, for its error
+  editgateProtocol = function (host) {
+    var s = {
+      jobs: new Map(),  // job id -> {job, request, abandon} while it runs; abandon is set while it awaits
+      current: null,  // the entry of the job whose code runs now, for console attribution
+      prompts: [],  // {job, resolve} waiting for stdin
+      capturing: false,  // a console call made while formatting one is not captured again
+    };
+    var output = parts.output(host, s);
+    var jobs = parts.jobs(host, s, output);
+
     function prompt(text) {
-      var entry = current;
+      var entry = s.current;
       if (entry === null) return Promise.reject(new Error(host.promptName + ': no job is running, so nobody can answer'));
       return new Promise(function (resolve) {
-        prompts.push({ job: entry.job, resolve: resolve });
+        s.prompts.push({ job: entry.job, resolve: resolve });
         host.send({ type: 'need-input', job: entry.job, prompt: text === undefined ? '' : String(text) }, entry.request);
       });
     }
 
     function answer(request) {
-      var i = prompts.findIndex(function (p) { return p.job === request.job; });
+      var i = s.prompts.findIndex(function (p) { return p.job === request.job; });
       // eof: the end of input
-      if (i >= 0) prompts.splice(i, 1)[0].resolve(request.eof === true ? null : typeof request.text === 'string' ? request.text : '');
+      if (i >= 0) s.prompts.splice(i, 1)[0].resolve(request.eof === true ? null : typeof request.text === 'string' ? request.text : '');
     }
 
     function complete(request) {
@@ -159,40 +217,12 @@ var editgateProtocol;
         request);
     }
 
-    // `end`: the line end the write had, which `text` goes without ('\n' or ''): a console call ends
-    // its line, a stream write may not.
-    function emit(source, lang, text, end) {
-      host.send({ type: 'event', job: current && current.job, source: source, lang: lang, text: text,
-        end: end === undefined ? '\n' : end, ts: Date.now() }, current ? current.request : undefined);
-    }
-
-    // passThrough: the console's own method is called too (a tab's devtools still show the call).
-    function captureConsole(passThrough) {
-      ['log', 'info', 'warn', 'error', 'debug'].forEach(function (level) {
-        var own = console[level];
-        console[level] = function () {
-          if (!capturing) {
-            capturing = true;
-            try {
-              var f = editgateFormatConsole(arguments);
-              emit('console.' + level, f.lang, f.text);
-            } catch (e) {
-              /* not captured; the code that called goes on */
-            } finally {
-              capturing = false;
-            }
-          }
-          return passThrough ? own.apply(console, arguments) : undefined;
-        };
-      });
-    }
-
     return {
       // A message of the gateway's that both pages answer alike; other types are the host's.
       handle: function (msg) {
         switch (msg.type) {
-          case 'eval': run(msg); break;
-          case 'interrupt': interrupt(msg); break;
+          case 'eval': jobs.run(msg); break;
+          case 'interrupt': jobs.interrupt(msg); break;
           case 'stdin': answer(msg); break;
           case 'complete': complete(msg); break;
           case 'lookup': lookup(msg); break;
@@ -203,12 +233,12 @@ var editgateProtocol;
       // Drops the jobs whose eval `which` selects (every job without it) and their prompts: what
       // they finish later is not sent.
       forget: function (which) {
-        jobs.forEach(function (entry) { if (!which || which(entry.request)) drop(entry); });
+        s.jobs.forEach(function (entry) { if (!which || which(entry.request)) jobs.drop(entry); });
       },
       prompt: prompt,
-      emit: emit,
-      captureConsole: captureConsole,
-      trimStack: trimStack
+      emit: output.emit,
+      captureConsole: output.captureConsole,
+      trimStack: output.trimStack
     };
   };
-}());
+}(editgateProtocolParts));

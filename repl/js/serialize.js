@@ -5,7 +5,12 @@
 
 var editgateSerialize, editgateFormatConsole, editgateErrorOf, editgatePlan, editgateCompletions, editgateCompletionStart;
 
-(function () {
+// What the file's parts share; no prototype, so nothing a page puts on Object.prototype is
+// read or run through it.
+var editgateSerializeParts = Object.create(null);
+
+// --- the bounds, the intrinsics (taken before page code runs) and the output's small pieces ------
+(function (P) {
   'use strict';
 
   var MAX_DEPTH = 6;
@@ -70,6 +75,27 @@ var editgateSerialize, editgateFormatConsole, editgateErrorOf, editgatePlan, edi
     return s.slice(0, code >= 0xd800 && code <= 0xdbff ? n - 1 : n);
   }
 
+  P.ELLIPSIS = ELLIPSIS; P.IDENTIFIER = IDENTIFIER; P.MAX_DEPTH = MAX_DEPTH; P.MAX_ITEMS = MAX_ITEMS;
+  P.MAX_PARAMS = MAX_PARAMS; P.MAX_STRING = MAX_STRING; P.arrayBufferLength = arrayBufferLength;
+  P.branded = branded; P.clip = clip; P.dateGetTime = dateGetTime; P.dateToISOString = dateToISOString;
+  P.functionToString = functionToString; P.getOwnPropertyDescriptor = getOwnPropertyDescriptor;
+  P.getOwnPropertyNames = getOwnPropertyNames; P.getOwnPropertySymbols = getOwnPropertySymbols;
+  P.getPrototypeOf = getPrototypeOf; P.hasOwn = hasOwn; P.isArray = isArray; P.isEnumerable = isEnumerable;
+  P.mapEntries = mapEntries; P.mapIteratorNext = mapIteratorNext; P.mapSize = mapSize; P.member = member;
+  P.objectKeys = objectKeys; P.objectToString = objectToString; P.omitted = omitted; P.put = put;
+  P.regexpSource = regexpSource; P.regexpToString = regexpToString; P.setIteratorNext = setIteratorNext;
+  P.setSize = setSize; P.setValues = setValues; P.symbolToString = symbolToString;
+  P.typedArrayLength = typedArrayLength; P.typedArrayName = typedArrayName; P.weakMapHas = weakMapHas;
+  P.weakSetHas = weakSetHas;
+}(editgateSerializeParts));
+
+// --- primitives and names, read without running anything of the value ----------------------------
+(function (P) {
+  'use strict';
+
+  var MAX_STRING = P.MAX_STRING, clip = P.clip, getOwnPropertyDescriptor = P.getOwnPropertyDescriptor,
+    getPrototypeOf = P.getPrototypeOf, hasOwn = P.hasOwn, objectToString = P.objectToString;
+
   function number(v) {
     if (v !== v) return { $number: 'NaN' };
     if (v === Infinity) return { $number: 'Infinity' };
@@ -122,7 +148,16 @@ var editgateSerialize, editgateFormatConsole, editgateErrorOf, editgatePlan, edi
     return '';
   }
 
-  // --- functions: `name(params)` from the source text -------------------------------------------
+  P.className = className; P.dataValue = dataValue; P.functionName = functionName; P.number = number;
+  P.reason = reason; P.string = string; P.text = text;
+}(editgateSerializeParts));
+
+// --- functions: `name(params)` from the source text -------------------------------------------
+(function (P) {
+  'use strict';
+
+  var ELLIPSIS = P.ELLIPSIS, MAX_PARAMS = P.MAX_PARAMS, clip = P.clip, functionToString = P.functionToString,
+    objectToString = P.objectToString, dataValue = P.dataValue, functionName = P.functionName, text = P.text;
 
   // Index past a comment starting at i, or i itself.
   function skipComment(src, i) {
@@ -204,7 +239,14 @@ var editgateSerialize, editgateFormatConsole, editgateErrorOf, editgatePlan, edi
     return prefix + 'function' + star + ' (' + list + ')';
   }
 
-  // --- DOM ----------------------------------------------------------------------------------------
+  P.describeFunction = describeFunction;
+}(editgateSerializeParts));
+
+// --- DOM ----------------------------------------------------------------------------------------
+(function (P) {
+  'use strict';
+
+  var clip = P.clip;
 
   function attribute(value) {
     return /^[^\s"'=<>`]+$/.test(value) ? value : JSON.stringify(value);
@@ -236,7 +278,19 @@ var editgateSerialize, editgateFormatConsole, editgateErrorOf, editgatePlan, edi
     try { return 'window ' + w.location.href; } catch (e) { return 'window (cross-origin)'; }
   }
 
-  // --- the walk -----------------------------------------------------------------------------------
+  P.describeNode = describeNode; P.describeWindow = describeWindow;
+}(editgateSerializeParts));
+
+// --- the walk -----------------------------------------------------------------------------------
+(function (P) {
+  'use strict';
+
+  var arrayBufferLength = P.arrayBufferLength, branded = P.branded, dateGetTime = P.dateGetTime,
+    dateToISOString = P.dateToISOString, isArray = P.isArray, mapSize = P.mapSize,
+    regexpSource = P.regexpSource, regexpToString = P.regexpToString, setSize = P.setSize,
+    symbolToString = P.symbolToString, typedArrayName = P.typedArrayName, weakMapHas = P.weakMapHas,
+    weakSetHas = P.weakSetHas, number = P.number, reason = P.reason, string = P.string,
+    describeFunction = P.describeFunction, describeNode = P.describeNode, describeWindow = P.describeWindow;
 
   // `path` is where v is written (for $ref), `depth` how many containers hold it, `seen` maps each
   // container already written to its path.
@@ -259,24 +313,38 @@ var editgateSerialize, editgateFormatConsole, editgateErrorOf, editgatePlan, edi
 
   function object(v, path, depth, seen) {
     if (seen.has(v)) return { $ref: seen.get(v) };
-    if (isArray(v)) return array(v, path, depth, seen);
+    if (isArray(v)) return P.array(v, path, depth, seen);
     if (branded(dateGetTime, v)) {
       return { $date: dateGetTime.call(v) !== dateGetTime.call(v) ? 'Invalid Date' : dateToISOString.call(v) };
     }
     if (branded(regexpSource, v)) return { $regexp: regexpToString.call(v) };
-    if (branded(mapSize, v)) return map(v, path, depth, seen);
-    if (branded(setSize, v)) return set(v, path, depth, seen);
+    if (branded(mapSize, v)) return P.map(v, path, depth, seen);
+    if (branded(setSize, v)) return P.set(v, path, depth, seen);
     if (branded(weakMapHas, v)) return { $weakmap: true };
     if (branded(weakSetHas, v)) return { $weakset: true };
     if (branded(arrayBufferLength, v)) return { $arraybuffer: { byteLength: arrayBufferLength.call(v) } };
     var typedName = typedArrayName.call(v);
-    if (typedName !== undefined) return typedArray(v, typedName);
-    if (isError(v)) return { $error: editgateErrorOf(v) };
+    if (typedName !== undefined) return P.typedArray(v, typedName);
+    if (P.isError(v)) return { $error: editgateErrorOf(v) };
     if (v instanceof Promise) return { $promise: 'pending' };  // its state cannot be read synchronously
     if (typeof Node !== 'undefined' && v instanceof Node) return { $node: describeNode(v) };
     if (typeof Window !== 'undefined' && v instanceof Window) return { $node: describeWindow(v) };
-    return plainObject(v, path, depth, seen);
+    return P.plainObject(v, path, depth, seen);
   }
+
+  P.write = write;
+}(editgateSerializeParts));
+
+(function (P) {
+  'use strict';
+
+  var MAX_DEPTH = P.MAX_DEPTH, MAX_ITEMS = P.MAX_ITEMS,
+    getOwnPropertyDescriptor = P.getOwnPropertyDescriptor, getOwnPropertySymbols = P.getOwnPropertySymbols,
+    hasOwn = P.hasOwn, isEnumerable = P.isEnumerable, mapEntries = P.mapEntries,
+    mapIteratorNext = P.mapIteratorNext, mapSize = P.mapSize, member = P.member, objectKeys = P.objectKeys,
+    omitted = P.omitted, put = P.put, setIteratorNext = P.setIteratorNext, setSize = P.setSize,
+    setValues = P.setValues, symbolToString = P.symbolToString, typedArrayLength = P.typedArrayLength,
+    className = P.className, number = P.number, reason = P.reason, write = P.write;
 
   function cut(type, keys) { return { $truncated: { type: type, keys: keys } }; }
 
@@ -361,7 +429,14 @@ var editgateSerialize, editgateFormatConsole, editgateErrorOf, editgatePlan, edi
     }
   };
 
-  // --- errors and console -------------------------------------------------------------------------
+  P.array = array; P.map = map; P.plainObject = plainObject; P.set = set; P.typedArray = typedArray;
+}(editgateSerializeParts));
+
+// --- errors and console -------------------------------------------------------------------------
+(function (P) {
+  'use strict';
+
+  var objectToString = P.objectToString, text = P.text;
 
   function isError(v) {
     try {
@@ -441,7 +516,15 @@ var editgateSerialize, editgateFormatConsole, editgateErrorOf, editgatePlan, edi
     return { lang: 'Text', text: parts.join(' ') };
   };
 
-  // --- running code ---------------------------------------------------------------------------------
+  P.isError = isError;
+}(editgateSerializeParts));
+
+// --- running code ---------------------------------------------------------------------------------
+(function (P) {
+  'use strict';
+
+  var IDENTIFIER = P.IDENTIFIER, getOwnPropertyNames = P.getOwnPropertyNames,
+    getPrototypeOf = P.getPrototypeOf;
 
   // How to run `code`, given a page's compile-only checks: parses(source) for a global script,
   // parsesAsync(body) for the body of an async function. Returns {async: false, source} to run
@@ -506,4 +589,4 @@ var editgateSerialize, editgateFormatConsole, editgateErrorOf, editgatePlan, edi
       return [];
     }
   };
-}());
+}(editgateSerializeParts));
