@@ -88,12 +88,8 @@ var editgateLookupParts = Object.create(null);
   var HEAD_LINES = 5;  // a source head: up to the line that opens the body, at most 5 lines
   var HEAD_CHARS = 500;
   var TEXT_CHARS = 200;  // a description
-  var getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
-  var objectKeys = Object.keys;
-  var isArray = Array.isArray;
-  var descriptor = parts.descriptor;
-  var resolve = parts.resolve;
-  var source = parts.source;
+  var getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor, objectKeys = Object.keys, isArray = Array.isArray;
+  var descriptor = parts.descriptor, resolve = parts.resolve, source = parts.source;
 
   function cut(text, n) { return text.length > n ? text.slice(0, n - 1) + '\u2026' : text; }
 
