@@ -3,6 +3,8 @@ import { renderBlocks, renderFile } from './diff.js';
 import { call } from './socket.js';
 import { state } from './state.js';
 
+// ---- a history entry's detail: its blocks and diff, the commit it links to, the way back ----
+
 // The commits shown before, when a link was followed: the way back.
 const back = [];
 
