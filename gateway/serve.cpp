@@ -428,9 +428,9 @@ void print_joining(std::ostream& out, const std::string& url, services::Gateway&
 // before it stops. Held REPL items go to the queue at once: join waits for
 // the queue, and their callbacks (chat history, completed.marker) run
 // before it returns. The last commits are pushed once more.
-void wind_down(services::Gateway& gw, repl::Repl& pages, repl::Committer& committer, NodePage* node_page, services::Pusher* pusher,
+void wind_down(services::Gateway& gw, repl::Repl& pages, repl::Committer& committer, services::NodePage* node_page, services::Pusher* pusher,
                std::ostream& err) {
-  if (node_page) stop_node_page(*node_page);
+  if (node_page) services::stop_node_page(*node_page);
   gw.worker().post([&pages, &committer] {
     pages.shutdown();
     committer.flush();
