@@ -45,11 +45,11 @@ constexpr auto stop_limit = 500ms;  // at the end, for the cancels and the sessi
 
 }  // namespace
 
-namespace mcp {
+namespace bridge {
 
 struct Call {
   std::string body;  // the client's line, as sent
-  mcp::Facts facts;
+  bridge::Facts facts;
   http::verb verb = http::verb::post;
   bool internal = false;     // the bridge's own (a cancel at the end, a new initialize): nothing is printed
   bool request = false;      // something answers it with its id
@@ -63,20 +63,20 @@ struct Call {
   unsigned status = 0;
   bool sse = false;
   std::string json_body;
-  mcp::SseReader events;
+  bridge::SseReader events;
   std::unique_ptr<Conn> conn;
   http::request<http::string_body> req;
   std::optional<http::response_parser<http::buffer_body>> parser;
   std::array<char, 1 << 16> chunk;
 };
 
-}  // namespace mcp
+}  // namespace bridge
 
 namespace {
 
-using mcp::Call;
-using mcp::CallPtr;
-using mcp::Conn;
+using bridge::Call;
+using bridge::CallPtr;
+using bridge::Conn;
 
 class Bridge {
  public:
@@ -85,12 +85,12 @@ class Bridge {
   Bridge(net::io_context& ioc, std::string root, std::string refusal, unsigned short port, std::ostream& err)
       : ioc_(ioc), root_(root), err_(err),
         finder_(ioc, std::move(root), std::move(refusal), port, err,
-                [this](const mcp::Endpoint& ep) { gateway_ready(ep); },
+                [this](const bridge::Endpoint& ep) { gateway_ready(ep); },
                 [this](const std::string& message) { gateway_failed(message); }),
         stop_timer_(ioc) {}
 
   void resolve() { finder_.find(); }
-  void on_input(mcp::InputEvent e);
+  void on_input(bridge::InputEvent e);
   void stop(const char* why);
 
  private:
@@ -107,7 +107,7 @@ class Bridge {
   void broken(const CallPtr& c, beast::error_code ec, bool before_answer);
   void fail(const CallPtr& c, const std::string& message);
   void release(const CallPtr& c, bool keep_connection);
-  void gateway_ready(const mcp::Endpoint& ep);
+  void gateway_ready(const bridge::Endpoint& ep);
   void gateway_failed(const std::string& message);
   void forget_gateway();
   void out(std::string_view line);
@@ -121,12 +121,12 @@ class Bridge {
   net::io_context& ioc_;
   std::string root_;
   std::ostream& err_;
-  mcp::GatewayFinder finder_;
-  std::optional<mcp::Endpoint> endpoint_;
+  bridge::GatewayFinder finder_;
+  std::optional<bridge::Endpoint> endpoint_;
   net::steady_timer stop_timer_;
   std::deque<CallPtr> waiting_;  // for the gateway's address
-  mcp::Ledger calls_;
-  mcp::Pool idle_;
+  bridge::Ledger calls_;
+  bridge::Pool idle_;
   std::string session_id_;        // 2025-11-25: from the initialize response
   std::string protocol_version_;  // 2025-11-25: the version initialize agreed on
   std::string initialize_;        // 2025-11-25: the client's initialize, sent again when the session is lost
@@ -135,21 +135,21 @@ class Bridge {
   bool stdout_gone_ = false;
 
  public:
-  std::shared_ptr<mcp::InputGate> gate = std::make_shared<mcp::InputGate>(64);
+  std::shared_ptr<bridge::InputGate> gate = std::make_shared<bridge::InputGate>(64);
 };
 
 // ---- standard input ------------------------------------------------------
 
-void Bridge::on_input(mcp::InputEvent e) {
+void Bridge::on_input(bridge::InputEvent e) {
   gate->leave();
   if (stopping_) return;
   switch (e.kind) {
-    case mcp::InputEvent::line: return on_line(std::move(e.text));
-    case mcp::InputEvent::too_long:
-      return out(mcp::error_line(nullptr, mcp::invalid_request,
-                                 "payload_too_large: a line over " + std::to_string(mcp::max_message_bytes >> 20) +
+    case bridge::InputEvent::line: return on_line(std::move(e.text));
+    case bridge::InputEvent::too_long:
+      return out(bridge::error_line(nullptr, bridge::invalid_request,
+                                 "payload_too_large: a line over " + std::to_string(bridge::max_message_bytes >> 20) +
                                      " MiB was not sent; it is skipped up to its line end"));
-    case mcp::InputEvent::end: return stop("standard input ended");
+    case bridge::InputEvent::end: return stop("standard input ended");
   }
 }
 
@@ -157,9 +157,9 @@ void Bridge::on_line(std::string line) {
   if (line.find_first_not_of(" \t") == std::string::npos) return;
   boost::system::error_code ec;
   json::value v = json::parse(line, ec);
-  if (ec) return out(mcp::error_line(nullptr, mcp::parse_error, "Parse error: " + ec.message()));
+  if (ec) return out(bridge::error_line(nullptr, bridge::parse_error, "Parse error: " + ec.message()));
   auto c = std::make_shared<Call>();
-  c->facts = mcp::facts_of(v);
+  c->facts = bridge::facts_of(v);
   c->body = std::move(line);
   c->request = c->facts.has_id && !c->facts.method.empty();
   if (!c->facts.cancels.is_null()) {
@@ -173,15 +173,15 @@ void Bridge::on_line(std::string line) {
     }
   }
   switch (calls_.admit(c, c->request ? &c->facts.id : nullptr)) {
-    case mcp::Ledger::Admit::too_many_requests:
-      return out(mcp::error_line(c->facts.id, mcp::internal_error,
-                                 "too_many_requests: " + std::to_string(mcp::max_requests) +
+    case bridge::Ledger::Admit::too_many_requests:
+      return out(bridge::error_line(c->facts.id, bridge::internal_error,
+                                 "too_many_requests: " + std::to_string(bridge::max_requests) +
                                      " requests are in flight already; send it again once one has ended"));
-    case mcp::Ledger::Admit::too_many_notifications:
-      err_ << "editgate mcp: too_many_notifications: " << mcp::max_notifications
+    case bridge::Ledger::Admit::too_many_notifications:
+      err_ << "editgate mcp: too_many_notifications: " << bridge::max_notifications
            << " are being posted already; dropped: " << c->body.substr(0, 200) << '\n';
       return;
-    case mcp::Ledger::Admit::ok: break;
+    case bridge::Ledger::Admit::ok: break;
   }
   if (c->request && c->facts.method == "initialize" && c->facts.modern_version.empty()) initialize_ = c->body;
   dispatch(c);
@@ -189,7 +189,7 @@ void Bridge::on_line(std::string line) {
 
 // ---- the gateway's address -----------------------------------------------
 
-void Bridge::gateway_ready(const mcp::Endpoint& ep) {
+void Bridge::gateway_ready(const bridge::Endpoint& ep) {
   endpoint_ = ep;
   idle_.clear();
   auto ready = std::move(waiting_);
@@ -220,7 +220,7 @@ void Bridge::dispatch(const CallPtr& c) {
 }
 
 void Bridge::prepare(Call& c) {
-  const mcp::Endpoint& ep = *endpoint_;
+  const bridge::Endpoint& ep = *endpoint_;
   c.req = {};
   c.sent_session.clear();
   c.req.method(c.verb);
@@ -230,11 +230,11 @@ void Bridge::prepare(Call& c) {
   c.req.set(http::field::host, ep.host);
   c.req.set(http::field::authorization, ep.authorization);
   c.req.set(http::field::accept, "application/json, text/event-stream");
-  const mcp::Facts& f = c.facts;
+  const bridge::Facts& f = c.facts;
   if (!f.modern_version.empty()) {
     c.req.set("MCP-Protocol-Version", f.modern_version);
     if (!f.method.empty()) c.req.set("Mcp-Method", f.method);
-    if (f.name) c.req.set("Mcp-Name", mcp::header_value(*f.name));
+    if (f.name) c.req.set("Mcp-Name", bridge::header_value(*f.name));
   } else if (f.method != "initialize") {
     if (!session_id_.empty()) c.req.set("Mcp-Session-Id", session_id_);
     c.sent_session = session_id_;
@@ -321,11 +321,11 @@ void Bridge::on_bytes(const CallPtr& c, std::string_view bytes) {
   if (c->sse) {
     if (!c->events.feed(bytes, [&](std::string data) { emit(c, data); }))
       fail(c, "payload_too_large: an event from the gateway is over " +
-                  std::to_string(mcp::max_message_bytes >> 20) + " MiB");
+                  std::to_string(bridge::max_message_bytes >> 20) + " MiB");
     return;
   }
-  if (c->json_body.size() + bytes.size() > mcp::max_message_bytes)
-    return fail(c, "payload_too_large: the gateway's answer is over " + std::to_string(mcp::max_message_bytes >> 20) +
+  if (c->json_body.size() + bytes.size() > bridge::max_message_bytes)
+    return fail(c, "payload_too_large: the gateway's answer is over " + std::to_string(bridge::max_message_bytes >> 20) +
                        " MiB");
   c->json_body.append(bytes);
 }
@@ -334,8 +334,8 @@ void Bridge::on_bytes(const CallPtr& c, std::string_view bytes) {
 // 2025-11-25 initialize also says which version later requests name.
 void Bridge::emit(const CallPtr& c, std::string_view text) {
   json::value v;
-  std::optional<std::string> line = mcp::as_line(text, &v);
-  if (!line || !mcp::is_jsonrpc(v)) {
+  std::optional<std::string> line = bridge::as_line(text, &v);
+  if (!line || !bridge::is_jsonrpc(v)) {
     err_ << "editgate mcp: the gateway sent a message that is not JSON-RPC; skipped: " << text.substr(0, 200) << '\n';
     return;
   }
@@ -354,9 +354,9 @@ void Bridge::emit(const CallPtr& c, std::string_view text) {
 void Bridge::finish(const CallPtr& c) {
   if (!c->sse && !c->json_body.empty()) {
     json::value v;
-    std::optional<std::string> line = mcp::as_line(c->json_body, &v);
+    std::optional<std::string> line = bridge::as_line(c->json_body, &v);
     if (line && session_lost(c, v)) return initialize_again(c);
-    if (line && mcp::is_jsonrpc(v)) {
+    if (line && bridge::is_jsonrpc(v)) {
       emit(c, c->json_body);
     } else {
       // editgate's own refusals (401, 403, 413...) are not JSON-RPC: the
@@ -400,7 +400,7 @@ void Bridge::fail(const CallPtr& c, const std::string& message) {
   if (!calls_.tracks(c)) return;
   if (c->request && !c->answered && !c->cancelled && !c->internal) {
     c->answered = true;
-    out(mcp::error_line(c->facts.id, mcp::internal_error, message));
+    out(bridge::error_line(c->facts.id, bridge::internal_error, message));
   } else if (!c->request && !c->internal) {
     err_ << "editgate mcp: " << message << '\n';
   }
@@ -427,7 +427,7 @@ void Bridge::release(const CallPtr& c, bool keep_connection) {
 // again as the client did, and the call goes once more.
 bool Bridge::session_lost(const CallPtr& c, const json::value& answer) {
   if (c->status != 404 || c->internal || !c->facts.modern_version.empty() || c->sent_session.empty() ||
-      initialize_.empty() || c->attempts >= 2 || !mcp::is_jsonrpc(answer))
+      initialize_.empty() || c->attempts >= 2 || !bridge::is_jsonrpc(answer))
     return false;
   const json::value* e = answer.get_object().if_contains("error");
   const json::value* code = e && e->is_object() ? e->get_object().if_contains("code") : nullptr;
@@ -467,7 +467,7 @@ void Bridge::initialize_again(const CallPtr& c) {
 
 void Bridge::out(std::string_view line) {
   if (stdout_gone_) return;
-  if (!mcp::write_all(STDOUT_FILENO, line)) {
+  if (!bridge::write_all(STDOUT_FILENO, line)) {
     stdout_gone_ = true;
     stop("standard output closed");
   }
@@ -481,7 +481,7 @@ CallPtr Bridge::internal_call(std::string body, http::verb verb) {
   c->verb = verb;
   c->internal = true;
   boost::system::error_code ec;
-  c->facts = mcp::facts_of(json::parse(c->body, ec));
+  c->facts = bridge::facts_of(json::parse(c->body, ec));
   c->request = c->facts.has_id && !c->facts.method.empty();
   calls_.track(c);
   return c;
@@ -549,7 +549,7 @@ int run_mcp(const McpArgs& args, std::ostream& err) {
     if (!ec) bridge.stop("stopped by a signal");
   });
   bridge.resolve();  // the gateway is found, or started, before the first message
-  mcp::start_reader(STDIN_FILENO, bridge.gate, [ioc, b = &bridge](mcp::InputEvent e) {
+  bridge::start_reader(STDIN_FILENO, bridge.gate, [ioc, b = &bridge](bridge::InputEvent e) {
     net::post(*ioc, [b, e = std::move(e)]() mutable { b->on_input(std::move(e)); });
   });
   ioc->run();

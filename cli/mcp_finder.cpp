@@ -6,7 +6,7 @@
 
 #include <fstream>
 
-namespace cli::mcp {
+namespace cli::bridge {
 
 namespace {
 
@@ -81,4 +81,4 @@ void GatewayFinder::failed(const std::string& message) {
   failed_(message);
 }
 
-}  // namespace cli::mcp
+}  // namespace cli::bridge

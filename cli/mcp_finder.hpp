@@ -14,7 +14,7 @@
 #include <ostream>
 #include <string>
 
-namespace cli::mcp {
+namespace cli::bridge {
 
 // A gateway found. `generation` tells apart the gateways found one after
 // the other, so a connection to an earlier one is not reused.
@@ -62,4 +62,4 @@ class GatewayFinder {
   std::chrono::steady_clock::time_point deadline_;
 };
 
-}  // namespace cli::mcp
+}  // namespace cli::bridge

@@ -14,7 +14,7 @@
 #include <cstring>
 #include <filesystem>
 
-namespace cli::mcp {
+namespace cli::bridge {
 
 namespace {
 
@@ -79,4 +79,4 @@ bool exited(pid_t child) {
   return r == child || (r < 0 && errno == ECHILD);
 }
 
-}  // namespace cli::mcp
+}  // namespace cli::bridge

@@ -9,7 +9,7 @@
 
 #include <string>
 
-namespace cli::mcp {
+namespace cli::bridge {
 
 // Starts `<this binary> serve --root ws` detached: its own session, standard
 // input /dev/null, output and errors appended to serve.log in the
@@ -24,4 +24,4 @@ bool exited(pid_t child);
 // The path of the log of the gateways `editgate mcp` starts.
 std::string serve_log(const std::string& ws);
 
-}  // namespace cli::mcp
+}  // namespace cli::bridge

@@ -2,7 +2,7 @@
 
 #include <boost/json/serialize.hpp>
 
-namespace cli::mcp {
+namespace cli::bridge {
 
 Ledger::Admit Ledger::admit(const CallPtr& c, const boost::json::value* id) {
   Entry e;
@@ -49,4 +49,4 @@ std::vector<CallPtr> Ledger::open() const {
   return all;
 }
 
-}  // namespace cli::mcp
+}  // namespace cli::bridge

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace cli::mcp {
+namespace cli::bridge {
 
 struct Call;  // cli/mcp_bridge.cpp
 using CallPtr = std::shared_ptr<Call>;
@@ -46,4 +46,4 @@ class Ledger {
   std::size_t requests_ = 0, notifications_ = 0;
 };
 
-}  // namespace cli::mcp
+}  // namespace cli::bridge

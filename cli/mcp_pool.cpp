@@ -2,7 +2,7 @@
 
 #include <poll.h>
 
-namespace cli::mcp {
+namespace cli::bridge {
 
 namespace {
 
@@ -44,4 +44,4 @@ void Pool::keep(std::unique_ptr<Conn> conn, unsigned generation) {
   conn->stream.socket().close(ec);
 }
 
-}  // namespace cli::mcp
+}  // namespace cli::bridge

@@ -10,7 +10,7 @@
 #include <memory>
 #include <vector>
 
-namespace cli::mcp {
+namespace cli::bridge {
 
 struct Conn {
   explicit Conn(boost::asio::io_context& ioc) : stream(ioc) {}
@@ -33,4 +33,4 @@ class Pool {
   std::vector<std::unique_ptr<Conn>> idle_;
 };
 
-}  // namespace cli::mcp
+}  // namespace cli::bridge

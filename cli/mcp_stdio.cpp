@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-namespace cli::mcp {
+namespace cli::bridge {
 
 void InputGate::enter() {
   std::unique_lock lock(m_);
@@ -83,4 +83,4 @@ bool write_all(int fd, std::string_view bytes) {
   return true;
 }
 
-}  // namespace cli::mcp
+}  // namespace cli::bridge

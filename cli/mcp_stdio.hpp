@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-namespace cli::mcp {
+namespace cli::bridge {
 
 struct InputEvent {
   enum Kind { line, too_long, end } kind = line;
@@ -43,4 +43,4 @@ void start_reader(int fd, std::shared_ptr<InputGate> gate, std::function<void(In
 // Writes all of `bytes` to `fd`; false when it cannot (the reader went away).
 bool write_all(int fd, std::string_view bytes);
 
-}  // namespace cli::mcp
+}  // namespace cli::bridge

@@ -2,7 +2,7 @@
 
 #include <boost/json.hpp>
 
-namespace cli::mcp {
+namespace cli::bridge {
 
 namespace json = boost::json;
 
@@ -122,4 +122,4 @@ std::optional<std::string> SseReader::end_line() {
   return std::nullopt;
 }
 
-}  // namespace cli::mcp
+}  // namespace cli::bridge

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-namespace cli::mcp {
+namespace cli::bridge {
 
 // The longest message either way: a stdin line, a JSON answer, one SSE event.
 constexpr std::size_t max_message_bytes = 16u << 20;
@@ -87,4 +87,4 @@ class SseReader {
   bool after_cr_ = false;
 };
 
-}  // namespace cli::mcp
+}  // namespace cli::bridge

@@ -9,7 +9,7 @@
 #include <vector>
 
 namespace json = boost::json;
-using namespace cli::mcp;
+using namespace cli::bridge;
 
 TEST_CASE("mcp wire: a message's facts: id, method, revision, name, cancelled id", "[mcp]") {
   Facts f = facts_of(json::parse(R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"page_eval",
