@@ -26,7 +26,7 @@ std::string count_of(std::size_t n, const char* one, const char* many) {
 }  // namespace
 
 // Without files: every chat log under debug/ (the event logs are not), and
-// debug.md when it holds exchanges (the legacy single-file log; the gateway's
+// debug.md when it holds exchanges (the single-file log; the gateway's
 // registry holds none). Exit 2 when a file cannot be read, else 1 on problems.
 int run_lint(const LintArgs& a, std::ostream& out, std::ostream& err) {
   namespace fs = std::filesystem;

@@ -17,10 +17,10 @@ namespace {
 
 constexpr std::string_view version_key = "io.modelcontextprotocol/protocolVersion";
 constexpr std::string_view capabilities_key = "io.modelcontextprotocol/clientCapabilities";
-constexpr std::array legacy_versions{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
+constexpr std::array session_versions{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
 
 bool is_legacy(std::string_view v) {
-  for (std::string_view l : legacy_versions)
+  for (std::string_view l : session_versions)
     if (v == l) return true;
   return false;
 }
@@ -113,7 +113,7 @@ class McpRequest {
     modern_ = (meta_ && meta_->contains(version_key)) ||
               (headers_.protocol_version && !is_legacy(*headers_.protocol_version));
     if (id_.is_null()) return notification();
-    return modern_ ? serve_modern() : serve_legacy();
+    return modern_ ? serve_modern() : serve_with_session();
   }
 
  private:
@@ -138,12 +138,12 @@ class McpRequest {
     return accepted();
   }
 
-  Pending serve_legacy() {
+  Pending serve_with_session() {
     if (method_ == "initialize") {
       auto s = server_.open_session();
       if (!s) return error(503, RpcCode::session, "every MCP session the gateway keeps is busy; try again later");
       // A client asking for another revision is told the one spoken here.
-      json::object r{{"protocolVersion", mcp_legacy_version},
+      json::object r{{"protocolVersion", mcp_session_version},
                      {"capabilities", capabilities(false)},
                      {"serverInfo", mcp_server_info()},
                      {"instructions", instructions}};
@@ -180,13 +180,13 @@ class McpRequest {
     }
     if (requested != mcp_modern_version)
       return error(400, RpcCode::unsupported_version, "protocol version " + requested + " is not supported",
-                   json::object{{"supported", json::array{mcp_modern_version, mcp_legacy_version}},
+                   json::object{{"supported", json::array{mcp_modern_version, mcp_session_version}},
                                 {"requested", requested}});
     const json::value* caps = meta_->if_contains(capabilities_key);
     if (!caps || !caps->is_object())
       return error(400, RpcCode::invalid_params, "params._meta must carry " + std::string(capabilities_key));
     if (method_ == "server/discover") {
-      return result(cached({{"supportedVersions", json::array{mcp_modern_version, mcp_legacy_version}},
+      return result(cached({{"supportedVersions", json::array{mcp_modern_version, mcp_session_version}},
                             {"capabilities", capabilities(true)},
                             {"instructions", instructions}}));
     }
@@ -265,7 +265,7 @@ class McpRequest {
   json::object params_;
   const json::object* meta_ = nullptr;
   bool modern_ = false;
-  std::shared_ptr<McpServer::Session> session_;
+  std::shared_ptr<McpServer::McpSession> session_;
 };
 
 std::shared_ptr<McpPending> McpServer::post(const McpHeaders& headers, std::string_view body,

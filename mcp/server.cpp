@@ -36,7 +36,7 @@ struct McpServer::Call : McpPending, std::enable_shared_from_this<McpServer::Cal
 
   McpServer& server;
   net::any_io_executor strand;
-  std::shared_ptr<Session> session;  // the stateless one for a 2026-07-28 call
+  std::shared_ptr<McpSession> session;  // the stateless one for a 2026-07-28 call
   std::shared_ptr<ops::ConnectionState> conn;
   json::value id;
   std::string key;  // the op's id for it (OpCall::request_id), unique in the gateway
@@ -179,7 +179,7 @@ class Unread final : public services::Replies {
 }  // namespace
 
 McpServer::McpServer(services::Gateway& gw, net::any_io_executor ex, McpLimits limits)
-    : gw_(gw), ex_(std::move(ex)), limits_(limits), stateless_(std::make_shared<Session>()) {
+    : gw_(gw), ex_(std::move(ex)), limits_(limits), stateless_(std::make_shared<McpSession>()) {
   stateless_->strand = net::make_strand(ex_);
   stateless_->conn = std::make_shared<ops::ConnectionState>(gw_.worker(), "");
   stateless_->last_used = std::chrono::steady_clock::now();
@@ -190,7 +190,7 @@ McpServer::~McpServer() = default;
 bool McpServer::end_session(const std::string& id) {
   auto it = sessions_.find(id);
   if (it == sessions_.end()) return false;
-  std::shared_ptr<Session> s = it->second;
+  std::shared_ptr<McpSession> s = it->second;
   sessions_.erase(it);
   for (auto& [k, c] : s->calls)
     if (auto call = c.lock()) call->cancel();  // posted to its strand
@@ -198,20 +198,20 @@ bool McpServer::end_session(const std::string& id) {
   return true;
 }
 
-std::shared_ptr<McpServer::Session> McpServer::session(const std::string& id) {
+std::shared_ptr<McpServer::McpSession> McpServer::session(const std::string& id) {
   auto it = sessions_.find(id);
   if (it == sessions_.end()) return nullptr;
   it->second->last_used = std::chrono::steady_clock::now();
   return it->second;
 }
 
-std::shared_ptr<McpServer::Session> McpServer::open_session() {
-  auto s = std::make_shared<Session>();
+std::shared_ptr<McpServer::McpSession> McpServer::open_session() {
+  auto s = std::make_shared<McpSession>();
   s->id = repl::random_hex(32);
   s->strand = net::make_strand(ex_);
   s->conn = std::make_shared<ops::ConnectionState>(gw_.worker(), record::new_session_id());
   s->last_used = std::chrono::steady_clock::now();
-  std::vector<std::shared_ptr<Session>> dropped;
+  std::vector<std::shared_ptr<McpSession>> dropped;
   // Idle ones past their time go; past the bound, the one idle longest.
   const auto now = s->last_used;
   for (auto it = sessions_.begin(); it != sessions_.end();) {
@@ -257,7 +257,7 @@ std::shared_ptr<McpPending> McpServer::call_tool(const McpTool& tool, ToolCall a
                                                  const CallContext& ctx) {
   // 2026-07-28 calls share one state, as one client's: a realm one of them
   // opened is the next one's to use.
-  const std::shared_ptr<Session>& session = ctx.session ? ctx.session : stateless_;
+  const std::shared_ptr<McpSession>& session = ctx.session ? ctx.session : stateless_;
   auto call = std::make_shared<Call>(*this, session->strand);
   call->session = session;
   call->conn = session->conn;
@@ -299,7 +299,7 @@ void McpServer::interrupt(Call& call) {
 }
 
 void McpServer::call_ended(Call& call) {
-  Session& s = *call.session;
+  McpSession& s = *call.session;
   s.calls.erase(call.key);
   s.last_used = std::chrono::steady_clock::now();
   // The sessions stateless calls touched are nobody's while none runs:

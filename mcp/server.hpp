@@ -28,7 +28,7 @@ class Gateway;
 
 namespace mcp {
 
-inline constexpr std::string_view mcp_legacy_version = "2025-11-25";
+inline constexpr std::string_view mcp_session_version = "2025-11-25";
 inline constexpr std::string_view mcp_modern_version = "2026-07-28";
 
 // What the door read of one POST besides its body.
@@ -93,7 +93,7 @@ class McpServer {
   struct Call;
   // A 2025-11-25 session: where its calls run, and what they share (the
   // connection state an op keeps between requests).
-  struct Session {
+  struct McpSession {
     std::string id;  // Mcp-Session-Id
     boost::asio::any_io_executor strand;  // its calls' replies run there: its ConnectionState is touched there only
     std::shared_ptr<ops::ConnectionState> conn;
@@ -107,16 +107,16 @@ class McpServer {
 
   // What a tools/call brings besides the tool and its arguments.
   struct CallContext {
-    std::shared_ptr<Session> session;  // null for a 2026-07-28 call (they share stateless_)
+    std::shared_ptr<McpSession> session;  // null for a 2026-07-28 call (they share stateless_)
     boost::json::value id;
     std::optional<boost::json::value> progress_token;
     bool modern = false;
     std::shared_ptr<McpStream> out;
   };
 
-  std::shared_ptr<Session> session(const std::string& id);
+  std::shared_ptr<McpSession> session(const std::string& id);
   // A new 2025-11-25 session; null when every one kept is busy.
-  std::shared_ptr<Session> open_session();
+  std::shared_ptr<McpSession> open_session();
   std::shared_ptr<McpPending> call_tool(const McpTool& tool, ToolCall args, const CallContext& ctx);
   void cancel(const std::string& session_id, const boost::json::value& request_id);
   void interrupt(Call& call);
@@ -129,8 +129,8 @@ class McpServer {
   // The sessions, the calls and the kept results are the network thread's:
   // the HTTP door calls in on it, and every session's strand runs on it (the
   // one io_context's one thread), so they take no lock.
-  std::map<std::string, std::shared_ptr<Session>> sessions_;
-  std::shared_ptr<Session> stateless_;  // what 2026-07-28 calls share
+  std::map<std::string, std::shared_ptr<McpSession>> sessions_;
+  std::shared_ptr<McpSession> stateless_;  // what 2026-07-28 calls share
   std::uint64_t calls_made_ = 0;
   std::deque<std::pair<std::string, std::string>> results_;  // uri, JSON; oldest first
   std::size_t result_bytes_ = 0;

@@ -58,7 +58,7 @@ std::string Linter::quote(std::size_t line) const {
   return "'" + s + "'";
 }
 
-// debug.md: the legacy single-file log. A file named for a page instance
+// debug.md: the single-file log. A file named for a page instance
 // (<name>-<id>.md, as the gateway names its logs) is that page's, so
 // its requests run there whatever page their headers name: paired by
 // order, as the gateway answers them. Any other file holding headers that

@@ -1,7 +1,7 @@
 // `editgate lint`: one chat log read back, its requests paired with their
 // replies, and what is wrong with it, each with a line and a message an LLM
 // can act on. Two forms: the gateway's per-instance logs (debug/<page>-<id>.md,
-// one page, paired by order) and the legacy single debug.md (several pages,
+// one page, paired by order) and the single debug.md (several pages,
 // paired by names and clocks).
 #pragma once
 

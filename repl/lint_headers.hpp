@@ -1,5 +1,5 @@
 // Private to lint (lint*.cpp): the lines of a chat log as lint reads them.
-// A header is read in every form a log may hold (the gateway's, the legacy
+// A header is read in every form a log may hold (the gateway's, the
 // single file's, one without a time), and a line that starts like one but
 // does not parse says why; beside it the lines lint passes over and the page
 // names it compares.
@@ -32,7 +32,7 @@ struct Head {
   bool background = false;  // "> **page** background at HH:MM:SS"
   std::string from, to, clock, suffix;
   std::optional<int> time;  // seconds of the day; nullopt: no time written
-  bool late_form = false;   // the legacy single-file format's "**page** to agent(HH:MM:SS)"
+  bool late_form = false;   // the single-file format's "**page** to agent(HH:MM:SS)"
   bool bare = false;        // no time: a header only when a block or the placeholder follows it
 };
 

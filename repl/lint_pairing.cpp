@@ -97,7 +97,7 @@ bool Linter::candidate(const Req& q, const Rep& r) const {
   return same_page(q.head->to, r.head.from) && (q.head->from == r.head.to || r.head.to == "agent");
 }
 
-// the legacy single-file format: a reply goes to the nearest unmatched request before its time,
+// the single-file format: a reply goes to the nearest unmatched request before its time,
 // of its page, from its agent (or any agent when it answers "agent").
 void Linter::pair_by_time() {
   std::optional<int> file_time;

@@ -21,7 +21,7 @@ std::optional<std::string> DashboardAuth::redeem(std::string_view token) {
     if (constant_time_equal(token, *it)) found = it;
   if (found == tokens_.end()) return std::nullopt;
   tokens_.erase(found);
-  Session s{random_hex(32), std::chrono::steady_clock::now()};
+  SignIn s{random_hex(32), std::chrono::steady_clock::now()};
   sessions_.push_back(s);
   if (sessions_.size() > max_sessions) sessions_.pop_front();
   return s.id;
@@ -29,9 +29,9 @@ std::optional<std::string> DashboardAuth::redeem(std::string_view token) {
 
 bool DashboardAuth::signed_in(std::string_view session) {
   const auto now = std::chrono::steady_clock::now();
-  std::erase_if(sessions_, [&](const Session& s) { return now - s.since > session_life; });
+  std::erase_if(sessions_, [&](const SignIn& s) { return now - s.since > session_life; });
   bool found = false;
-  for (const Session& s : sessions_) found = constant_time_equal(session, s.id) || found;
+  for (const SignIn& s : sessions_) found = constant_time_equal(session, s.id) || found;
   return found;
 }
 

@@ -34,12 +34,12 @@ class DashboardAuth {
   bool signed_in(std::string_view session);
 
  private:
-  struct Session {
+  struct SignIn {
     std::string id;
     std::chrono::steady_clock::time_point since;
   };
   std::deque<std::string> tokens_;
-  std::deque<Session> sessions_;
+  std::deque<SignIn> sessions_;
 };
 
 // The value of cookie `name` in a Cookie header ("a=1; b=2"); nullopt when

@@ -1,5 +1,5 @@
 // editgate lint: chat logs read back. The gateway's per-instance logs are
-// paired by order; the legacy single debug.md by names and clocks, with its
+// paired by order; the single debug.md by names and clocks, with its
 // minimal test matrix. Every problem is checked by code and line.
 #include "repl/format.hpp"
 #include "repl/lint.hpp"
@@ -194,7 +194,7 @@ TEST_CASE("lint: fences in quotes close and messages stay valid UTF-8", "[lint]"
   CHECK(r.problems[0].message.find('\xff') == std::string::npos);
 }
 
-// ---- the legacy single debug.md: its minimal test matrix -----------------------------
+// ---- the single debug.md: its minimal test matrix -----------------------------
 
 TEST_CASE("lint: single debug.md: happy path - one request and its immediate reply", "[lint]") {
   LintReport r = lint_fixture("seed000/happy/debug.md");
