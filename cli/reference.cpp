@@ -29,6 +29,35 @@ std::string tools_of(const OpSpec& op) {
   return names.empty() ? "–" : names;
 }
 
+// A reply field's JSON types, in words: "string or null".
+std::string types_of(unsigned types) {
+  std::string words;
+  for (std::string_view name : ops::type_names(types)) words += (words.empty() ? "" : " or ") + std::string(name);
+  return words.empty() ? "any value" : words;
+}
+
+// "16 MiB", "64 KiB": a size limit as written.
+std::string size_of(std::size_t bytes) {
+  if (bytes % (1u << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+  if (bytes % 1024 == 0) return std::to_string(bytes >> 10) + " KiB";
+  return std::to_string(bytes) + " bytes";
+}
+
+// A parameter's rule, and how a GET's query repeats a list.
+std::string rule_words(const ops::Param& p) {
+  std::string words(ops::param_rule(p.type));
+  if (p.type == ops::ParamType::paths) words += " (over HTTP, the name repeated)";
+  return words;
+}
+
+void reply_section(std::ostream& out, const OpSpec& op) {
+  if (op.reply.empty()) return;
+  out << "| final reply | type | always |\n|---|---|---|\n";
+  for (const ops::ReplyField& f : op.reply)
+    out << "| `" << f.name << "` | " << types_of(f.types) << " | " << (f.always ? "yes" : "no") << " |\n";
+  out << "\n";
+}
+
 void op_section(std::ostream& out, const OpSpec& op) {
   out << "### `" << op.name << "`\n\n" << op.doc << ".\n\n";
   if (op.http)
@@ -37,14 +66,16 @@ void op_section(std::ostream& out, const OpSpec& op) {
   if (op.http)
     for (const auto& [from, to] : op.http->renamed) out << "- HTTP query `" << from << "` is `" << to << "`\n";
   out << "- MCP: " << tools_of(op) << "\n";
-  out << "- Replies: " << (op.streams ? "messages while it runs, then the final reply" : "the final reply") << "\n\n";
+  out << "- Replies: " << (op.streams ? "messages while it runs, then the final reply" : "the final reply") << "\n";
+  out << "- Parameters: at most " << size_of(op.size_limit) << " as JSON (else `payload_too_large`)\n\n";
+  reply_section(out, op);
   if (op.params.empty()) {
     out << "No parameters.\n\n";
     return;
   }
   out << "| parameter | required | value | meaning |\n|---|---|---|---|\n";
   for (const ops::Param& p : op.params)
-    out << "| `" << p.name << "` | " << (p.required ? "yes" : "no") << " | " << cell(ops::param_rule(p.type))
+    out << "| `" << p.name << "` | " << (p.required ? "yes" : "no") << " | " << cell(rule_words(p))
         << " | " << cell(p.doc) << " |\n";
   out << "\n";
 }

@@ -62,15 +62,39 @@ json::object input_schema(const ops::McpFace& tool, const ops::OpSpec& op) {
   return schema;
 }
 
-// Every result is an object: the op's final reply, or on failure its error
-// code and message beside what the op said.
-json::object output_schema() {
-  return {{"type", "object"},
-          {"properties", json::object{{"error", json::object{{"type", "string"},
-                                                             {"description", "the failure's code, when it failed"}}},
-                                      {"message", json::object{{"type", "string"}}}}}};
+// A reply field's types as JSON Schema; no "type" for any value.
+json::object field_schema(unsigned types) {
+  const auto names = ops::type_names(types);
+  if (names.empty()) return {};
+  if (names.size() == 1) return {{"type", names.front()}};
+  return {{"type", json::array(names.begin(), names.end())}};
 }
 
+// Every result is an object, one of three: the op's final reply (its reply
+// shape, with the block or output messages in `out` for an op that
+// streams), a failure (its code and message, beside what the op said), or
+// a result too large to send, kept aside (McpServer's tool_result). Any of
+// them names the unknown arguments (dispatch's naming_unknown).
+json::object output_schema(const ops::OpSpec& op) {
+  json::object properties;
+  json::array required;
+  for (const ops::ReplyField& f : op.reply) {
+    properties[f.name] = field_schema(f.types);
+    if (f.always) required.emplace_back(f.name);
+  }
+  if (op.streams) properties["out"] = field_schema(ops::json_array);
+  properties["error"] = {{"type", "string"}, {"description", "the failure's code, when it failed"}};
+  properties["message"] = field_schema(ops::json_string);
+  properties["unknown"] = {{"type", "array"}, {"items", json::object{{"type", "string"}}}};
+  properties["unknown_more"] = field_schema(ops::json_integer);
+  properties["truncated"] = field_schema(ops::json_boolean);
+  properties["bytes"] = field_schema(ops::json_integer);
+  properties["resource"] = {{"type", "string"}, {"description", "where resources/read reads a result too large to send"}};
+  json::array one_of{json::object{{"required", std::move(required)}},
+                     json::object{{"required", json::array{"error", "message"}}},
+                     json::object{{"required", json::array{"truncated", "bytes", "resource"}}}};
+  return {{"type", "object"}, {"properties", std::move(properties)}, {"anyOf", std::move(one_of)}};
+}
 }  // namespace
 
 json::array tools_listed() {
@@ -86,7 +110,7 @@ json::array tools_listed() {
                                    {"title", f.title},
                                    {"description", f.description},
                                    {"inputSchema", input_schema(f, *t.op)},
-                                   {"outputSchema", output_schema()},
+                                   {"outputSchema", output_schema(*t.op)},
                                    {"annotations", std::move(annotations)}});
   }
   return list;

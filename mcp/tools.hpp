@@ -33,7 +33,8 @@ bool read_only(const McpTool& tool);
 bool destructive(const McpTool& tool);
 
 // tools/list's `tools`: name, title, description, inputSchema (JSON Schema
-// 2020-12, from the op's parameters), outputSchema and annotations.
+// 2020-12, from the op's parameters), outputSchema (from its reply shape) and
+// annotations.
 boost::json::array tools_listed();
 
 // A tool's arguments as its op's parameters (checked against the table by

@@ -1,5 +1,7 @@
 #include "ops/dispatch.hpp"
 
+#include <boost/json/serialize.hpp>
+
 #include <algorithm>
 
 namespace ops {
@@ -16,6 +18,11 @@ bool addresses_page(const OpSpec& op) {
 
 void dispatch(services::Gateway& gw, const OpSpec& op, Envelope env, json::object params, std::shared_ptr<ConnectionState> conn,
               std::shared_ptr<services::Replies> out) {
+  // The op's own bound, inside the door's: what one call of it may carry.
+  if (const std::size_t bytes = json::serialize(params).size(); bytes > op.size_limit)
+    return out->fail({services::Error::payload_too_large, std::string(op.name) + "'s parameters are " + std::to_string(bytes) +
+                                                              " bytes as JSON, over the " + std::to_string(op.size_limit) +
+                                                              " it takes"});
   auto unknown = check_params(op, params);
   if (!unknown) return out->fail(unknown.error());
   out = naming_unknown(std::move(out), *unknown);

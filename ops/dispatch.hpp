@@ -26,7 +26,8 @@ struct Envelope {
   std::string request_id = {};  // the request's id, serialized; "" without one
 };
 
-// Checks `params` against `op` (missing_param, bad_request; parameters it
+// Refuses parameters over the op's size limit (payload_too_large), then
+// checks `params` against `op` (missing_param, bad_request; parameters it
 // does not take are named in the final reply), refuses an op of the
 // person's (Role::person) to any connection but the dashboard's
 // (forbidden_origin), then applies the session rule: a

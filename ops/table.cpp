@@ -43,70 +43,26 @@ std::vector<Param> edit_params_with(Param first) {
 
 const Param symbol{"symbol", T::symbol, true, "a global's dotted path (Math.max)"};
 
-// A dotted path of ASCII identifiers: what info and docs look up, checked
-// here so that nothing else ever reaches a page as a symbol.
-bool valid_symbol(std::string_view s) {
-  if (s.empty() || s.size() > 256) return false;
-  bool start = true;  // at the start of an identifier
-  for (char c : s) {
-    const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$';
-    if (c == '.') {
-      if (start) return false;
-      start = true;
-    } else if (letter || (!start && c >= '0' && c <= '9')) {
-      start = false;
-    } else {
-      return false;
-    }
-  }
-  return !start;
-}
-
-std::optional<std::string> check_type(std::string_view param, ParamType type, const json::value& v) {
-  const std::string p(param);
-  switch (type) {
-    case T::string:
-      if (!v.is_string()) return p + " must be a string";
-      break;
-    case T::name:
-      if (!v.is_string() || !services::valid_name(v.get_string())) return p + " must be 1-64 letters, digits, '.', '_' or '-'";
-      break;
-    case T::flag:
-      if (!v.is_bool()) return p + " must be true or false";
-      break;
-    case T::paths:
-      if (!v.is_array()) return p + " must be an array of file paths";
-      for (const json::value& e : v.get_array())
-        if (!e.is_string() || e.get_string().empty()) return p + " must be an array of file paths";
-      break;
-    case T::count:
-      if (!v.is_int64() || v.get_int64() < 1 || v.get_int64() > 10000) return p + " must be a whole number, 1 to 10000";
-      break;
-    case T::millis:
-      if (!v.is_int64() || v.get_int64() < 1 || v.get_int64() > 3'600'000)
-        return p + " must be a whole number of milliseconds, 1 to 3600000";
-      break;
-    case T::symbol:
-      if (!v.is_string() || !valid_symbol(v.get_string()))
-        return p + " must be a dotted path of identifiers (Math.max), 1-256 of letters, digits, '_', '$' and '.'";
-      break;
-    case T::offset:
-      if (!v.is_int64() || v.get_int64() < 0 || v.get_int64() > max_offset)
-        return p + " must be a whole number, 0 to " + std::to_string(max_offset);
-      break;
-    case T::bytes:
-      if (!v.is_int64() || v.get_int64() < 1024 || v.get_int64() > max_bytes)
-        return p + " must be a whole number of bytes, 1024 to " + std::to_string(max_bytes);
-      break;
-    case T::request_id:
-      if (!v.is_string() && !v.is_number()) return p + " must be a request's id: a string or a number, as it was sent";
-      break;
-    case T::fuzz:
-      if (!v.is_string() || v.get_string() != "whitespace") return p + " accepts only \"whitespace\"";
-      break;
-  }
-  return std::nullopt;
-}
+// Final replies several ops give, or long enough to read apart from their row.
+constexpr unsigned str = json_string, integer = json_integer, boolean = json_boolean, object = json_object,
+                   array = json_array, null = json_null;
+// An edit run's report (record::report_json, without its blocks: they came as messages).
+const std::vector<ReplyField> run_report{
+    {"counts", object},         {"summary", str},        {"warnings", array},         {"files_auto_added", array},
+    {"commit", str | null},     {"commits", array},      {"earlier_commit", str | null}, {"interrupted", array},
+    {"files_not_committed", array}, {"commit_error", str | null}, {"commit_warning", str | null},
+    {"session", str | null},    {"dry_run", boolean}};
+// What code run in a page answered (an eval's reply, repl's Answer).
+const std::vector<ReplyField> eval_reply{
+    {"value", json_any},      {"page", str},           {"job", integer},           {"log", str, false},
+    {"duration_ms", integer}, {"output", str, false},  {"output_truncated", boolean, false},
+    {"log_error", str, false}, {"events_dropped", integer, false}, {"exception", object, false},
+    {"interrupted", boolean, false}, {"status", array, false}};
+const std::vector<ReplyField> events_reply{{"page", str},          {"events_log", str},
+                                           {"events", array},      {"next_before", integer | null},
+                                           {"cut", str, false},    {"unlogged", integer, false}};
+const std::vector<ReplyField> interrupt_reply{
+    {"result", str}, {"message", str, false}, {"job", integer, false}, {"status", array, false}};
 
 const Param* param_of(const OpSpec& op, std::string_view name) {
   for (const Param& p : op.params)
@@ -138,7 +94,7 @@ const std::vector<OpSpec>& op_table() {
        HttpRoute{"/v1/health", false}, &op_health},
       {"edit", edit_params_with(edit_text),
        "apply the edit blocks in text: a block message each, then done with the commit", true, std::nullopt,
-       &op_edit, Effect::destroys, Role::agent, false,
+       &op_edit, Effect::destroys, Role::agent, false, text_params, run_report,
        {{"edit_apply", "Apply edit blocks",
          "Apply the edit blocks in `text` to the workspace and commit them. Each block names its file on the line "
          "before it, then ««« EDIT, the exact lines to find (whole lines, copied from the file as it is now, unique "
@@ -150,20 +106,22 @@ const std::vector<OpSpec>& op_table() {
          "each block's result, with the diagnostic of those that would fail.",
          {"dry_run"}, std::pair<std::string_view, bool>{"dry_run", true}, SessionArg::none, true}}},
       {"edit-begin", edit_params_with(stream_id),
-       "open a streamed edit; its chunks and end carry the same id", true, std::nullopt, &op_edit_begin, Effect::destroys},
+       "open a streamed edit; its chunks and end carry the same id", true, std::nullopt, &op_edit_begin, Effect::destroys,
+       Role::agent, false, text_params},
       {"edit-chunk", {stream_id, {"text", T::string, true, "more of the edit's text, cut anywhere"}},
        "more text of a streamed edit; a block message for each block it completes", true, std::nullopt,
-       &op_edit_chunk, Effect::destroys},
+       &op_edit_chunk, Effect::destroys, Role::agent, false, text_params},
       {"edit-end", {stream_id}, "end a streamed edit: done with the commit", true, std::nullopt,
        &op_edit_end, Effect::destroys},
       {"context", {{"action", T::string, true, "add, remove, clear or list"},
         {"files", T::paths, false, "the files to add or remove"}},
        "add, remove, clear or list the files this session has seen (not_in_context)", false, std::nullopt,
-       &op_context, Effect::writes},
+       &op_context, Effect::writes, Role::agent, false, text_params},
       {"undo", {{"agent", T::name, false, "your name: the undo commit's author"}},
        "revert the newest editgate edit not undone yet, as a new commit (as `editgate undo`): undone, summary, "
        "commit; conflict naming the file when it changed since, not_found when there is nothing to undo",
-       false, HttpRoute{"/v1/undo", true}, &op_undo, Effect::destroys, Role::agent, false,
+       false, HttpRoute{"/v1/undo", true}, &op_undo, Effect::destroys, Role::agent, false, small_params,
+       {{"undone", str}, {"summary", str}, {"commit", str | null}, {"paths", array}, {"session", str}},
        {{"edit_undo", "Undo the last edit",
          "Revert the newest editgate edit that is not undone yet, as a new commit; refused (naming the file) when a "
          "file it changed has changed since."}}},
@@ -180,6 +138,7 @@ const std::vector<OpSpec>& op_table() {
        "editgate's commits, newest first, as `editgate log --format json`: the branch's code changes, or with "
        "repl the REPL's exchanges (its own ref); next_before continues with older ones", false,
        HttpRoute{"/v1/history", true, {{"session", "of_session"}}}, &op_history, Effect::reads, Role::agent, false,
+       small_params, {{"ref", str}, {"commits", array}, {"next_before", str | null}},
        {{"history", "Edit and REPL history",
          "editgate's commits, newest first: the branch's code changes (edit runs with their blocks, undos); with "
          "`repl: true` the REPL's history instead (every request and reply with its page and job). `next_before` "
@@ -194,6 +153,7 @@ const std::vector<OpSpec>& op_table() {
        "agent, session, summary, commit, dry_run and each block's status, reason and diagnostic",
        false, std::nullopt, &op_runs},
       {"pages", {}, "the pages with their state and log", false, HttpRoute{"/v1/pages", true}, &op_pages, Effect::reads, Role::agent, false,
+       small_params, {{"pages", array}},
        {{"page_list", "List pages",
          "The live pages (the built-in Node page, its realms, browser tabs) with their kind, state, queue and chat "
          "log."}}},
@@ -202,7 +162,7 @@ const std::vector<OpSpec>& op_table() {
         run_page, wait, author, {"silent", T::flag, false, "neither logged nor committed"}},
        "run code in a page (the built-in Node page when none is named): out messages while it runs, then its value "
        "or error; logged and committed unless silent",
-       true, HttpRoute{"/v1/eval", true}, &op_eval, Effect::destroys, Role::agent, true,
+       true, HttpRoute{"/v1/eval", true}, &op_eval, Effect::destroys, Role::agent, true, text_params, eval_reply,
        {{"page_eval", "Run JavaScript in a page",
          "Run JavaScript in a page (the built-in Node page unless `page` or `session` names another) and return its "
          "value or error; what it prints comes too. The request and reply are written to the page's chat log and "
@@ -214,7 +174,7 @@ const std::vector<OpSpec>& op_table() {
         {"limit", T::count, false, "how many events (default 100)"}},
        "a page's console and background events from its events log (the built-in Node page when none is named), "
        "the newest limit (default 100) that end before the cursor before, oldest first; next_before pages back",
-       false, std::nullopt, &op_events, Effect::reads, Role::agent, false,
+       false, std::nullopt, &op_events, Effect::reads, Role::agent, false, small_params, events_reply,
        {{"page_events", "A page's events",
          "A page's console and background events from its events log (what it printed, in evals and outside "
          "them), the newest first by page; pass next_before as `before` for older ones.",
@@ -225,7 +185,7 @@ const std::vector<OpSpec>& op_table() {
        "stop the running job of the page (the built-in Node page when none is named), or the eval whose id is "
        "interrupt-id: result interrupted, idle (session-idle) or not-interruptible; interrupt-id-mismatch when "
        "that eval is not running",
-       false, std::nullopt, &op_interrupt, Effect::writes, Role::agent, false,
+       false, std::nullopt, &op_interrupt, Effect::writes, Role::agent, false, small_params, interrupt_reply,
        {{"page_interrupt", "Interrupt a page",
          "Stop the job a page (or the session's realm) is running: interrupted, or idle when nothing runs.",
          {"interrupt-id"}, std::nullopt, SessionArg::optional, true}}},
@@ -234,13 +194,13 @@ const std::vector<OpSpec>& op_table() {
         {"cursor_pos", T::offset, false, "where to complete, in UTF-16 units; default the end of code"}},
        "property names that complete code at cursor_pos (UTF-16 units, default its end), from the page (the "
        "built-in Node page when none is named), with the range they replace",
-       false, std::nullopt, &op_complete},
+       false, std::nullopt, &op_complete, Effect::reads, Role::agent, false, text_params},
       {"stdin",
        {{"value", T::string, true, "the input; \"eof\" ends it"},
         {"page", T::string, false, "the page whose eval waits for input; default the eval under this request's id"}},
        "input for the eval waiting on it (need-input), sent under that eval's id (or to the eval a page runs); "
        "\"eof\" ends the input",
-       false, std::nullopt, &op_stdin, Effect::writes},
+       false, std::nullopt, &op_stdin, Effect::writes, Role::agent, false, text_params},
       {"info", {symbol, ask_page},
        "what the page can tell about a global symbol (a dotted path): found, kind, signature or constructor, a "
        "description; nothing of it runs, nothing is logged",
@@ -252,7 +212,8 @@ const std::vector<OpSpec>& op_table() {
        "run a workspace JavaScript file in the page, logged as an eval of its text; the page lists it in modules",
        true, std::nullopt, &op_load_file, Effect::destroys, Role::agent, true},
       {"load-source", {{"source", T::string, true, "JavaScript source text"}, run_page, author, wait},
-       "run source text in the page: an eval", true, std::nullopt, &op_load_source, Effect::destroys, Role::agent, true},
+       "run source text in the page: an eval", true, std::nullopt, &op_load_source, Effect::destroys, Role::agent, true,
+       text_params},
       {"reload",
        {{"module", T::string, false, "a loaded module, as modules lists it"},
         {"path", T::string, false, "a JavaScript file of the workspace"}, run_page, author, wait},
@@ -287,11 +248,12 @@ const std::vector<OpSpec>& op_table() {
        false, std::nullopt, &op_use, Effect::writes},
       {"clone", {}, "a new realm (a fresh context in the Node page, a page of its own) and a session bound to it: "
        "value is the new session's id", false, std::nullopt, &op_clone, Effect::writes, Role::agent, false,
+       small_params, {{"value", str}, {"page", str}},
        {{"realm_open", "Open a realm",
          "A fresh JavaScript context in the built-in Node page, a page of its own with its own chat log: `value` is "
          "its session (pass it as `session` to page_eval and realm_close), `page` its name."}}},
       {"close", {}, "end the session (the request's session, else the connection's) and the realm its clone made",
-       false, std::nullopt, &op_close, Effect::destroys, Role::agent, false,
+       false, std::nullopt, &op_close, Effect::destroys, Role::agent, false, small_params, {{"value", str}},
        {{"realm_close", "Close a realm",
          "Close the realm realm_open made (its session); its chat log stays in the history.", {}, std::nullopt,
          SessionArg::required, true}}},
@@ -324,53 +286,14 @@ const std::vector<OpSpec>& op_table() {
   return table;
 }
 
-json::object param_schema(ParamType type) {
-  // The same rules as check_type, as JSON Schema, for doors that publish
-  // schemas (the MCP tools).
-  switch (type) {
-    case T::string:
-      return {{"type", "string"}};
-    case T::name:
-      return {{"type", "string"}, {"pattern", "^[A-Za-z0-9._-]{1,64}$"}};
-    case T::flag:
-      return {{"type", "boolean"}};
-    case T::paths:
-      return {{"type", "array"}, {"items", json::object{{"type", "string"}, {"minLength", 1}}}};
-    case T::count:
-      return {{"type", "integer"}, {"minimum", 1}, {"maximum", 10000}};
-    case T::millis:
-      return {{"type", "integer"}, {"minimum", 1}, {"maximum", 3'600'000}};
-    case T::offset:
-      return {{"type", "integer"}, {"minimum", 0}, {"maximum", max_offset}};
-    case T::bytes:
-      return {{"type", "integer"}, {"minimum", 1024}, {"maximum", max_bytes}};
-    case T::symbol:
-      return {{"type", "string"}, {"pattern", "^[A-Za-z_$][A-Za-z0-9_$]*(\\.[A-Za-z_$][A-Za-z0-9_$]*)*$"}, {"maxLength", 256}};
-    case T::fuzz:
-      return {{"type", "string"}, {"enum", json::array{"whitespace"}}};
-    case T::request_id:
-      return {{"type", json::array{"string", "integer"}}};
-  }
-  return {};
-}
-
 std::string_view http_method(const OpSpec& op) { return op.effect == Effect::reads ? "GET" : "POST"; }
 
-std::string_view param_rule(ParamType type) {
-  switch (type) {
-    case T::string: return "a string";
-    case T::name: return "1-64 of A-Z a-z 0-9 . _ -";
-    case T::flag: return "true or false";
-    case T::paths: return "an array of file paths (over HTTP, the name repeated)";
-    case T::count: return "a whole number, 1 to 10000";
-    case T::millis: return "whole milliseconds, 1 to 3600000";
-    case T::offset: return "a whole number, 0 to 2^53-1";
-    case T::bytes: return "whole bytes, 1024 to 4194304";
-    case T::symbol: return "a dotted path of identifiers, at most 256 characters";
-    case T::fuzz: return "\"whitespace\"";
-    case T::request_id: return "a string or a number, as the request's id was sent";
-  }
-  return "";
+std::vector<std::string_view> type_names(unsigned types) {
+  std::vector<std::string_view> names;
+  for (const auto& [bit, name] : {std::pair{json_string, "string"}, {json_integer, "integer"}, {json_boolean, "boolean"},
+                                  {json_object, "object"}, {json_array, "array"}, {json_null, "null"}})
+    if (types & bit) names.emplace_back(name);
+  return names;
 }
 
 const OpSpec* find_op(std::string_view name) {
@@ -409,7 +332,7 @@ services::Result<std::vector<std::string>> check_params(const OpSpec& op, json::
   for (const auto& kv : params) {
     const Param* p = param_of(op, kv.key());
     if (!p) unknown.emplace_back(kv.key());
-    else if (auto bad = check_type(p->name, p->type, kv.value())) return services::Failure{services::Error::bad_request, *bad};
+    else if (auto bad = check_value(p->type, p->name, kv.value())) return services::Failure{services::Error::bad_request, *bad};
   }
   for (const std::string& u : unknown) params.erase(u);
   return unknown;

@@ -1,12 +1,14 @@
 // The operations every door offers, declared once: name, parameters (each
 // with its type, required or optional), a doc line, whether replies stream,
-// and the HTTP route when the op has one. Each op is implemented once, as a
+// the HTTP route when the op has one, what it does and for whom, the most
+// bytes its parameters take, its final reply's shape and its MCP faces. Each op is implemented once, as a
 // handler (ops/handlers.hpp) that gets checked parameters and a reply sink
 // and knows nothing of the transport. A door only maps its bytes to op
 // calls and the replies back: the WebSocket (ops/dispatcher.hpp) and the
 // HTTP routes (http_connection.cpp). No Beast here.
 #pragma once
 
+#include "ops/param_rules.hpp"
 #include "services/error.hpp"
 #include "services/replies.hpp"
 
@@ -30,31 +32,6 @@ class Gateway;
 }  // namespace services
 
 namespace ops {
-
-// The type a parameter must have, on every door. Over HTTP a query value is
-// read as the type first (a number, a flag), then checked the same way.
-enum class ParamType {
-  string,
-  name,    // an agent or session name: 1-64 of [A-Za-z0-9._-]
-  flag,    // true or false
-  paths,   // an array of file paths (repeatable in a query)
-  count,   // a whole number, 1 to 10000
-  millis,  // a whole number of milliseconds, 1 to 3600000
-  offset,  // a whole number, 0 to max_offset: a position in a message's text or in a file
-  bytes,   // a whole number of bytes, 1024 to max_bytes: how much of a file one read takes
-  symbol,  // a dotted path of identifiers (Math.max): never code
-  fuzz,    // only "whitespace"
-  request_id,  // another request's id, as it was sent: a string or a number
-};
-
-// The largest offset: the largest whole number a JSON number carries
-// exactly everywhere (JavaScript's Number.MAX_SAFE_INTEGER), so a cursor
-// into a file of any size (the events op's) passes on every door.
-inline constexpr std::int64_t max_offset = 9'007'199'254'740'991;
-
-// The most bytes a `bytes` parameter asks for: what one reply may carry of
-// a file (the log op's window), rendered.
-inline constexpr std::int64_t max_bytes = 4 << 20;
 
 struct Param {
   std::string_view name;
@@ -101,6 +78,34 @@ struct McpFace {
   bool idempotent = false;  // a second call with the same arguments changes nothing more
   bool open_world = false;  // reaches outside the workspace: a person's browser tab
 };
+
+// The most bytes of parameters an op takes: names, ids and numbers; the
+// text of an edit or of code, or a list of files.
+inline constexpr std::size_t small_params = 64 * 1024;
+inline constexpr std::size_t text_params = 16u << 20;
+
+// The JSON types a reply field may have, combined with | (a commit or
+// null); json_any: any value (an eval's).
+enum JsonType : unsigned {
+  json_any = 0,
+  json_string = 1,
+  json_integer = 2,
+  json_boolean = 4,
+  json_object = 8,
+  json_array = 16,
+  json_null = 32,
+};
+
+// A field of an op's final reply.
+struct ReplyField {
+  std::string_view name;
+  unsigned types;       // JsonType bits
+  bool always = true;   // in every final reply that succeeds
+};
+
+// The JSON Schema names of a field's types ("string", "null"), in
+// JsonType's order; none for json_any.
+std::vector<std::string_view> type_names(unsigned types);
 
 // A streamed edit left open between requests. Worker thread only.
 struct OpenEdit {
@@ -160,6 +165,10 @@ struct OpSpec {
   Effect effect = Effect::reads;
   Role role = Role::agent;
   bool interruptible = false;  // runs code in a page: a cancelled call interrupts it
+  // The most bytes its parameters take, as JSON: dispatch refuses more
+  // (payload_too_large) on every door. A door's own bound comes first.
+  std::size_t size_limit = small_params;
+  std::vector<ReplyField> reply = {};  // its final reply when it succeeds; empty: not declared
   std::vector<McpFace> mcp = {};
 };
 
@@ -173,11 +182,6 @@ inline constexpr std::string_view protocol_version = "1.0";
 const std::vector<OpSpec>& op_table();
 const OpSpec* find_op(std::string_view name);
 const OpSpec* find_route(std::string_view path);
-
-// A parameter type as JSON Schema (the rules check_params applies), and
-// the same rules in words (the reference's).
-boost::json::object param_schema(ParamType type);
-std::string_view param_rule(ParamType type);
 
 // The op table as `describe` reports it: {"ops": {...}, "versions": {...}}.
 boost::json::object describe_ops();

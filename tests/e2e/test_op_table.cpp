@@ -247,3 +247,57 @@ TEST_CASE("op table: every op is reachable on the WebSocket and its HTTP route, 
     CHECK(r.status == http_status(*code));
   }
 }
+
+TEST_CASE("op table: parameters over an op's size limit are refused payload_too_large on every door, naming the op",
+          "[server][ops]") {
+  test::TempDir dir;
+  client::Gateway gw(dir.str());
+  client::Ws ws(gw.port());
+  ws.login(gw.cookie());
+  // history takes small parameters; a cursor of 70000 bytes is over them
+  // and well under every door's own bound.
+  const OpSpec& history = *find_op("history");
+  REQUIRE(history.size_limit == ops::small_params);
+  const std::string big(history.size_limit + 4096, 'a');
+  const std::string limit = std::to_string(history.size_limit);
+
+  ws.send(json::serialize(json::object{{"op", "history"}, {"id", "h"}, {"before", big}}));
+  json::object done = obj(ws.until_done().back());
+  CHECK(done.at("reason") == "payload_too_large");
+  // The WebSocket's error text is "<code>: <message>".
+  CHECK(std::string(done.at("error").as_string()).find("history's parameters") != std::string::npos);
+  CHECK(std::string(done.at("error").as_string()).find(limit) != std::string::npos);
+  // Just under it, the op runs.
+  ws.send(json::serialize(json::object{{"op", "history"}, {"id", "h2"}, {"before", big.substr(0, 1000)}}));
+  done = obj(ws.until_done().back());
+  CHECK((!done.contains("reason") || done.at("reason") != "payload_too_large"));
+
+  // The same op as an MCP tool (2026-07-28, stateless).
+  const json::object meta{{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+                          {"io.modelcontextprotocol/clientCapabilities", json::object{}}};
+  const json::object call{
+      {"jsonrpc", "2.0"},
+      {"id", 1},
+      {"method", "tools/call"},
+      {"params", json::object{{"name", "history"}, {"arguments", json::object{{"before", big}}}, {"_meta", meta}}}};
+  const client::Response r =
+      client::request(gw.port(), "POST", "/mcp", json::serialize(call),
+                      {{"Authorization", "Bearer " + gw.cookie()},
+                       {"Content-Type", "application/json"},
+                       {"Accept", "application/json, text/event-stream"},
+                       {"MCP-Protocol-Version", "2026-07-28"},
+                       {"Mcp-Method", "tools/call"},
+                       {"Mcp-Name", "history"}});
+  INFO(r.body);
+  REQUIRE(r.status == 200);
+  const json::object result = obj(r.body).at("result").as_object();
+  CHECK(result.at("isError") == true);
+  CHECK(result.at("structuredContent").at("error") == "payload_too_large");
+  CHECK(std::string(result.at("structuredContent").at("message").as_string()).find("history's parameters") !=
+        std::string::npos);
+
+  // A POST route: undo's agent, over HTTP.
+  const client::Response u = http_call(gw, *find_op("undo"), json::object{{"agent", big}});
+  CHECK(u.status == 413);
+  CHECK(obj(u.body).at("error") == "payload_too_large");
+}

@@ -37,20 +37,40 @@ const TWO_BLOCKS = `${block('notes.txt', 'alpha', 'alpha\nbeta')}\n${block('note
 
 const CALL = { timeout: 30000 };
 
-// The two SDK generations call tools alike but for callTool's arguments.
-function v1Adapter(client) {
+// Every result's structuredContent is checked against its tool's
+// outputSchema (generated from the op's reply shape) with ajv, as the spec
+// requires of a server: successes, failures and results kept aside alike.
+// `conformed` collects the tools whose results were checked.
+function conforming(client, call) {
+  const AjvModule = requireClient('ajv');
+  const ajv = new (AjvModule.default ?? AjvModule)({ strict: false });
+  let validators;
+  const conformed = new Set();
   return {
-    client,
-    call: (name, args = {}, options = {}) => client.callTool({ name, arguments: args }, undefined, { ...CALL, ...options }),
-    list: () => client.listTools(),
+    conformed,
+    async call(name, args, options) {
+      validators ??= Object.fromEntries((await client.listTools()).tools.map((t) => [t.name, ajv.compile(t.outputSchema)]));
+      const result = await call(name, args, options);
+      if (result.structuredContent !== undefined) {
+        const valid = validators[name](result.structuredContent);
+        assert.ok(valid, `${name}: structuredContent does not conform to its outputSchema: ${ajv.errorsText(validators[name].errors)}: ${JSON.stringify(result.structuredContent)}`);
+        conformed.add(name);
+      }
+      return result;
+    },
   };
 }
+
+// The two SDK generations call tools alike but for callTool's arguments.
+function v1Adapter(client) {
+  const checked = conforming(client, (name, args = {}, options = {}) =>
+    client.callTool({ name, arguments: args }, undefined, { ...CALL, ...options }));
+  return { client, call: checked.call, conformed: checked.conformed, list: () => client.listTools() };
+}
 function v2Adapter(client) {
-  return {
-    client,
-    call: (name, args = {}, options = {}) => client.callTool({ name, arguments: args }, { ...CALL, ...options }),
-    list: () => client.listTools(),
-  };
+  const checked = conforming(client, (name, args = {}, options = {}) =>
+    client.callTool({ name, arguments: args }, { ...CALL, ...options }));
+  return { client, call: checked.call, conformed: checked.conformed, list: () => client.listTools() };
 }
 
 // An edit's block results: its progress messages and the final reply's `out`
@@ -266,6 +286,10 @@ function suite(label, { connect, browser, skip, progressLate }) {
       assert.equal(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8'), NOTES);
       git(root, 'merge-base', '--is-ancestor', sc.commit, 'HEAD');
       assert.equal(git(root, 'log', '-1', '--format=%(trailers:key=Editgate-Kind,valueonly)', sc.commit).trim(), 'undo');
+    });
+
+    it('every tool\'s results conformed to its outputSchema', () => {
+      assert.deepEqual([...mcp.conformed].sort(), [...TOOLS].sort());
     });
   });
 }
