@@ -199,8 +199,7 @@ int run_edits(const EditArgs& a, bool dry_run, std::istream& in, std::ostream& o
   else if (a.format == "github") record::print_github(out, report);
   else record::print_text(out, report, use_colour());
   out.flush();
-  if (report.commit_error) return 2;
-  return record::all_ok(report) ? 0 : 1;
+  return static_cast<int>(record::verdict(report));
 }
 
 int run_log(const LogArgs& a, std::ostream& out, std::ostream& err) {

@@ -65,6 +65,9 @@ void op_section(std::ostream& out, const OpSpec& op) {
         << (op.http->bearer ? " (with the cookie as a Bearer token)" : " (no cookie)") << "\n";
   if (op.http)
     for (const auto& [from, to] : op.http->renamed) out << "- HTTP query `" << from << "` is `" << to << "`\n";
+  if (op.http && !op.http->body.empty())
+    out << "- HTTP body: `" << op.http->body << "`, read as it arrives; the other parameters and `session` in the "
+        << "query; an NDJSON line per reply\n";
   out << "- MCP: " << tools_of(op) << "\n";
   out << "- Replies: " << (op.streams ? "messages while it runs, then the final reply" : "the final reply") << "\n";
   out << "- Parameters: at most " << size_of(op.size_limit) << " as JSON (else `payload_too_large`)\n\n";

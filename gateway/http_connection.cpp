@@ -1,12 +1,12 @@
 // The HTTP door: one http_connection per connection, in the shape of Beast's
 // examples (shared_from_this, a strand per connection, one write in flight
 // with a queue). The routes of the op table (/v1/health, /v1/history,
-// /v1/pages, /v1/eval) are a thin adapter: query or JSON body to the op's
-// parameters, the op's handler, its final reply as the answer with the
-// status of its code. POST /v1/edits is this door's own and streams: the
-// body is read piece by piece, each piece goes to the worker, and each
-// block's result goes back as an NDJSON line in a chunked response while the
-// body is still arriving.
+// /v1/pages, /v1/eval, /v1/edits) are a thin adapter: query or JSON body to
+// the op's parameters, ops::dispatch, its final reply as the answer with the
+// status of its code. A route whose body is a parameter (POST /v1/edits, the
+// edit op's text) streams: the op pulls the body piece by piece
+// (ops::TextSource) and each reply goes back as an NDJSON line in a chunked
+// response while the body is still arriving.
 #include "editproto/unicode.hpp"
 #include "dashboard/door.hpp"
 #include "services/edit_run.hpp"
@@ -15,8 +15,8 @@
 #include "ops/dispatch.hpp"
 #include "ops/table.hpp"
 #include "services/target.hpp"
-#include "ops/edit_query.hpp"
-#include "record/run_report.hpp"
+#include "ops/edit_message.hpp"
+#include "ops/http_replies.hpp"
 #include "gateway/http_connection.hpp"
 #include "gateway/websockets.hpp"
 #include "repl/assets.hpp"
@@ -55,8 +55,6 @@ class http_connection : public services::Stoppable, public services::HttpRespond
 
   ~http_connection() override {
     if (counted_) gw_.leave();
-    // An edit run belongs to the worker thread, even in its last moment.
-    if (run_) gw_.worker().post([run = std::move(run_)] {});
   }
 
   void run() {
@@ -188,7 +186,7 @@ class http_connection : public services::Stoppable, public services::HttpRespond
       auto origin = req[http::field::origin];
       if (origin.empty())
         return respond_error(services::Error::forbidden_origin, "a page connects from a browser, which sends Origin", false);
-      if (auto refused = page_origin_refused(origin)) return respond_error(refused->code, refused->message, false);
+      if (auto refused = services::page_origin_refused(gw_, origin)) return respond_error(refused->code, refused->message, false);
       if (gw_.stopping()) return respond_error(services::Error::shutting_down, "the gateway is stopping", false);
       // Counted by origin as compared (page_origin_allowed normalized it already).
       std::string page_origin = services::normalize_origin(origin).value_or(std::string(origin));
@@ -232,151 +230,7 @@ class http_connection : public services::Stoppable, public services::HttpRespond
                              page->headers);
     if (path == "/mcp") return route_mcp(has_body);
     if (const ops::OpSpec* op = ops::find_route(path)) return route_op(*op, *target, has_body);
-    if (path != "/v1/edits") return respond_error(services::Error::not_found, "no route " + path + "; see " + routes(), !has_body);
-    if (!authorized(has_body)) return;
-    if (req.method() != http::verb::post) return respond_error(services::Error::method_not_allowed, "use POST", !has_body);
-    auto params = ops::edit_params(*target);
-    if (!params) {
-      // Unknown names are named in "unknown" as well, as every op's reply names them.
-      json::object extra;
-      if (auto unknown = ops::unknown_edit_params(*target); !unknown.empty()) ops::name_unknown(extra, unknown);
-      return respond_error(params.error().code, params.error().message, !has_body, std::move(extra));
-    }
-    if (gw_.stopping()) return respond_error(services::Error::shutting_down, "the gateway is stopping", false);
-    const std::size_t limit = editproto::Limits{}.max_response_bytes;
-    if (parser_->content_length() && *parser_->content_length() > limit)
-      return respond_error(services::Error::payload_too_large, "the body is " + std::to_string(*parser_->content_length()) +
-                                                         " bytes; the limit is " + std::to_string(limit),
-                           false);
-    start_edits(std::move(*params));
-  }
-
-  // The page door's Origin rule: loopback and --allow-origin pass; any
-  // other origin waits for the person's decision on the dashboard.
-  std::optional<services::Failure> page_origin_refused(std::string_view origin) {
-    if (page_origin_allowed(origin, gw_.binding())) return std::nullopt;
-    const std::string shown = editproto::unicode::to_valid_utf8(origin);
-    auto normal = services::normalize_origin(origin);
-    if (!normal)
-      return services::Failure{services::Error::forbidden_origin, "Origin '" + shown + "' is not scheme://host[:port]; pages cannot "
-                                              "connect from it"};
-    switch (gw_.approvals().ask(*normal)) {
-      case services::OriginApprovals::Verdict::allowed: return std::nullopt;
-      case services::OriginApprovals::Verdict::refused:
-        return services::Failure{services::Error::forbidden_origin, "Origin '" + shown + "' was refused on the dashboard"};
-      case services::OriginApprovals::Verdict::full:
-        return services::Failure{services::Error::forbidden_origin,
-                       "Origin '" + shown + "' may not connect pages: " +
-                           std::to_string(services::OriginApprovals::max_pending) +
-                           " origins wait for approval already; start the gateway with --allow-origin " + shown};
-      case services::OriginApprovals::Verdict::pending: break;
-    }
-    return services::Failure{services::Error::origin_pending, "Origin '" + shown + "' waits for approval on the dashboard (" + gw_.url() +
-                                             "), or start the gateway with --allow-origin " + shown};
-  }
-
-  // ---- /v1/edits -----------------------------------------------------------
-
-  void start_edits(services::EditParams params) {
-    if (parser_->get()[http::field::expect] == "100-continue") queue("HTTP/1.1 100 Continue\r\n\r\n");
-    auto self = shared_from_this();
-    gw_.worker().run(
-        stream_.get_executor(),
-        [self, params = std::move(params)]() mutable -> services::Result<bool> {
-          auto run = self->gw_.worker().start_run(std::move(params));
-          if (!run) return run.error();
-          self->run_ = std::move(*run);
-          return true;
-        },
-        [self](services::Result<bool> started) {
-          if (!started) return self->respond_error(started.error().code, started.error().message, false);
-          self->begin_stream("application/x-ndjson", {});
-          self->streaming_ = true;
-          self->read_body();
-        });
-  }
-
-  void read_body() {
-    if (parser_->is_done()) return finish_edits();
-    if (stopping_) return cut_edits(services::Error::shutting_down, true);
-    parser_->get().body().data = body_.get();
-    parser_->get().body().size = body_piece;
-    arm(gw_.limits().body_timeout);
-    http::async_read_some(stream_, buffer_, *parser_,
-                          beast::bind_front_handler(&http_connection::on_body, shared_from_this()));
-  }
-
-  void on_body(beast::error_code ec, std::size_t) {
-    deadline_.cancel();
-    cancel_after_write_ = false;  // the read it was meant for is over
-    if (ec == http::error::need_buffer) ec = {};
-    const std::size_t n = body_piece - parser_->get().body().size;
-    if (ec) {
-      if (timed_out_) return cut_edits(services::Error::request_timeout, true);
-      if (stopping_) return cut_edits(services::Error::shutting_down, true);
-      // The client went away: what its complete blocks did stays, and is committed.
-      return cut_edits(services::Error::io, false);
-    }
-    if (n == 0) return read_body();
-    auto self = shared_from_this();
-    gw_.worker().run(
-        stream_.get_executor(),
-        [self, piece = std::string(body_.get(), n)] {
-          auto results = self->run_->feed(piece);
-          std::string lines;
-          for (const auto& r : results) lines += json::serialize(services::block_message(r)) + "\n";
-          return std::pair{std::move(lines), self->run_->overflowed()};
-        },
-        [self](std::pair<std::string, bool> out) {
-          if (!out.first.empty()) self->queue(framed(out.first, self->chunked_));
-          if (out.second) return self->cut_edits(services::Error::payload_too_large, true);
-          self->read_body();
-        });
-  }
-
-  void finish_edits() {
-    auto self = shared_from_this();
-    gw_.worker().run(
-        stream_.get_executor(),
-        [self] {
-          std::string lines;
-          for (const auto& r : self->run_->finish()) lines += json::serialize(services::block_message(r)) + "\n";
-          lines += json::serialize(services::done_message(self->run_->commit(), std::nullopt)) + "\n";
-          self->run_->log("POST /v1/edits");
-          self->run_.reset();
-          return lines;
-        },
-        [self](std::string lines) {
-          self->streaming_ = false;
-          self->end_response(lines);
-          self->after_writes(self->keep_alive_ && self->chunked_ && !self->stopping_);
-        });
-  }
-
-  // The body stopped before its end: commit what its complete blocks
-  // applied, and tell the client why when it can still hear.
-  void cut_edits(services::Error why, bool tell) {
-    auto self = shared_from_this();
-    gw_.worker().run(
-        stream_.get_executor(),
-        [self, why] {
-          const record::RunReport& report = self->run_->commit();
-          std::string message = why == services::Error::request_timeout     ? "no more of the body arrived within the time limit"
-                                : why == services::Error::shutting_down     ? "the gateway is stopping"
-                                : why == services::Error::payload_too_large ? "the body is over the size limit"
-                                                                  : "the connection broke";
-          json::object summary =
-              done_message(report, services::Failure{why, message + "; the blocks completed before stay applied"});
-          self->run_->log("POST /v1/edits", why);
-          self->run_.reset();
-          return json::serialize(summary) + "\n";
-        },
-        [self, tell](std::string line) {
-          self->streaming_ = false;
-          if (!tell) return self->close();
-          self->end_response(line);
-          self->after_writes(false);
-        });
+    return respond_error(services::Error::not_found, "no route " + path + "; see " + ops::route_list(), !has_body);
   }
 
   // ---- the op routes: /v1/health, /v1/history, /v1/pages, /v1/eval ------
@@ -391,13 +245,6 @@ class http_connection : public services::Stoppable, public services::HttpRespond
     return false;
   }
 
-  static std::string routes() {
-    std::string list;
-    for (const ops::OpSpec& op : ops::op_table())
-      if (op.http) list += std::string(http_method(op)) + " " + std::string(op.http->path) + ", ";
-    return list + "POST /v1/edits, POST /mcp, /v1/ws (or /ws), /v1/page, /adapter.js, GET / (the dashboard), /v1/dashboard";
-  }
-
   // An op's route: its parameters from the query (GET) or a JSON object
   // body (POST), then the op as on every door.
   void route_op(const ops::OpSpec& op, const services::Target& target, bool has_body) {
@@ -405,10 +252,11 @@ class http_connection : public services::Stoppable, public services::HttpRespond
     const std::string_view method = http_method(op);
     if (parser_->get().method() != http::string_to_verb(method))
       return respond_error(services::Error::method_not_allowed, "use " + std::string(method), !has_body);
+    if (!op.http->body.empty()) return route_streamed(op, target, has_body);
     if (method == "GET") {
       auto params = params_from_query(op, target.params);
       if (!params) return respond_error(params.error().code, params.error().message, !has_body);
-      return call_op(op, std::move(*params), !has_body);
+      return call_op(op, std::move(*params));
     }
     if (!target.params.empty())
       return respond_error(services::Error::bad_request,
@@ -452,46 +300,98 @@ class http_connection : public services::Stoppable, public services::HttpRespond
     if (ec || !v.is_object())
       return respond_error(services::Error::bad_json, "the body must be a JSON object of " + std::string(op.name) + "'s parameters",
                            true);
-    call_op(op, std::move(v.get_object()), true);
+    call_op(op, std::move(v.get_object()));
   }
 
-  void call_op(const ops::OpSpec& op, json::object params, bool keep_alive) {
+  void call_op(const ops::OpSpec& op, json::object params) {
     // Each request is a connection of its own: no context, a new session per run.
     dispatch(gw_, op, ops::Envelope{"HTTP"}, std::move(params), std::make_shared<ops::ConnectionState>(gw_.worker(), ""),
-             std::make_shared<http_replies>(shared_from_this(), op.streams, keep_alive));
+             ops::json_replies(shared_from_this(), op.streams));
   }
 
-  // One op's replies: what it sends meanwhile is gathered in "out", and the
-  // final reply is the answer, with the status of its code.
-  class http_replies final : public services::Replies {
+  // ---- a streamed route: POST /v1/edits ----------------------------------
+
+  // The op's other parameters from the query (`session` the envelope's),
+  // its body parameter read as the op asks for it, its replies as NDJSON.
+  void route_streamed(const ops::OpSpec& op, const services::Target& target, bool has_body) {
+    ops::Envelope env{"HTTP"};
+    std::vector<std::pair<std::string, std::string>> query;
+    for (const auto& [key, value] : target.params) {
+      if (key != "session") {
+        query.emplace_back(key, value);
+      } else if (env.session || !services::valid_name(value)) {
+        return respond_error(services::Error::bad_request, "session must be given once, 1-64 letters, digits, '.', '_' or '-'",
+                             !has_body);
+      } else {
+        env.session = value;
+      }
+    }
+    auto params = params_from_query(op, query);
+    if (!params) return respond_error(params.error().code, params.error().message, !has_body);
+    if (gw_.stopping()) return respond_error(services::Error::shutting_down, "the gateway is stopping", false);
+    if (parser_->content_length() && *parser_->content_length() > ops::max_edit_text)
+      return respond_error(services::Error::payload_too_large, "the body is " + std::to_string(*parser_->content_length()) +
+                                                                   " bytes; the limit is " + std::to_string(ops::max_edit_text),
+                           false);
+    // Each request is a connection of its own: no context, and the session
+    // it names is held until the final reply.
+    auto conn = std::make_shared<ops::ConnectionState>(gw_.worker(), "");
+    auto out = std::make_shared<ops::NdjsonReplies>(shared_from_this(), [&gw = gw_, conn] {
+      gw.sessions().release(conn.get(), "", {});
+    });
+    env.text = std::make_shared<body_source>(shared_from_this(), out);
+    dispatch(gw_, op, std::move(env), std::move(*params), std::move(conn), std::move(out));
+  }
+
+  // The body, a piece per read. The first read answers the head.
+  void next_piece(ops::NdjsonReplies& out, std::function<void(ops::Piece)> got) {
+    if (!streaming_) {
+      if (parser_->get()[http::field::expect] == "100-continue") queue("HTTP/1.1 100 Continue\r\n\r\n");
+      out.begin();
+      streaming_ = true;
+    }
+    if (parser_->is_done()) return got(ops::Piece::last());
+    if (stopping_) return got(cut(services::Error::shutting_down));
+    parser_->get().body().data = body_.get();
+    parser_->get().body().size = body_piece;
+    arm(gw_.limits().body_timeout);
+    http::async_read_some(stream_, buffer_, *parser_, [self = shared_from_this(), &out, got = std::move(got)](beast::error_code ec, std::size_t) mutable {
+      self->deadline_.cancel();
+      self->cancel_after_write_ = false;  // the read it was meant for is over
+      if (ec == http::error::need_buffer) ec = {};
+      const std::size_t n = body_piece - self->parser_->get().body().size;
+      if (ec) {
+        if (self->timed_out_) return got(self->cut(services::Error::request_timeout));
+        if (self->stopping_) return got(self->cut(services::Error::shutting_down));
+        // The client went away: what its complete blocks did stays, and is committed.
+        self->peer_gone_ = true;
+        return got(self->cut(services::Error::io));
+      }
+      if (n == 0) return self->next_piece(out, std::move(got));
+      got(ops::Piece::more(std::string(self->body_.get(), n)));
+    });
+  }
+
+  static ops::Piece cut(services::Error why) {
+    std::string message = why == services::Error::request_timeout ? "no more of the body arrived within the time limit"
+                          : why == services::Error::shutting_down ? "the gateway is stopping"
+                                                                  : "the connection broke";
+    return ops::Piece::broken({why, message + "; the blocks completed before stay applied"});
+  }
+
+  class body_source final : public ops::TextSource {
    public:
-    http_replies(std::shared_ptr<http_connection> s, bool gather, bool keep_alive)
-        : s_(std::move(s)), gather_(gather), keep_alive_(keep_alive) {}
-    boost::asio::any_io_executor executor() const override { return s_->stream_.get_executor(); }
-    void part(json::object body) override { out_.emplace_back(std::move(body)); }
-    void done(json::object body) override {
-      // An op's status flags are the WebSocket's; HTTP's status is its code.
-      json::object answer{{"status", "ok"}};
-      for (auto& kv : body)
-        if (kv.key() != "status") answer[kv.key()] = std::move(kv.value());
-      finish(http::status::ok, std::move(answer));
-    }
-    void fail(services::Failure failure, json::object body) override {
-      mark_http_error(body, failure);
-      finish(static_cast<http::status>(http_status(failure.code)), std::move(body));
-    }
+    body_source(std::shared_ptr<http_connection> s, std::shared_ptr<ops::NdjsonReplies> out)
+        : s_(std::move(s)), out_(std::move(out)) {}
+    void next(std::function<void(ops::Piece)> got) override { s_->next_piece(*out_, std::move(got)); }
 
    private:
-    void finish(http::status status, json::object body) {
-      if (gather_) body["out"] = std::move(out_);
-      s_->respond(status, body, keep_alive_);
-    }
     std::shared_ptr<http_connection> s_;
-    bool gather_;
-    bool keep_alive_;
-    json::array out_;
+    std::shared_ptr<ops::NdjsonReplies> out_;
   };
 
+  // A streamed op's replies: each an NDJSON line, the final one with its
+  // status flags. A refusal before the body was read is an HTTP error.
   // ---- /mcp: the MCP door (mcp/server.hpp) --------------------------
 
   void route_mcp(bool has_body) {
@@ -549,8 +449,9 @@ class http_connection : public services::Stoppable, public services::HttpRespond
 
   boost::asio::any_io_executor executor() const override { return ex_; }
 
+  // The connection carries another request only when this one's body was read whole.
   void respond(unsigned status, std::string_view type, std::string body, const services::HttpHeaders& headers) override {
-    send_response(static_cast<http::status>(status), type, std::move(body), true, headers);
+    send_response(static_cast<http::status>(status), type, std::move(body), parser_->is_done(), headers);
   }
 
   void begin_stream(std::string_view type, const services::HttpHeaders& headers) override {
@@ -571,6 +472,8 @@ class http_connection : public services::Stoppable, public services::HttpRespond
   void stream(std::string_view bytes) override { queue(framed(bytes, chunked_)); }
 
   void end_stream(std::string_view last) override {
+    streaming_ = false;
+    if (peer_gone_) return close();  // nobody hears the last line
     end_response(last);
     after_writes(keep_alive_ && chunked_ && !stopping_);
   }
@@ -669,13 +572,13 @@ class http_connection : public services::Stoppable, public services::HttpRespond
   net::steady_timer deadline_;
   std::optional<http::request_parser<http::buffer_body>> parser_;
   std::unique_ptr<char[]> body_;
-  std::unique_ptr<services::EditRun> run_;  // the worker thread only: made, used and destroyed there
   std::string op_body_;
   std::deque<std::string> writes_;
   Then then_ = Then::wait;
   bool counted_ = false;
   bool keep_alive_ = true;
-  bool streaming_ = false;
+  bool streaming_ = false;  // a streamed route's head is sent; its replies are NDJSON lines
+  bool peer_gone_ = false;  // the client went away mid-body: nobody hears the last line
   bool chunked_ = true;  // the streamed response is chunked (HTTP/1.1)
   bool stopping_ = false;
   bool timed_out_ = false;

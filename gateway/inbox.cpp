@@ -1,8 +1,8 @@
 #include "gateway/inbox.hpp"
 
+#include "ops/edit_message.hpp"
 #include "services/places.hpp"
 
-#include "editproto/unicode.hpp"
 #include "record/run_report.hpp"
 #include "repl/agent_files.hpp"
 #include "repl/log.hpp"
@@ -15,12 +15,6 @@
 #include <sys/stat.h>
 
 namespace gateway {
-
-namespace {
-
-constexpr std::size_t max_message_bytes = 64u << 20;  // as a POST /v1/edits body
-
-}  // namespace
 
 void apply_inbox(services::Worker& worker, const std::string& agents, const std::string& name,
                  const std::function<std::uint64_t()>& sequence) {
@@ -38,33 +32,18 @@ void apply_inbox(services::Worker& worker, const std::string& agents, const std:
   struct stat st {};
   if (::lstat(in.c_str(), &st) != 0) return;  // taken already (a second event for one drop)
   boost::json::object answer;
-  if (!S_ISREG(st.st_mode) || static_cast<std::size_t>(st.st_size) > max_message_bytes) {
-    mark_final(answer, S_ISREG(st.st_mode) ? services::Failure{services::Error::payload_too_large, "the message is over 64 MiB"}
+  if (!S_ISREG(st.st_mode) || static_cast<std::size_t>(st.st_size) > ops::max_edit_text) {
+    mark_final(answer, S_ISREG(st.st_mode) ? services::Failure{services::Error::payload_too_large,
+                                                               "the message is over " + std::to_string(ops::max_edit_text) +
+                                                                   " bytes"}
                                            : services::Failure{services::Error::bad_request, "not a file"});
   } else {
     std::ifstream f(in, std::ios::binary);
     std::stringstream text;
     text << f.rdbuf();
-    services::EditParams params;
-    params.agent = "agent";
-    auto run = worker.start_run(params);
-    if (!run) {
-      mark_final(answer, run.error());
-    } else {
-      (*run)->feed(text.str());
-      (*run)->finish();
-      const record::RunReport& report = (*run)->commit();
-      (*run)->log("inbox " + name);
-      answer = record::report_json(report, true);
-      answer["summary"] = record::counts(report.blocks);
-      // What `editgate apply` would have printed, failed blocks' diagnostics
-      // and all: `editgate wait --inbox` shows it.
-      std::ostringstream shown;
-      record::print_text(shown, report, false);
-      answer["text"] = editproto::unicode::to_valid_utf8(shown.str());
-      answer["status"] = record::all_ok(report) && !report.commit_error ? boost::json::array{"done"}
-                                                                : boost::json::array{"done", "error"};
-    }
+    ops::MessageRun run = ops::run_message(worker, services::EditParams{}, text.str(), "inbox " + name);
+    if (!run.report) mark_final(answer, run.failure);
+    else answer = record::outcome_json(*run.report);
   }
   answer["file"] = "outbox/" + stem + ".md";
   if (!repl::replace_file(out + ".json", boost::json::serialize(answer) + "\n") || std::rename(in.c_str(), (out + ".md").c_str()) != 0 ||

@@ -24,11 +24,16 @@ struct Envelope {
   // over HTTP: a new session per run).
   std::optional<std::string> session = std::nullopt;
   std::string request_id = {};  // the request's id, serialized; "" without one
+  // The op's streamed parameter (HttpRoute::body), read by the door as the
+  // op runs: the body of POST /v1/edits. It counts as given.
+  std::shared_ptr<TextSource> text = nullptr;
 };
 
 // Refuses parameters over the op's size limit (payload_too_large), then
 // checks `params` against `op` (missing_param, bad_request; parameters it
-// does not take are named in the final reply), refuses an op of the
+// does not take are named in the final reply, and refused whole, before any
+// value is judged, by an op that takes `dry_run`: a misspelt dry_run must
+// not turn a check into a write), refuses an op of the
 // person's (Role::person) to any connection but the dashboard's
 // (forbidden_origin), then applies the session rule: a
 // session the table keeps is the caller's to use unless another live

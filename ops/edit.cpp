@@ -3,8 +3,9 @@
 // ConnectionState::edits); replies come back on the door's executor.
 #include "services/edit_run.hpp"
 #include "services/gateway.hpp"
+#include "services/worker.hpp"
+#include "ops/edit_message.hpp"
 #include "ops/handlers.hpp"
-#include "services/target.hpp"
 
 #include <boost/json.hpp>
 
@@ -52,9 +53,10 @@ services::EditParams params_of(const OpCall& call) {
 
 std::string edit_key(const OpCall& call) { return json::serialize(call.params.at("id")); }
 
-// A step's block messages, and its final reply when the run ended. On the
-// door's executor.
-void deliver(ConnectionState& conn, services::Replies& out, Step step) {
+// A step's block messages, and its final reply when the run ended or the
+// step failed, or (with `answer`) the step's own. True when the run goes on
+// and nothing final was sent. On the door's executor.
+bool deliver(ConnectionState& conn, services::Replies& out, Step step, bool answer = true) {
   for (const editproto::BlockResult& b : step.blocks) out.part(services::block_message(b));
   if (step.report) {
     // Files that came back not_in_context count as seen: the retry applies.
@@ -63,40 +65,129 @@ void deliver(ConnectionState& conn, services::Replies& out, Step step) {
       conn.context->insert(f);
     }
     json::object summary = record::report_json(*step.report, false);
-    if (auto failure = run_failure(*step.report, std::move(step.failure))) return out.fail(*failure, std::move(summary));
-    out.done(std::move(summary));
-  } else if (step.failure) {
-    out.fail(*step.failure);
-  } else {
-    out.done(std::move(step.answer));
+    if (auto failure = run_failure(*step.report, std::move(step.failure))) out.fail(*failure, std::move(summary));
+    else out.done(std::move(summary));
+    return false;
   }
+  if (step.failure) {
+    out.fail(*step.failure);
+    return false;
+  }
+  if (answer) out.done(std::move(step.answer));
+  return true;
 }
 
-// Runs `work` (returning a Step) on the worker thread, and delivers it.
+// Runs `work` (returning a Step) on the worker thread, and delivers it;
+// with `more`, the step's own answer is not sent and `more` runs while the
+// run goes on.
 template <class Work>
-void step(const OpCall& call, Work work) {
-  call.gw.worker().run(call.out->executor(), std::move(work), [conn = call.conn, out = call.out](Step s) {
-    deliver(*conn, *out, std::move(s));
+void step(const OpCall& call, Work work, std::function<void()> more = {}) {
+  call.gw.worker().run(call.out->executor(), std::move(work),
+                       [conn = call.conn, out = call.out, more = std::move(more)](Step s) {
+                         if (deliver(*conn, *out, std::move(s), !more) && more) more();
+                       });
+}
+
+// The steps of a streamed run, kept in conn.edits under `key` between
+// them: the WebSocket's edit-begin, -chunk and -end, and the edit op whose
+// text a door streams (POST /v1/edits). `log` names the run in the log
+// line and the recent runs. Worker thread only.
+
+Step begin_run(services::Gateway& gw, ConnectionState& conn, const std::string& key, services::EditParams params,
+               std::shared_ptr<services::Replies> begun) {
+  Step s;
+  if (conn.edits.count(key)) {
+    s.failure = services::Failure{services::Error::conflict, "a streamed edit with id " + key + " is already open"};
+  } else if (conn.edits.size() >= gw.limits().streamed_edits) {
+    s.failure = services::Failure{services::Error::too_many_streams, "this connection already has " +
+                                                                         std::to_string(conn.edits.size()) +
+                                                                         " streamed edits open; end one first"};
+  } else {
+    auto run = gw.worker().start_run(std::move(params));
+    if (run) conn.edits.emplace(key, OpenEdit{std::move(*run), std::move(begun)});
+    else s.failure = run.error();
+  }
+  return s;
+}
+
+Step feed_run(ConnectionState& conn, const std::string& key, std::string_view text, const std::string& log) {
+  Step s;
+  auto it = conn.edits.find(key);
+  if (it == conn.edits.end()) {
+    s.failure = services::Failure{services::Error::not_found, "no streamed edit with id " + key + " is open; send edit-begin first"};
+    return s;
+  }
+  s.blocks = it->second.run->feed(text);
+  if (it->second.run->overflowed()) {
+    // The parser reads no more of this text: end the run here.
+    s.failure = services::Failure{services::Error::payload_too_large, "the text is over " + std::to_string(max_edit_text) +
+                                                                          " bytes; the blocks before it stay applied"};
+    s.report = it->second.run->commit();
+    it->second.run->log(log, services::Error::payload_too_large);
+    conn.edits.erase(it);
+  }
+  return s;
+}
+
+Step end_run(ConnectionState& conn, const std::string& key, const std::string& log) {
+  Step s;
+  auto it = conn.edits.find(key);
+  if (it == conn.edits.end()) {
+    s.failure = services::Failure{services::Error::not_found, "no streamed edit with id " + key + " is open"};
+    return s;
+  }
+  s.blocks = it->second.run->finish();
+  s.report = it->second.run->commit();
+  it->second.run->log(log);
+  conn.edits.erase(it);
+  return s;
+}
+
+// The text broke off: what the complete blocks applied is committed; a
+// block cut in half was never applied.
+Step cut_run(ConnectionState& conn, const std::string& key, const std::string& log, services::Failure why) {
+  Step s;
+  auto it = conn.edits.find(key);
+  if (it == conn.edits.end()) return s;
+  s.report = it->second.run->commit();
+  it->second.run->log(log, why.code);
+  s.failure = std::move(why);
+  conn.edits.erase(it);
+  return s;
+}
+
+// The edit op with its text streamed by the door: each piece fed as it
+// comes, a block message for each block it completes.
+void pull(std::shared_ptr<OpCall> call, std::string log) {
+  call->text->next([call, log](Piece p) {
+    auto& conn = call->conn;
+    if (p.cut) return step(*call, [conn, log, why = *p.cut] { return cut_run(*conn, "", log, why); });
+    if (p.end) return step(*call, [conn, log] { return end_run(*conn, "", log); });
+    step(*call, [conn, log, text = std::move(p.text)] { return feed_run(*conn, "", text, log); },
+         [call, log] { pull(call, log); });
   });
+}
+
+void stream_edit(OpCall call) {
+  std::string log = std::string(http_method(call.op)) + " " + std::string(call.op.http->path);
+  auto shared = std::make_shared<OpCall>(std::move(call));
+  step(*shared, [&gw = shared->gw, conn = shared->conn, params = params_of(*shared), out = shared->out]() mutable {
+    return begin_run(gw, *conn, "", std::move(params), std::move(out));
+  }, [shared, log] { pull(shared, log); });
 }
 
 }  // namespace
 
 void op_edit(OpCall call) {
+  if (call.text) return stream_edit(std::move(call));
   std::string text(call.params.at("text").get_string());
   std::string door = std::string(call.door) + " edit";
-  step(call, [&gw = call.gw, params = params_of(call), text = std::move(text), door]() mutable {
+  step(call, [&worker = call.gw.worker(), params = params_of(call), text = std::move(text), door]() mutable {
+    MessageRun m = run_message(worker, std::move(params), text, door);
     Step s;
-    auto run = gw.worker().start_run(std::move(params));
-    if (!run) {
-      s.failure = run.error();
-      return s;
-    }
-    s.blocks = (*run)->feed(text);
-    for (auto& b : (*run)->finish()) s.blocks.push_back(std::move(b));
-    if ((*run)->overflowed()) s.failure = services::Failure{services::Error::payload_too_large, "the text is over the size limit"};
-    s.report = (*run)->commit();
-    (*run)->log(door);
+    s.failure = std::move(m.failure);
+    if (m.report) s.blocks = m.report->blocks;
+    s.report = std::move(m.report);
     return s;
   });
 }
@@ -104,62 +195,25 @@ void op_edit(OpCall call) {
 void op_edit_begin(OpCall call) {
   step(call, [&gw = call.gw, conn = call.conn, key = edit_key(call), id = call.params.at("id"),
               params = params_of(call), begun = call.out]() mutable {
-    Step s;
-    if (conn->edits.count(key)) {
-      s.failure = services::Failure{services::Error::conflict, "a streamed edit with id " + key + " is already open"};
-    } else if (conn->edits.size() >= gw.limits().streamed_edits) {
-      s.failure = services::Failure{services::Error::too_many_streams, "this connection already has " + std::to_string(conn->edits.size()) +
-                                                       " streamed edits open; end one first"};
-    } else {
-      auto run = gw.worker().start_run(std::move(params));
-      if (run) conn->edits.emplace(key, OpenEdit{std::move(*run), std::move(begun)});
-      else s.failure = run.error();
-      s.answer = {{"edit", id}};
-    }
+    Step s = begin_run(gw, *conn, key, std::move(params), std::move(begun));
+    s.answer = {{"edit", id}};
     return s;
   });
 }
 
 void op_edit_chunk(OpCall call) {
   std::string text(call.params.at("text").get_string());
-  std::string door = std::string(call.door) + " edit-begin ";
-  step(call, [conn = call.conn, key = edit_key(call), id = call.params.at("id"), text = std::move(text),
-               door]() mutable {
-    Step s;
-    auto it = conn->edits.find(key);
-    if (it == conn->edits.end()) {
-      s.failure = services::Failure{services::Error::not_found, "no streamed edit with id " + key + " is open; send edit-begin first"};
-      return s;
-    }
-    s.blocks = it->second.run->feed(text);
+  std::string log = std::string(call.door) + " edit-begin " + edit_key(call);
+  step(call, [conn = call.conn, key = edit_key(call), id = call.params.at("id"), text = std::move(text), log] {
+    Step s = feed_run(*conn, key, text, log);
     s.answer = {{"edit", id}, {"completed", s.blocks.size()}};
-    if (it->second.run->overflowed()) {
-      // The parser reads no more of this text: end the run here.
-      s.failure = services::Failure{services::Error::payload_too_large, "the streamed text is over the size limit; "
-                                                    "the blocks before it stay applied"};
-      s.report = it->second.run->commit();
-      it->second.run->log(door + key, services::Error::payload_too_large);
-      conn->edits.erase(it);
-    }
     return s;
   });
 }
 
 void op_edit_end(OpCall call) {
-  std::string door = std::string(call.door) + " edit-begin ";
-  step(call, [conn = call.conn, key = edit_key(call), door]() mutable {
-    Step s;
-    auto it = conn->edits.find(key);
-    if (it == conn->edits.end()) {
-      s.failure = services::Failure{services::Error::not_found, "no streamed edit with id " + key + " is open"};
-      return s;
-    }
-    s.blocks = it->second.run->finish();
-    s.report = it->second.run->commit();
-    it->second.run->log(door + key);
-    conn->edits.erase(it);
-    return s;
-  });
+  std::string log = std::string(call.door) + " edit-begin " + edit_key(call);
+  step(call, [conn = call.conn, key = edit_key(call), log] { return end_run(*conn, key, log); });
 }
 
 void end_open_edits(services::Gateway& gw, const std::shared_ptr<ConnectionState>& conn, boost::asio::any_io_executor ex,

@@ -93,8 +93,8 @@ const std::vector<OpSpec>& op_table() {
       {"health", {}, "workspace id and a nonce new at every gateway start", false,
        HttpRoute{"/v1/health", false}, &op_health},
       {"edit", edit_params_with(edit_text),
-       "apply the edit blocks in text: a block message each, then done with the commit", true, std::nullopt,
-       &op_edit, Effect::destroys, Role::agent, false, text_params, run_report,
+       "apply the edit blocks in text: a block message each, then done with the commit", true,
+       HttpRoute{"/v1/edits", true, {}, "text"}, &op_edit, Effect::destroys, Role::agent, false, text_params, run_report,
        {{"edit_apply", "Apply edit blocks",
          "Apply the edit blocks in `text` to the workspace and commit them. Each block names its file on the line "
          "before it, then ««« EDIT, the exact lines to find (whole lines, copied from the file as it is now, unique "
@@ -306,6 +306,13 @@ const OpSpec* find_route(std::string_view path) {
   for (const OpSpec& op : op_table())
     if (op.http && op.http->path == path) return &op;
   return nullptr;
+}
+
+std::string route_list() {
+  std::string list;
+  for (const OpSpec& op : op_table())
+    if (op.http) list += std::string(http_method(op)) + " " + std::string(op.http->path) + ", ";
+  return list + "POST /mcp, /v1/ws (or /ws), /v1/page, /adapter.js, GET / (the dashboard), /v1/dashboard";
 }
 
 json::object describe_ops() {

@@ -11,6 +11,7 @@
 #include "ops/param_rules.hpp"
 #include "services/error.hpp"
 #include "services/replies.hpp"
+#include "ops/text_source.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/json/object.hpp>
@@ -49,6 +50,11 @@ struct HttpRoute {
   // Query names that are not the op's: history's `session` is the op's
   // `of_session` (on the WebSocket `session` is the envelope's).
   std::vector<std::pair<std::string_view, std::string_view>> renamed = {};
+  // The parameter the request's body is, read as it arrives (a TextSource),
+  // the others then coming from the query and `session` being the
+  // envelope's; the answer is NDJSON, a line per reply. Empty: a POST's
+  // parameters are a JSON object body.
+  std::string_view body = {};
 };
 
 // What an op does: from it follow its HTTP method and its MCP hints.
@@ -150,6 +156,9 @@ struct OpCall {
   std::shared_ptr<ConnectionState> conn;
   std::shared_ptr<services::Replies> out;
   std::string request_id = {};  // the envelope's id, serialized; "" without one (and over HTTP)
+  // The op's HttpRoute::body parameter as the door reads it; it is not in
+  // `params`. Null on every other call.
+  std::shared_ptr<TextSource> text = nullptr;
 };
 
 
@@ -182,6 +191,9 @@ inline constexpr std::string_view protocol_version = "1.0";
 const std::vector<OpSpec>& op_table();
 const OpSpec* find_op(std::string_view name);
 const OpSpec* find_route(std::string_view path);
+// Every route of the HTTP door, for the answer to a path it does not have:
+// the op table's, then the door's own.
+std::string route_list();
 
 // The op table as `describe` reports it: {"ops": {...}, "versions": {...}}.
 boost::json::object describe_ops();

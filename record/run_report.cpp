@@ -5,6 +5,7 @@
 #include <boost/json.hpp>
 
 #include <map>
+#include <sstream>
 
 namespace record {
 
@@ -62,6 +63,21 @@ bool all_ok(const RunReport& report) {
   for (const BlockResult& r : report.blocks)
     if (!ok(r)) return false;
   return true;
+}
+
+Verdict verdict(const RunReport& report) {
+  if (report.commit_error) return Verdict::commit_failed;
+  return all_ok(report) ? Verdict::ok : Verdict::blocks_failed;
+}
+
+boost::json::object outcome_json(const RunReport& report) {
+  boost::json::object answer = report_json(report, true);
+  answer["summary"] = counts(report.blocks);
+  std::ostringstream shown;
+  print_text(shown, report, false);
+  answer["text"] = editproto::unicode::to_valid_utf8(shown.str());
+  answer["status"] = verdict(report) == Verdict::ok ? boost::json::array{"done"} : boost::json::array{"done", "error"};
+  return answer;
 }
 
 void print_text(std::ostream& out, const RunReport& report, bool colour) {

@@ -1,5 +1,7 @@
 #include "services/gateway.hpp"
 
+#include "editproto/unicode.hpp"
+
 namespace services {
 
 Gateway::Gateway(Binding binding, std::string cookie, Worker& worker, ServeLimits limits, std::string workspace_id)
@@ -55,6 +57,25 @@ void Gateway::stop_connections() {
   // Outside the lock: a connection's stop() may end it, and its end may join.
   for (auto& weak : copy)
     if (auto s = weak.lock()) s->stop();
+}
+
+std::optional<Failure> page_origin_refused(Gateway& gw, std::string_view origin) {
+  if (page_origin_allowed(origin, gw.binding())) return std::nullopt;
+  const std::string shown = editproto::unicode::to_valid_utf8(origin);
+  auto normal = normalize_origin(origin);
+  if (!normal) return Failure{Error::forbidden_origin, "Origin '" + shown + "' is not scheme://host[:port]; pages cannot connect from it"};
+  switch (gw.approvals().ask(*normal)) {
+    case OriginApprovals::Verdict::allowed: return std::nullopt;
+    case OriginApprovals::Verdict::refused:
+      return Failure{Error::forbidden_origin, "Origin '" + shown + "' was refused on the dashboard"};
+    case OriginApprovals::Verdict::full:
+      return Failure{Error::forbidden_origin, "Origin '" + shown + "' may not connect pages: " +
+                                                  std::to_string(OriginApprovals::max_pending) +
+                                                  " origins wait for approval already; start the gateway with --allow-origin " + shown};
+    case OriginApprovals::Verdict::pending: break;
+  }
+  return Failure{Error::origin_pending, "Origin '" + shown + "' waits for approval on the dashboard (" + gw.url() +
+                                            "), or start the gateway with --allow-origin " + shown};
 }
 
 }  // namespace services

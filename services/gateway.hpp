@@ -18,7 +18,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace repl {
@@ -151,5 +153,10 @@ class Gateway {
   std::mutex mutex_;
   std::vector<std::weak_ptr<Stoppable>> live_;
 };
+
+// The page door's Origin rule: loopback and --allow-origin pass; any
+// other origin waits for the person's decision on the dashboard
+// (origin_pending), or was refused there (forbidden_origin).
+std::optional<Failure> page_origin_refused(Gateway& gw, std::string_view origin);
 
 }  // namespace services

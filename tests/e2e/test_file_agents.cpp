@@ -259,6 +259,11 @@ TEST_CASE("the inbox applies a dropped message of edit blocks as apply would, an
   const json::object answer = json::parse(test::read_file(test::agents_of(dir.path()) / "outbox/fix.json")).as_object();
   CHECK(answer.at("blocks").as_array().at(0).at("status") == "applied");
   CHECK(answer.at("commit").is_string());
+  // The run's outcome as apply's: its JSON, the counts, the text, the verdict.
+  CHECK(answer.at("status") == json::array{"done"});
+  CHECK(answer.at("summary") == "1 applied");
+  CHECK(answer.at("text").as_string().starts_with("notes.txt:2: applied"));
+  CHECK(answer.at("file") == "outbox/fix.md");
   CHECK(test::git_ok(dir.path(), {"log", "-1", "--format=%an"}) == "agent\n");
 
   // The same name again, with a block that fails: the old answer is never
@@ -268,6 +273,7 @@ TEST_CASE("the inbox applies a dropped message of edit blocks as apply would, an
   CHECK(w.exit_code == 1);
   const json::object second = json::parse(w.out).as_object();
   CHECK(second.at("blocks").as_array().at(0).at("status") == "failed");
+  CHECK(second.at("status") == json::array{"done", "error"});
   CHECK(test::read_file(dir / "notes.txt") == "alpha\ngamma\n");
   // No such message: a usage error, not a wait.
   w = test::run({EDITGATE_BIN, "wait", "--root", dir.str(), "--inbox", "nothing", "--timeout", "2"});

@@ -252,6 +252,42 @@ TEST_CASE("a client that disconnects mid-stream keeps its complete blocks, commi
         std::string::npos);
 }
 
+TEST_CASE("POST /v1/edits is the edit op: its query is refused as the WebSocket's edit is, with the same code and text",
+          "[server]") {
+  Workspace ws;
+  client::Gateway gw(ws.dir.str());
+  Untouched before(ws);
+  const std::map<std::string, std::string> auth = {{"Authorization", "Bearer " + gw.cookie()}};
+  client::Ws c(gw.port());
+  c.login(gw.cookie());
+  // Each refusal over HTTP: its code and message; on the WebSocket "code: message".
+  auto alike = [&](const std::string& query, const std::string& ws_params, const std::string& code) {
+    INFO(query);
+    auto r = client::request(gw.port(), "POST", "/v1/edits?" + query, block_a, auth);
+    CHECK(r.status == 400);
+    const json::object http = obj(r.body);
+    CHECK(str(http.at("error")) == code);
+    c.send(R"({"op":"edit","id":"q","text":"x",)" + ws_params + "}");
+    const json::object reply = obj(c.until_done().back());
+    CHECK(str(reply.at("reason")) == code);
+    CHECK(str(reply.at("error")) == code + ": " + str(http.at("message")));
+    CHECK(http.contains("unknown") == reply.contains("unknown"));
+    if (http.contains("unknown")) CHECK(http.at("unknown") == reply.at("unknown"));
+  };
+  alike("dryrun=1&agent=a", R"("dryrun":1,"agent":"a")", "bad_request");
+  alike("dry_run=maybe", R"("dry_run":"maybe")", "bad_request");
+  alike("fuzz=lots", R"("fuzz":"lots")", "bad_request");
+  alike("agent=..%2Fx", R"("agent":"../x")", "bad_request");
+  // The body is the text: a `text` in the query is no second one.
+  auto twice = client::request(gw.port(), "POST", "/v1/edits?text=x", block_a, auth);
+  CHECK(twice.status == 400);
+  CHECK(str(obj(twice.body).at("error")) == "bad_request");
+  before.check();
+  // describe lists the route with the op.
+  c.send(R"({"op":"describe","id":"d"})");
+  CHECK(obj(c.until_done().back()).at("ops").at("edit").at("http") == "POST /v1/edits");
+}
+
 TEST_CASE("curl streams a chunked upload and reads NDJSON", "[server][curl]") {
   Workspace ws;
   client::Gateway gw(ws.dir.str());
@@ -533,10 +569,15 @@ TEST_CASE("WebSocket errors get a named reply and the connection lives on", "[se
   CHECK(reason_of(R"({"op":"eval-all-the-things"})") == "unknown_op");
   CHECK(reason_of(R"({"id":"x"})") == "missing_param");
   CHECK(reason_of(R"({"op":"edit"})") == "missing_param");
-  c.send(R"({"op":"edit","text":"x","dryrun":true,"id":"u"})");  // ignored, and named
+  // An op that takes dry_run refuses an unknown name whole: dryrun is not dry_run.
+  c.send(R"({"op":"edit","text":"x","dryrun":true,"id":"u"})");
   auto extra = obj(c.until_done().back());
-  CHECK(extra["status"].as_array() == json::array{"done"});
+  CHECK(str(extra["reason"]) == "bad_request");
   CHECK(extra["unknown"].as_array() == json::array{"dryrun"});
+  c.send(R"({"op":"health","verbose":true,"id":"v"})");  // any other op ignores it, and names it
+  auto named = obj(c.until_done().back());
+  CHECK(named["status"].as_array() == json::array{"done"});
+  CHECK(named["unknown"].as_array() == json::array{"verbose"});
   CHECK(reason_of(R"({"op":"edit","text":5})") == "bad_request");
   CHECK(reason_of(R"({"op":"edit","text":"x","agent":"a b"})") == "bad_request");
   CHECK(reason_of(R"({"op":"context","action":"explode"})") == "bad_request");

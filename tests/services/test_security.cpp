@@ -1,7 +1,6 @@
 // The gateway's checks as pure functions: Host, Origin, cookie, query.
 #include "ops/dispatcher.hpp"
 #include "services/target.hpp"
-#include "ops/edit_query.hpp"
 #include "services/security.hpp"
 #include "services/state_dir.hpp"
 #include "places.hpp"
@@ -69,30 +68,6 @@ TEST_CASE("the auth message", "[security]") {
   CHECK(check_auth(R"({"type":"auth"})", cookie).error().code == Error::unauthorized);
   CHECK(check_auth(R"({"op":"describe"})", cookie).error().code == Error::unauthorized);
   CHECK(check_auth("nope", cookie).error().code == Error::bad_json);
-}
-
-TEST_CASE("edit parameters from the query", "[security]") {
-  auto p = edit_params(*parse_target("/v1/edits?dry_run&agent=me&context=a%20b.py&context=c.py&fuzz=whitespace"));
-  REQUIRE(p.has_value());
-  CHECK(p->dry_run);
-  CHECK(p->agent == "me");
-  CHECK(p->fuzz_whitespace);
-  CHECK(*p->context == std::vector<std::string>{"a b.py", "c.py"});
-  CHECK(edit_params(*parse_target("/v1/edits?dry_run=maybe")).error().code == Error::bad_request);
-  CHECK(edit_params(*parse_target("/v1/edits?agent=../x")).error().code == Error::bad_request);
-  CHECK(edit_params(*parse_target("/v1/edits?dryrun=1")).error().message.find("'dryrun'") != std::string::npos);
-  CHECK(parse_target("/v1/edits?a=%zz").error().code == Error::bad_request);
-}
-
-TEST_CASE("every unknown edit parameter is named at once, before any value is judged", "[security]") {
-  const auto target = *parse_target("/v1/edits?dryrun=1&agent=../x&agnet=me&dryrun=0");
-  auto p = edit_params(target);
-  REQUIRE_FALSE(p.has_value());
-  CHECK(p.error().code == Error::bad_request);
-  CHECK_THAT(p.error().message, Catch::Contains("'dryrun', 'agnet'") &&
-                                    Catch::Contains("dry_run, agent, session, context, fuzz"));
-  CHECK(unknown_edit_params(target) == std::vector<std::string>{"dryrun", "agnet"});
-  CHECK(unknown_edit_params(*parse_target("/v1/edits?dry_run&context=a.py&context=b.py")).empty());
 }
 
 TEST_CASE("the state folder: one gateway per workspace, a cookie kept private", "[security]") {
