@@ -1,5 +1,6 @@
-// The edit ops: a whole edit in one message, a streamed edit in many, and
-// the files the agent has seen. The runs live on the worker thread (in
+// The edit ops: a whole edit in one message, a streamed edit in many (the
+// WebSocket's edit-begin/-chunk/-end, or the edit op whose text a door
+// streams: POST /v1/edits), and the files the agent has seen. The runs live on the worker thread (in
 // ConnectionState::edits); replies come back on the door's executor.
 #include "services/edit_run.hpp"
 #include "services/gateway.hpp"

@@ -30,12 +30,6 @@ std::optional<Failure> run_failure(const record::RunReport& report, std::optiona
   return failure;
 }
 
-boost::json::object done_message(const record::RunReport& report, std::optional<Failure> failure) {
-  boost::json::object body = record::report_json(report, false);
-  mark_final(body, run_failure(report, std::move(failure)));
-  return body;
-}
-
 Result<std::unique_ptr<EditRun>> EditRun::start(const editproto::Workspace& ws, editgit::Repository& repo,
                                                 Owners& owners, const EditHooks& hooks, EditParams params) {
   std::vector<record::Interrupted> left;

@@ -37,10 +37,6 @@ struct EditParams {
 // The message of one block, on both doors: {"block": {...}}.
 boost::json::object block_message(const editproto::BlockResult& r);
 
-// The last message of a run: its summary (counts, commit, ...) with
-// "status": ["done"], or ["done", "error"] with "error" and "reason" when
-// `failure` is set or the commit failed.
-boost::json::object done_message(const record::RunReport& report, std::optional<Failure> failure);
 // How a run ended: `failure`, else commit_failed when the commit failed.
 std::optional<Failure> run_failure(const record::RunReport& report, std::optional<Failure> failure);
 
