@@ -244,11 +244,12 @@ Result<json::object> Repl::events(const std::string& page, std::optional<std::ui
   auto found = find(page);
   if (!found) return found.error();
   const Page& p = **found;
-  auto opened = ws_.open_read(p.events_path);
-  if (!opened) return Failure{Error::io, "cannot read " + p.events_path + ": " + opened.error().detail};
+  const std::string& path = p.log->events_path();
+  auto opened = ws_.open_read(path);
+  if (!opened) return Failure{Error::io, "cannot read " + path + ": " + opened.error().detail};
   const std::uint64_t size = opened->fd ? static_cast<std::uint64_t>(opened->stamp.size) : 0;
   if (before && *before > size)
-    return Failure{Error::bad_request, "before " + std::to_string(*before) + " is past the end of " + p.events_path +
+    return Failure{Error::bad_request, "before " + std::to_string(*before) + " is past the end of " + path +
                                            " (" + std::to_string(size) + " bytes); page from next_before"};
   EventsLimits limits;
   limits.events = std::min(limit, events_reply_max);
@@ -267,7 +268,7 @@ Result<json::object> Repl::events(const std::string& page, std::optional<std::ui
     }
     events.push_back(std::move(o));
   }
-  json::object out{{"page", p.stem}, {"events_log", p.events_path}, {"events", std::move(events)}};
+  json::object out{{"page", p.stem}, {"events_log", path}, {"events", std::move(events)}};
   out["next_before"] = read.next_before ? json::value(read.next_before) : json::value(nullptr);
   if (read.cut == EventsCut::reply_bytes) out["cut"] = "reply_bytes";
   else if (read.cut == EventsCut::scan_bytes) out["cut"] = "scan_bytes";

@@ -77,8 +77,8 @@ void Repl::submit(Page& p, std::shared_ptr<Job> job) {
 void Repl::pump(Page& p) {
   if (p.running || stopping_ || p.unanswered) return;
   if (!p.link || p.queue.empty()) {
-    place_footer(p);
-    if (!p.uncommitted.empty()) commit(p, {}, p.stem, "footer of " + p.stem, {{record::trailer::kind, "page"}});
+    p.log->place_footer(p.running != nullptr);
+    if (p.log->has_uncommitted()) commit(p, {}, p.stem, "footer of " + p.stem, {{record::trailer::kind, "page"}});
     return;
   }
   std::shared_ptr<Job> job = p.queue.front();
@@ -113,20 +113,20 @@ void Repl::send_block(Page& p, Job& job) {
 // there as accepted, so the announcement goes in first. False when it is
 // not (the job failed as a queued job does, and the queue went on).
 bool Repl::start_from_log(Page& p, Job& job, const std::string& ann) {
-  if (before_write) before_write(p.log->path());
+  p.log->will_write();
   Lines with = job.segments.front();
   with.insert(with.end(), {"", ann, placeholder(0)});
-  Result<FileChange> done = p.log->replace(job.segments.front(), with);
+  Result<FileChange> done = p.log->chat.replace(job.segments.front(), with);
   if (!done) {
     p.queue.push_front(std::move(p.running));
     fail(p, job, Error::log_conflict, "the request could not be placed in the log: " + done.error().message);
     pump(p);
     return false;
   }
-  p.active = {ann, placeholder(0)};
+  p.log->active = {ann, placeholder(0)};
   // The request itself was committed when it was accepted; its
   // announcement goes with the reply.
-  p.uncommitted.push_back(std::move(*done));
+  p.log->keep(std::move(*done));
   send_block(p, job);
   return true;
 }
@@ -136,15 +136,15 @@ bool Repl::start_from_log(Page& p, Job& job, const std::string& ann) {
 // under a request that is already in the log.
 void Repl::start_from_door(Page& p, Job& job, const std::string& ann) {
   send_block(p, job);
-  if (before_write) before_write(p.log->path());
+  p.log->will_write();
   Lines lines{request_header(job.agent, p.stem, job.clock_text)};
   for (std::string& l : fenced("JS", job.codes.front())) lines.push_back(std::move(l));
   lines.insert(lines.end(), {"", ann, placeholder(0)});
   Result<FileChange> done = Failure{};
-  if (ends_with_footer(p.log->known())) done = p.log->replace({std::string(footer)}, lines);
+  if (ends_with_footer(p.log->chat.known())) done = p.log->chat.replace({std::string(footer)}, lines);
   if (!done) {
     lines.insert(lines.begin(), "");
-    done = p.log->append(lines);
+    done = p.log->chat.append(lines);
   }
   if (!done) {
     // Too late to hold the code back: the agent gets its result, told the log missed it.
@@ -154,7 +154,7 @@ void Repl::start_from_door(Page& p, Job& job, const std::string& ann) {
   }
   job.segments = {Lines(lines.begin(), lines.end() - 3)};  // the request, for the recovery rules
   if (job.segments.front().front().empty()) job.segments.front().erase(job.segments.front().begin());
-  p.active = {ann, placeholder(0)};
+  p.log->active = {ann, placeholder(0)};
   // The request is committed as it is dispatched, so history shows it before its reply.
   commit(p, {std::move(*done)}, job.agent,
          "request: " + header_name(job.agent) + " to " + p.stem + ", job " + std::to_string(job.id),
@@ -176,14 +176,14 @@ void Repl::schedule_tick(Page& p) {
 void Repl::tick(Page& p) {
   if (!p.running) return;
   Job& job = *p.running;
-  if (!job.silent && !p.active.empty()) {
-    Lines now{p.active.front()};
+  if (!job.silent && !p.log->active.empty()) {
+    Lines now{p.log->active.front()};
     for (std::string& l : render_events(job.events.list())) now.push_back(std::move(l));
     now.push_back(placeholder(static_cast<long>(ms_since(job.started) / 1000)));
-    if (before_write) before_write(p.log->path());
-    if (auto done = p.log->replace(p.active, now)) {
-      p.active = std::move(now);
-      p.uncommitted.push_back(std::move(*done));
+    p.log->will_write();
+    if (auto done = p.log->chat.replace(p.log->active, now)) {
+      p.log->active = std::move(now);
+      p.log->keep(std::move(*done));
     }
   }
   schedule_tick(p);
@@ -200,7 +200,7 @@ void Repl::late_outcome(Page& p, std::uint64_t id, std::int64_t after) {
 // The reply goes where the announcement is. `more`: the next block of the
 // request starts in the same edit, its announcement under it.
 void Repl::write_reply(Page& p, Job& job, const Lines& reply, bool more) {
-  if (before_write) before_write(p.log->path());
+  p.log->will_write();
   // ack.marker is on disk before a reply can be read: a file agent that
   // sees the reply also sees its job's number. (An eval op's agent hears
   // the reply itself: its path does not wait for the status files.)
@@ -208,33 +208,33 @@ void Repl::write_reply(Page& p, Job& job, const Lines& reply, bool more) {
   Result<FileChange> written = Failure{};
   if (more) {
     const Lines& next = job.segments[job.index + 1];
-    Lines old = p.active, now = reply;
+    Lines old = p.log->active, now = reply;
     old.insert(old.end(), next.begin(), next.end());
     if (!next.empty() && !next.front().empty()) now.emplace_back();  // one blank line under a finished reply
     now.insert(now.end(), next.begin(), next.end());
     job.clock_text = clock_text(wall::now());
     const std::string ann = reply_header(p.stem, job.agent, job.clock_text, "");
     now.insert(now.end(), {"", ann, placeholder(0)});
-    written = p.log->replace(old, now);
-    if (written) p.active = {ann, placeholder(0)};
+    written = p.log->chat.replace(old, now);
+    if (written) p.log->active = {ann, placeholder(0)};
   } else {
     // Nothing more to run: the footer comes back in the same edit, unless
     // the gateway noted something below the running job meanwhile.
     Lines now = reply;
-    if (!job.from_log && p.queue.empty() && ends_with_lines(p.log->known(), p.active))
+    if (!job.from_log && p.queue.empty() && ends_with_lines(p.log->chat.known(), p.log->active))
       now.insert(now.end(), {"", std::string(footer)});
-    written = p.log->replace(p.active, now, true);
-    p.active.clear();
+    written = p.log->chat.replace(p.log->active, now, true);
+    p.log->active.clear();
   }
   if (!written) {
     log_line("the reply to job " + std::to_string(job.id) + " could not be written: " +
                      written.error().message);
-    note(p, {"> _the reply to job " + std::to_string(job.id) +
+    p.log->note({"> _the reply to job " + std::to_string(job.id) +
              " could not be placed under its request (the log was edited meanwhile); it follows here_"});
-    note(p, reply);
-    p.active.clear();
+    p.log->note(reply);
+    p.log->active.clear();
   } else {
-    p.uncommitted.push_back(std::move(*written));
+    p.log->keep(std::move(*written));
   }
 }
 
@@ -249,7 +249,7 @@ void Repl::finish(Page& p, Job& job, std::int64_t ms, Lines reply, Answer done) 
     p.progress.ran(job.id, job.index + 1);
   else
     p.progress.ran_all(job.id);
-  if (!job.silent && !p.active.empty()) {
+  if (!job.silent && !p.log->active.empty()) {
     write_reply(p, job, reply, more);
     if (!body.contains("log")) body["log"] = p.log->path();
   }
@@ -275,7 +275,7 @@ void Repl::finish(Page& p, Job& job, std::int64_t ms, Lines reply, Answer done) 
   std::shared_ptr<Job> keep = p.running;  // the job outlives this function's use of it
   if (!more) {
     p.running.reset();
-    if (p.queue.empty()) place_footer(p);  // committed with the reply
+    if (p.queue.empty()) p.log->place_footer(p.running != nullptr);  // committed with the reply
   }
   if (!job.silent)
     commit(p, {}, p.stem,
@@ -319,15 +319,15 @@ void Repl::end_timeout(Page& p, Job& job, const std::string& what, const json::o
   Lines reply = reply_block(
       reply_header(p.stem, job.agent, job.clock_text, "**ERROR** timeout after " + duration_text(static_cast<double>(ms))),
       fenced("Error", failure_text(failure)), job.events.list(), job.events.dropped(), opt_);
-  for (FileChange& c : log_events(p, job.events.list())) p.uncommitted.push_back(std::move(c));
+  p.log->keep(p.log->log_events(job.events.list()));
   std::int64_t after = 0;
   if (late) {
     after = elapsed_ms(job.started);
     std::vector<FileChange> extra;
     reply.push_back("");
     reply.push_back(late_header(p.stem, job.agent, clock_text(wall::now()), ok_result(*late), after));
-    for (std::string& l : render_result(p, job.id, *late, extra)) reply.push_back(std::move(l));
-    for (FileChange& c : extra) p.uncommitted.push_back(std::move(c));
+    for (std::string& l : p.log->render_result(job.id, *late, extra)) reply.push_back(std::move(l));
+    p.log->keep(std::move(extra));
   }
   if (late_possible) p.late[job.id] = {job.agent, job.started};
   const std::uint64_t id = job.id;
@@ -362,7 +362,7 @@ void Repl::fail_running(Page& p, Job& job, Error code, const std::string& messag
   Lines reply = reply_block(
       reply_header(p.stem, job.agent, job.clock_text, "**ERROR** " + what + " after " + duration_text(static_cast<double>(ms))),
       fenced("Error", what + ": " + message), job.events.list(), job.events.dropped(), opt_);
-  for (FileChange& c : log_events(p, job.events.list())) p.uncommitted.push_back(std::move(c));
+  p.log->keep(p.log->log_events(job.events.list()));
   finish(p, job, ms, std::move(reply), {{{"page", p.stem}, {"job", job.id}}, Failure{code, message}});
 }
 
@@ -403,15 +403,15 @@ void Repl::fail_queued(Page& p, Job& job, Error code, const std::string& message
   p.progress.ran_all(job.id);
   const std::string what = std::string(to_string(code));
   if (job.from_log && !job.segments.empty()) {
-    if (before_write) before_write(p.log->path());
+    p.log->will_write();
     Lines now = job.segments.front();
     now.push_back("");
     now.push_back(reply_header(p.stem, job.agent, clock_text(wall::now()), "**ERROR** " + what + ", never started"));
     for (std::string& l : fenced("Error", what + ": " + message)) now.push_back(std::move(l));
-    if (auto written = p.log->replace(job.segments.front(), now, true))
-      p.uncommitted.push_back(std::move(*written));
+    if (auto written = p.log->chat.replace(job.segments.front(), now, true))
+      p.log->keep(std::move(*written));
     else  // the request is not there as accepted: the reply goes at the end
-      note(p, Lines(now.begin() + static_cast<std::ptrdiff_t>(job.segments.front().size() + 1), now.end()));
+      p.log->note(Lines(now.begin() + static_cast<std::ptrdiff_t>(job.segments.front().size() + 1), now.end()));
   }
   Answer done{{{"page", p.stem}, {"job", job.id}}, Failure{code, message}};
   if (!job.silent) {
@@ -443,7 +443,7 @@ void Repl::wait_for_answer(Page& p, const Job& job) {
     Page& q = *it->second;
     q.unanswered.reset();
     if (q.link && q.link->restart()) {
-      note(q, {"> _" + q.stem + " did not answer after job " + std::to_string(job) +
+      q.log->note({"> _" + q.stem + " did not answer after job " + std::to_string(job) +
                " was cancelled, so it was restarted: a new process, its globals gone_"});
       commit(q, {}, q.stem, "page " + q.stem + " restarted: silent after job " + std::to_string(job) + " was cancelled",
              {{record::trailer::kind, "page"}, {record::trailer::job, std::to_string(job)}});

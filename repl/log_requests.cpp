@@ -30,16 +30,16 @@ void Repl::changed(Page& p, const std::string& agent, bool door) {
   for (int round = 0; round < 4; ++round) {
     std::string seen, found;
     bool saved = !door;
-    if (auto u = p.log->take_unseen()) {
+    if (auto u = p.log->chat.take_unseen()) {
       seen = std::move(u->known);
       found = std::move(u->found);
       saved = true;  // someone else's change, under the gateway's own write
     } else {
-      auto now = p.log->read();
-      if (!now || !*now || **now == p.log->known()) return;
-      seen = p.log->known();
+      auto now = p.log->chat.read();
+      if (!now || !*now || **now == p.log->chat.known()) return;
+      seen = p.log->chat.known();
       found = std::move(**now);
-      p.log->set_known(found);  // seen now: the gateway's next write starts from it
+      p.log->chat.set_known(found);  // seen now: the gateway's next write starts from it
     }
     auto jobs = take_requests(p, seen, found, agent, saved);
     check_jobs(p);
@@ -90,8 +90,8 @@ Result<std::optional<FileChange>> Repl::rewrite_tail(Page& p, const Appended& a,
   while (!now.empty() && now.back().empty()) now.pop_back();
   if (a.old == now) return std::optional<FileChange>();
   if (a.old.empty()) return Failure{Error::log_conflict, "nothing appended"};
-  if (before_write) before_write(p.log->path());
-  auto done = p.log->replace(a.old, now);
+  p.log->will_write();
+  auto done = p.log->chat.replace(a.old, now);
   if (!done) return done.error();
   return std::optional<FileChange>(std::move(*done));
 }
@@ -100,8 +100,8 @@ Result<std::optional<FileChange>> Repl::rewrite_tail(Page& p, const Appended& a,
 // missing headers are written in) and numbered; the caller submits them.
 std::vector<std::shared_ptr<Repl::Job>> Repl::take_requests(Page& p, const std::string& seen, const std::string& found,
                                                             const std::string& agent, bool saved) {
-  const Appended a = read_appended(seen, found, p.draft);
-  p.draft.clear();
+  const Appended a = read_appended(seen, found, p.log->draft);
+  p.log->draft.clear();
   if (a.edited_above) {
     log_line(p.log->path() + " was edited above its end; nothing there is run");
     return {};
@@ -111,12 +111,12 @@ std::vector<std::shared_ptr<Repl::Job>> Repl::take_requests(Page& p, const std::
     // A fence is still open: nothing runs, and the footer goes below the
     // draft, so the log's end is the anchor again. The draft may still be
     // finished in place.
-    p.draft = a.tail;
+    p.log->draft = a.tail;
     if (a.had_footer) {
       Lines now = a.before;
       now.insert(now.end(), a.tail.begin(), a.tail.end());
       now.insert(now.end(), {"", std::string(footer)});
-      if (auto done = rewrite_tail(p, a, now); done && *done) p.uncommitted.push_back(std::move(**done));
+      if (auto done = rewrite_tail(p, a, now); done && *done) p.log->keep(std::move(**done));
     }
     return {};
   }
@@ -171,7 +171,7 @@ void Repl::keep_appended(Page& p, const Appended& a, const Lines& notes) {
   auto done = rewrite_tail(p, a, now);
   if (!done || !*done) return;
   if (notes.empty()) {
-    p.uncommitted.push_back(std::move(**done));  // committed with the next exchange
+    p.log->keep(std::move(**done));  // committed with the next exchange
     return;
   }
   log_line(p.log->path() + ": appended headers that start nothing, noted in the log");
@@ -213,7 +213,7 @@ std::vector<std::shared_ptr<Repl::Job>> Repl::accept(Page& p, const Appended& a,
   } else {
     // Nothing to change: the text as saved is what is committed (an agent's
     // edit run commits its own first).
-    if (before_write) before_write(p.log->path());
+    p.log->will_write();
     auto text = std::make_shared<const std::string>(found);
     files.push_back(FileChange{p.log->path(), text, text});
   }
@@ -242,7 +242,7 @@ bool contains_lines(const Lines& hay, const Lines& needle) {
 // after it was accepted is cancelled; a running job whose announcement was
 // edited away gets it back under its request.
 void Repl::check_jobs(Page& p) {
-  auto now = p.log->read();
+  auto now = p.log->chat.read();
   if (!now || !*now) return;
   const Lines lines = split_lines(**now);
   const std::string edited = "the request was edited in " + p.log->path() +
@@ -256,11 +256,12 @@ void Repl::check_jobs(Page& p) {
         break;
       }
   }
-  if (!p.running || p.running->silent || p.active.empty()) return;
+  const Lines& active = p.log->active;
+  if (!p.running || p.running->silent || active.empty()) return;
   std::shared_ptr<Job> job = p.running;
   for (std::size_t k = job->from_log ? job->index : 0; k < job->segments.size(); ++k)
     if (!contains_lines(lines, job->segments[k])) return fail(p, *job, Error::request_edited, edited);
-  if (contains_lines(lines, p.active)) return;
+  if (contains_lines(lines, active)) return;
   const Lines& request = job->segments[job->from_log ? job->index : 0];
   // What is left of the announcement under the request goes with it.
   Lines old = request;
@@ -268,8 +269,8 @@ void Repl::check_jobs(Page& p) {
     auto at = std::search(lines.begin(), lines.end(), request.begin(), request.end()) + static_cast<std::ptrdiff_t>(request.size());
     auto end = at;
     while (end != lines.end() && end->empty()) ++end;
-    if (end != lines.end() && *end == p.active.front()) {
-      while (end != lines.end() && (end->empty() || std::find(p.active.begin(), p.active.end(), *end) != p.active.end()))
+    if (end != lines.end() && *end == active.front()) {
+      while (end != lines.end() && (end->empty() || std::find(active.begin(), active.end(), *end) != active.end()))
         ++end;
       while (end != at && (end - 1)->empty()) --end;
       old.insert(old.end(), at, end);
@@ -277,17 +278,17 @@ void Repl::check_jobs(Page& p) {
   }
   Lines with = request;
   with.push_back("");
-  with.insert(with.end(), p.active.begin(), p.active.end());
-  if (before_write) before_write(p.log->path());
-  if (auto done = p.log->replace(old, with)) {
+  with.insert(with.end(), active.begin(), active.end());
+  p.log->will_write();
+  if (auto done = p.log->chat.replace(old, with)) {
     log_line("job " + std::to_string(job->id) + ": its announcement in " + p.log->path() +
                      " was edited; put back under its request");
-    p.uncommitted.push_back(std::move(*done));
+    p.log->keep(std::move(*done));
     return;
   }
-  p.active.clear();
-  note(p, {"> _job " + std::to_string(job->id) + "'s announcement was edited away and could not be put back under "
-           "its request, so the job was cancelled_"});
+  p.log->active.clear();
+  p.log->note({"> _job " + std::to_string(job->id) + "'s announcement was edited away and could not be put back under "
+                "its request, so the job was cancelled_"});
   fail(p, *job, Error::log_conflict, "the executing announcement was edited away and could not be put back");
 }
 

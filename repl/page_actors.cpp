@@ -60,7 +60,7 @@ Result<json::object> Repl::inspect(const std::string& page) {
   json::object state{{"page", p.stem},   {"id", p.id},       {"kind", p.kind},   {"url", p.url},
                      {"title", p.title}, {"user_agent", p.user_agent},
                      {"state", !p.link ? "disconnected" : p.running ? "executing" : "idle"},
-                     {"log", p.log->path()}, {"events_log", p.events_path},
+                     {"log", p.log->path()}, {"events_log", p.log->events_path()},
                      {"spawned_at", epoch_seconds(p.connected_at)}, {"last_seen", clock_text(p.last_seen)},
                      {"queued", p.queue.size()}};
   json::array queue;
@@ -102,7 +102,7 @@ Result<json::object> Repl::kill(const std::string& page) {
   const std::string next = tab                 ? "its connection was dropped, and the tab's adapter connects again"
                            : p.kind == "realm" ? "a fresh context takes its place, its globals gone"
                                                : "a new process takes its place, its globals gone";
-  note(p, {"> _" + p.stem + " was stopped by an agent's kill at " + clock_text(wall::now()) + ": " + next + "_"});
+  p.log->note({"> _" + p.stem + " was stopped by an agent's kill at " + clock_text(wall::now()) + ": " + next + "_"});
   log_line("page " + p.stem + " killed by an agent");
   // A running job's failure (context_destroyed) commits the note with its reply.
   if (!p.running) commit(p, {}, p.stem, "kill: " + p.stem + " stopped by an agent", {{record::trailer::kind, "page"}});

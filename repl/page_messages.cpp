@@ -150,8 +150,8 @@ void Repl::flush_background(Page& p) {
   Lines lines{"> **" + p.stem + "** background at " + clock_text(wall::now())};
   for (std::string& l : render_events(events)) lines.push_back(std::move(l));
   if (dropped) lines.push_back(dropped_note(dropped, opt_));
-  note(p, lines);
-  commit(p, log_events(p, events), p.stem, "background: " + std::to_string(events.size()) + " events of " + p.stem,
+  p.log->note(lines);
+  commit(p, p.log->log_events(events), p.stem, "background: " + std::to_string(events.size()) + " events of " + p.stem,
          {{record::trailer::kind, "background"}});
 }
 
@@ -173,8 +173,8 @@ void Repl::on_result(Page& p, const json::object& msg) {
     if (abandoned) return;
     std::vector<FileChange> extra;
     Lines lines{late_header(p.stem, agent, clock_text(wall::now()), ok, after)};
-    for (std::string& l : render_result(p, *id, msg, extra)) lines.push_back(std::move(l));
-    note(p, lines);
+    for (std::string& l : p.log->render_result(*id, msg, extra)) lines.push_back(std::move(l));
+    p.log->note(lines);
     late_outcome(p, *id, after);
     commit(p, std::move(extra), p.stem, "late reply: " + p.stem + " to " + header_name(agent) + ", job " + std::to_string(*id),
            {{record::trailer::kind, "reply"}, {record::trailer::agent, header_name(agent)}, {record::trailer::job, std::to_string(*id)},
@@ -193,8 +193,8 @@ void Repl::on_result(Page& p, const json::object& msg) {
   std::vector<FileChange> extra;
   const std::string took = duration_text(static_cast<double>(ms));
   Lines reply = reply_block(reply_header(p.stem, job.agent, job.clock_text, ok ? took : "**ERROR** after " + took),
-                            render_result(p, job.id, msg, extra), job.events.list(), job.events.dropped(), opt_);
-  for (FileChange& c : log_events(p, job.events.list())) extra.push_back(std::move(c));
+                            p.log->render_result(job.id, msg, extra), job.events.list(), job.events.dropped(), opt_);
+  for (FileChange& c : p.log->log_events(job.events.list())) extra.push_back(std::move(c));
 
   Answer done{{{"page", p.stem}, {"job", job.id}, {"log", p.log->path()}}};
   if (ok) {
@@ -206,7 +206,7 @@ void Repl::on_result(Page& p, const json::object& msg) {
     done.failure = Failure{Error::page_error, str(exception, "name") + ": " + str(exception, "message")};
     done.body["exception"] = std::move(exception);
   }
-  for (FileChange& c : extra) p.uncommitted.push_back(std::move(c));
+  p.log->keep(std::move(extra));
   finish(p, job, ms, std::move(reply), std::move(done));
 }
 
@@ -240,8 +240,8 @@ void Repl::interrupt(const std::string& page, std::function<void(Answer)> done) 
       // (a realm's): a restart would end the wrong code, and every realm.
       const bool started = q && q->running && q->running->started_in_page;
       if (q && q->link && started && q->running->id == job && q->kind != "realm" && q->link->restart()) {
-        note(*q, {"> _" + q->stem + " did not answer an interrupt of job " + std::to_string(job) +
-                  ", so it was restarted: a new process, its globals gone_"});
+        q->log->note({"> _" + q->stem + " did not answer an interrupt of job " + std::to_string(job) +
+                     ", so it was restarted: a new process, its globals gone_"});
         answer = {{{"result", "interrupted"},
                    {"message", "the page did not answer within 2 s, so it was restarted: a new process, its "
                                "globals gone, the same log"}}};

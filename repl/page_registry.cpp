@@ -146,8 +146,7 @@ void Repl::forget_pages() {
     for (auto it = pages_.begin(); it != pages_.end(); ++it) {
       const Page& p = *it->second;
       const bool idle = !p.link && p.kind != "node" && !p.running && p.queue.empty() && p.answers.empty() &&
-                        p.progress.settled() && p.background.empty() && p.uncommitted.empty() &&
-                        p.draft.empty();
+                        p.progress.settled() && p.background.empty() && (!p.log || p.log->settled());
       if (idle && (oldest == pages_.end() || p.last_seen < oldest->second->last_seen)) oldest = it;
     }
     if (oldest == pages_.end()) return;
@@ -221,40 +220,44 @@ Result<Repl::Page*> Repl::new_page(const Hello& hello, std::string& secret) {
 // what is below its last footer was appended while no gateway watched.
 void Repl::open_log(Page& p, bool returning) {
   if (!p.log) {
-    p.log = std::make_unique<ChatLog>(ws_, "debug/" + p.stem + ".md", journal_ ? &*journal_ : nullptr);
-    p.log->on_written = [this, stem = p.stem, path = p.log->path()] {
+    p.log = std::make_unique<PageLog>(
+        ws_, p.stem, journal_ ? &*journal_ : nullptr,
+        [this](const std::string& path) {
+          if (before_write) before_write(path);
+        },
+        opt_.inline_result_bytes);
+    p.log->chat.on_written = [this, stem = p.stem, path = p.log->path()] {
       if (log_changed) log_changed(stem, path);
     };
-    p.events_path = "debug/" + p.stem + ".events.log";
     p.ticker = std::make_unique<boost::asio::steady_timer>(ex_);
     p.background_timer = std::make_unique<boost::asio::steady_timer>(ex_);
     p.answer_timer = std::make_unique<boost::asio::steady_timer>(ex_);
   }
-  auto existing = p.log->read();
+  auto existing = p.log->chat.read();
   if (existing && *existing) {
     // New to this gateway: what is below the last footer was appended while
     // no gateway watched, and is read as a save once the page is in.
-    if (p.log->known().empty()) {
+    if (p.log->chat.known().empty()) {
       const std::string& text = **existing;
       const std::string line = "\n" + std::string(footer) + "\n";
       const std::size_t at = text.rfind(line);
-      p.log->set_known(at == std::string::npos ? text : text.substr(0, at + line.size()));
+      p.log->chat.set_known(at == std::string::npos ? text : text.substr(0, at + line.size()));
     } else {
-      p.log->set_known(**existing);
+      p.log->chat.set_known(**existing);
     }
     if (returning)
-      note(p, {"> _" + p.stem + " reconnected at " + clock_text(wall::now()) + " (" + markdown_inline(p.url) +
+      p.log->note({"> _" + p.stem + " reconnected at " + clock_text(wall::now()) + " (" + markdown_inline(p.url) +
                "): a reload, a navigation or a lost connection_"});
-    place_footer(p);
+    p.log->place_footer(p.running != nullptr);
     return;
   }
   if (p.kind == "realm") {
     // Written with its first request: a realm that runs nothing leaves nothing.
-    p.log->create_later(new_log(p.stem, p.url, p.stem + ".events.log"));
+    p.log->chat.create_later(new_log(p.stem, p.url, p.stem + ".events.log"));
     return;
   }
-  if (before_write) before_write(p.log->path());
-  auto made = p.log->create(new_log(p.stem, p.url, p.stem + ".events.log"));
+  p.log->will_write();
+  auto made = p.log->chat.create(new_log(p.stem, p.url, p.stem + ".events.log"));
   if (!made)
     log_line("cannot create " + p.log->path() + ": " + made.error().message);
   else

@@ -7,6 +7,7 @@
 #include "repl/intake.hpp"
 #include "repl/job_progress.hpp"
 #include "repl/kept_events.hpp"
+#include "repl/page_log.hpp"
 #include "repl/pending_answers.hpp"
 #include "repl/repl.hpp"
 
@@ -67,13 +68,10 @@ struct Repl::Job {
 
 struct Repl::Page {
   std::string id, stem, url, title, kind, origin;
-  std::unique_ptr<ChatLog> log;
-  std::string events_path;
+  std::unique_ptr<PageLog> log;  // made when the page's log is opened (Repl::open_log)
   std::shared_ptr<PageLink> link;
   std::deque<std::shared_ptr<Job>> queue;
   std::shared_ptr<Job> running;
-  Lines active;                         // the announcement, background text and placeholder in the log
-  std::vector<FileChange> uncommitted;  // placeholder updates, committed with the reply
   KeptEvents background;                // events outside jobs, not flushed yet
   std::unique_ptr<boost::asio::steady_timer> ticker, background_timer, answer_timer;
   // A job that timed out and whose page has not answered the interrupt
@@ -87,7 +85,6 @@ struct Repl::Page {
   std::map<std::uint64_t, Late> late;  // timed out: a reply may still come
   PendingAnswers answers;  // owed to agents: interrupt, complete, lookup, bindings, clear
   std::optional<std::uint64_t> input_job;  // a job waiting on stdin
-  Lines draft;  // appended text with a fence still open, the footer moved below it
   JobProgress progress;  // the jobs as the status files count them (ack, open, completed)
   Modules modules;      // what load-file ran in it since it connected
   std::string outcome;  // how its last job ended, for debug.md ("job 7 failed after 60500ms (timeout)")

@@ -307,12 +307,6 @@ class Repl {
   void check_jobs(Page& p);
   void mark_interrupted_in(const std::string& file);
 
-  // The transcript's writes (transcript.cpp): text into a page's log.
-  void place_footer(Page& p);
-  void note(Page& p, const Lines& lines);
-  std::vector<FileChange> log_events(Page& p, const std::vector<Event>& events);
-  Lines render_result(Page& p, std::uint64_t job, const boost::json::object& msg, std::vector<FileChange>& extra);
-
   // The status files and the commits (status_files.cpp).
   // `committed` runs on this thread once the commit is made, with its id.
   // `exchange`: the jobs a request opens or a reply closes, and its part of

@@ -124,8 +124,7 @@ void Repl::commit(Page& p, std::vector<FileChange> files, const std::string& aut
   item.headline = std::move(exchange.headline);
   item.takes_save = exchange.takes_save;
   item.page = p.stem;
-  item.files = std::move(p.uncommitted);
-  p.uncommitted.clear();
+  item.files = p.log->take_uncommitted();
   for (FileChange& f : files) item.files.push_back(std::move(f));
   if (item.files.empty()) {
     if (committed) boost::asio::post(ex_, [committed = std::move(committed)] { committed(""); });
@@ -142,7 +141,7 @@ void Repl::commit(Page& p, std::vector<FileChange> files, const std::string& aut
   if (!committer_.submit(std::move(item))) {
     // Refused (the commit queue is full; submit left the item whole): the
     // files wait for this page's next commit, never to pass for a user's save.
-    for (FileChange& f : item.files) p.uncommitted.push_back(std::move(f));
+    for (FileChange& f : item.files) p.log->keep(std::move(f));
   }
 }
 

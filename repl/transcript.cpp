@@ -3,12 +3,10 @@
 #include "repl/names.hpp"
 #include "repl/page_input.hpp"
 #include "repl/page_state.hpp"
-#include "repl/secrets.hpp"
 
 #include <boost/json/value.hpp>
 
 #include <algorithm>
-#include <span>
 
 namespace repl {
 
@@ -83,56 +81,6 @@ std::string events_log_text(const std::vector<Event>& events) {
     if (lines.empty()) out += "\n";
   }
   return out;
-}
-
-// ---- Repl's writes into a page's log ---------------------------------------------
-
-// Text of the gateway's own above the footer (a reconnect, background
-// events, a late reply), or at the end while a job runs.
-void Repl::note(Page& p, const Lines& lines) {
-  if (before_write) before_write(p.log->path());
-  Result<FileChange> done = Failure{};
-  if (ends_with_footer(p.log->known())) {
-    Lines with = lines;
-    with.push_back("");
-    with.emplace_back(footer);
-    done = p.log->replace({std::string(footer)}, with);
-  }
-  if (!done) {
-    Lines with = lines;
-    with.insert(with.begin(), "");
-    done = p.log->append(with);
-  }
-  if (done) p.uncommitted.push_back(std::move(*done));
-}
-
-void Repl::place_footer(Page& p) {
-  if (p.running || ends_with_footer(p.log->known())) return;
-  if (before_write) before_write(p.log->path());
-  if (auto done = p.log->append({"", std::string(footer)})) p.uncommitted.push_back(std::move(*done));
-}
-
-std::vector<FileChange> Repl::log_events(Page& p, const std::vector<Event>& events) {
-  if (events.empty()) return {};
-  auto now = ws_.read(p.events_path, 64u << 20);
-  if (!now) return {};
-  auto after = std::make_shared<const std::string>(now->bytes + events_log_text(events));
-  const std::string_view bytes = *after;
-  if (!ws_.write_atomic(p.events_path, std::span<const std::string_view>(&bytes, 1))) return {};
-  FileChange c{p.events_path, now->stamp.exists ? std::make_shared<const std::string>(std::move(now->bytes)) : nullptr,
-               std::move(after)};
-  return {std::move(c)};
-}
-
-Lines Repl::render_result(Page& p, std::uint64_t job, const json::object& msg, std::vector<FileChange>& extra) {
-  if (!ok_result(msg)) return error_block(msg);
-  const std::string text = result_text(msg);
-  if (text.size() <= opt_.inline_result_bytes) return fenced("JSON", text);
-  // Too long for a log an LLM reads whole: the value goes to a side file.
-  const std::string file = "debug-archive/" + p.stem + "-job" + std::to_string(job) + "-" + random_hex(4) + ".json";
-  ChatLog archive(ws_, file);
-  if (auto made = archive.create(split_lines(text + "\n"))) extra.push_back(std::move(*made));
-  return archived_value(text, file);
 }
 
 }  // namespace repl

@@ -2,8 +2,8 @@
 // line-level pieces of format.hpp: a reply (its header, the result or the
 // error, the job's console output), a late reply, a job marked interrupted,
 // the note on output that was not kept, and the lines of a page's events
-// log. Pure: text in, lines out; Repl's note / place_footer / log_events
-// (transcript.cpp) put them into the files.
+// log. Pure: text in, lines out; a page's PageLog (page_log.hpp) puts them
+// into the files.
 #pragma once
 
 #include "repl/format.hpp"

@@ -1,7 +1,10 @@
 // The REPL's pure parts, apart from any page or gateway: the transcript's
-// blocks (repl/transcript.hpp) and debug.md (repl/page_registry.hpp).
+// blocks (repl/transcript.hpp) and debug.md (repl/page_registry.hpp); and
+// a page's PageLog (repl/page_log.hpp), which writes the blocks into its files.
+#include "repl/page_log.hpp"
 #include "repl/page_registry.hpp"
 #include "repl/transcript.hpp"
+#include "support.hpp"
 
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
@@ -10,6 +13,20 @@ namespace json = boost::json;
 using namespace repl;
 
 namespace {
+
+// A page log in a temp workspace, saying which paths it was about to write.
+struct LogFolder {
+  test::TempDir dir;
+  editproto::Workspace ws;
+  std::vector<std::string> about_to_write;
+  PageLog log;
+  explicit LogFolder(std::size_t inline_bytes = 1000)
+      : ws(std::move(*editproto::Workspace::open(dir.str()))),
+        log(ws, "tab-1", nullptr, [this](const std::string& path) { about_to_write.push_back(path); }, inline_bytes) {
+    std::filesystem::create_directories(dir / "debug");
+  }
+  std::string file(const std::string& path) const { return test::read_file(dir / path); }
+};
 
 std::string joined(const Lines& lines) {
   std::string out;
@@ -105,4 +122,70 @@ TEST_CASE("debug.md lists live pages first, the disconnected seen last next, and
                        "debug/)\n"));
   // Within the bounds: no count line.
   CHECK(registry_text({pages[0]}, 2, 2).find("not listed") == std::string::npos);
+}
+
+TEST_CASE("a page log's note goes above its footer, or at the end while a job runs, and waits to be committed",
+          "[unit][transcript]") {
+  LogFolder f;
+  CHECK(f.log.path() == "debug/tab-1.md");
+  CHECK(f.log.events_path() == "debug/tab-1.events.log");
+  REQUIRE(f.log.chat.create({"# tab"}).has_value());
+  CHECK(f.log.settled());
+
+  f.log.place_footer(true);  // a job runs: no footer
+  CHECK(f.file("debug/tab-1.md") == "# tab\n");
+  CHECK(f.about_to_write.empty());
+  f.log.place_footer(false);
+  f.log.place_footer(false);  // once
+  CHECK(f.file("debug/tab-1.md") == "# tab\n\n" + std::string(footer) + "\n");
+  f.log.note({"> _reconnected_"});
+  CHECK(f.file("debug/tab-1.md") == "# tab\n\n> _reconnected_\n\n" + std::string(footer) + "\n");
+  CHECK(f.about_to_write == std::vector<std::string>{"debug/tab-1.md", "debug/tab-1.md"});
+
+  // Both writes wait for the page's next commit, the newest last.
+  CHECK(f.log.has_uncommitted());
+  CHECK_FALSE(f.log.settled());
+  std::vector<FileChange> changes = f.log.take_uncommitted();
+  REQUIRE(changes.size() == 2);
+  CHECK(changes.back().path == "debug/tab-1.md");
+  CHECK(*changes.back().after == f.file("debug/tab-1.md"));
+  CHECK(f.log.settled());
+
+  // Without a footer at its end (a job's placeholder is there), a note is appended.
+  REQUIRE(f.log.chat.append({"executing (0s)"}).has_value());
+  f.log.note({"> _late_"});
+  CHECK(f.file("debug/tab-1.md").ends_with("executing (0s)\n\n> _late_\n"));
+  f.log.draft = {"> **a** to tab-1"};
+  f.log.take_uncommitted();
+  CHECK_FALSE(f.log.settled());  // a draft is open
+}
+
+TEST_CASE("a page log appends events to its events log and renders results inline, archived or as errors",
+          "[unit][transcript]") {
+  LogFolder f(16);
+  CHECK(f.log.log_events({}).empty());
+  const std::vector<FileChange> first = f.log.log_events({{"console.log", "Text", "one", 0}});
+  REQUIRE(first.size() == 1);
+  CHECK(first[0].path == "debug/tab-1.events.log");
+  CHECK_FALSE(first[0].before);  // the file is new
+  const std::vector<FileChange> second = f.log.log_events({{"console.warn", "Text", "two", 0}});
+  REQUIRE(second.size() == 1);
+  CHECK(*second[0].before == *first[0].after);
+  CHECK(f.file("debug/tab-1.events.log") == *second[0].after);
+  CHECK(second[0].after->find(" console.warn: two\n") != std::string::npos);
+  CHECK_FALSE(f.log.has_uncommitted());  // the caller commits them
+
+  std::vector<FileChange> extra;
+  CHECK(f.log.render_result(7, json::parse(R"({"ok":true,"value":[1,2]})").as_object(), extra) ==
+        fenced("JSON", result_text(json::parse(R"({"value":[1,2]})").as_object())));
+  CHECK(extra.empty());
+  const json::object big = json::parse(R"({"ok":true,"value":"a string longer than sixteen bytes"})").as_object();
+  const Lines archived = f.log.render_result(7, big, extra);
+  REQUIRE(extra.size() == 1);
+  CHECK(extra[0].path.starts_with("debug-archive/tab-1-job7-"));
+  CHECK(f.file(extra[0].path) == result_text(big) + "\n");
+  CHECK(archived == archived_value(result_text(big), extra[0].path));
+  const json::object failed = json::parse(R"({"ok":false,"error":{"name":"TypeError","message":"x"}})").as_object();
+  CHECK(f.log.render_result(8, failed, extra) == error_block(failed));
+  CHECK(extra.size() == 1);
 }
