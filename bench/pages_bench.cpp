@@ -117,7 +117,7 @@ class NodeFloor {
   NodeFloor(const Args& a, const fs::path& root) {
     int sv[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) throw std::runtime_error("socketpair");
-    child_ = std::make_unique<Child>(std::vector<std::string>{a.node, gateway::places_of(root.string())->state + "/node-page.cjs"},
+    child_ = std::make_unique<Child>(std::vector<std::string>{a.node, services::places_of(root.string())->state + "/node-page.cjs"},
                                      (root.parent_path() / "node-floor.log").string(), root, sv[1]);
     ::close(sv[1]);
     fd_ = sv[0];
@@ -341,7 +341,7 @@ double gateway_eval(client::Ws& ws, const std::string& page) {
 class FileAgent {
  public:
   FileAgent(const fs::path& root, const std::string& page)
-      : page_(page), log_(root / "debug" / (page + ".md")), dir_(fs::path(gateway::places_of(root.string())->agents) / "pages" / page),
+      : page_(page), log_(root / "debug" / (page + ".md")), dir_(fs::path(services::places_of(root.string())->agents) / "pages" / page),
         fd_(::inotify_init1(IN_CLOEXEC)) {
     // The page's folder appears with its first status file, on the status
     // files' thread, maybe after the page is listed as connected.

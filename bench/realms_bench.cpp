@@ -156,7 +156,7 @@ int run(int argc, char** argv) {
     Load load(a, dir, gw.port(), gw.cookie());
     load.wait_node_page();
     // The floor runs the same program, after the gateway is gone.
-    fs::copy_file(gateway::places_of(dir.string())->state + "/node-page.cjs", fs::path(a.workdir) / "node-page.cjs",
+    fs::copy_file(services::places_of(dir.string())->state + "/node-page.cjs", fs::path(a.workdir) / "node-page.cjs",
                   fs::copy_options::overwrite_existing);
     const double cloned = load.clone_realms();
     std::printf("%d realms cloned by %d agents in %.1f s\n\n", a.realms, a.agents, cloned / 1000);

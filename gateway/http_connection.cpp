@@ -475,7 +475,9 @@ class http_connection : public services::Stoppable, public services::HttpRespond
     streaming_ = false;
     if (peer_gone_) return close();  // nobody hears the last line
     end_response(last);
-    after_writes(keep_alive_ && chunked_ && !stopping_);
+    // Kept only when the body was read whole: the op can end first (over
+    // its bound, cut), and the rest of the body must never be read as a request.
+    after_writes(keep_alive_ && chunked_ && !stopping_ && parser_->is_done());
   }
 
   void abort() override { close(); }

@@ -397,7 +397,9 @@ services::Result<json::object> params_from_query(const OpSpec& op, const std::ve
       if (!list.is_array()) list = json::array();
       list.get_array().emplace_back(value);
     } else if (params.contains(key)) {
-      return services::Failure{services::Error::bad_request, given + " is given twice"};
+      // An unknown name given twice is left to dispatch, which names every
+      // unknown one at once; only a parameter the op takes is ambiguous.
+      if (p) return services::Failure{services::Error::bad_request, given + " is given twice"};
     } else {
       params[key] = query_value(p ? p->type : T::string, value);
     }

@@ -343,6 +343,20 @@ std::vector<std::string> EditStream::rest() {
   return out;
 }
 
+bool EditStream::closed_by_server(std::chrono::milliseconds wait) {
+  std::array<char, 64> more{};
+  beast::error_code result;
+  std::size_t got = 0;
+  impl_->stream.expires_after(wait);
+  drive(impl_->ioc, [&] {
+    impl_->stream.async_read_some(net::buffer(more), [&](beast::error_code ec, std::size_t n) {
+      result = ec;
+      got = n;
+    });
+  });
+  return got == 0 && (result == net::error::eof || result == net::error::connection_reset);
+}
+
 void EditStream::abort() {
   beast::error_code ignored;
   impl_->stream.socket().shutdown(tcp::socket::shutdown_both, ignored);

@@ -88,6 +88,9 @@ class EditStream {
   std::optional<std::string> line(std::chrono::milliseconds wait = 10s);
   std::vector<std::string> rest();  // every line left
   void abort();                     // closes the connection mid-body
+  // After the response: true when the server closes the connection within
+  // `wait` (end of stream), false when it keeps it open or sends more.
+  bool closed_by_server(std::chrono::milliseconds wait = 5s);
 
  private:
   struct Impl;

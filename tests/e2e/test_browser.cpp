@@ -113,8 +113,9 @@ json::array pages(client::Ws& ws) {
   return reply.at("pages").as_array();
 }
 
+// Up to 60 s: Chromium's first start under ctest -j2 beside a compiler.
 std::string wait_browser_page(client::Ws& ws) {
-  for (int i = 0; i < 300; ++i) {
+  for (int i = 0; i < 600; ++i) {
     for (const auto& p : pages(ws))
       if (p.at("kind") == "browser" && p.at("state") != "disconnected") return std::string(p.at("page").as_string());
     std::this_thread::sleep_for(100ms);
@@ -221,8 +222,9 @@ TEST_CASE("a page from a foreign origin cannot connect", "[browser]") {
   ws.login(gw.cookie());
   // The browser did load the page (and the adapter, which holds no
   // secret); the page door refuses its socket, however often it retries.
+  // A first Chromium start on a loaded machine can take many seconds: 30 s.
   bool loaded = false;
-  for (int i = 0; i < 200 && !loaded; ++i) {
+  for (int i = 0; i < 600 && !loaded; ++i) {
     std::this_thread::sleep_for(50ms);
     loaded = test::read_file(site / "server.log").find("GET /") != std::string::npos;
   }

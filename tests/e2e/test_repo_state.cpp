@@ -188,7 +188,8 @@ TEST_CASE("`editgate mcp` in a clone holding a committed .editgate/ starts a gat
   nothing_steered_files(t.mine, t.outside);
   ws.send(R"({"op":"shutdown","id":"bye","cookie":")" + published->cookie + R"("})");
   ws.read();
-  for (int i = 0; i < 200 && services::gateway_running(t.mine.string()); ++i) std::this_thread::sleep_for(25ms);
+  // Stopping makes the last commits and ends the Node page: up to 20 s on a loaded machine.
+  for (int i = 0; i < 800 && services::gateway_running(t.mine.string()); ++i) std::this_thread::sleep_for(25ms);
   CHECK_FALSE(services::gateway_running(t.mine.string()));
 }
 
@@ -260,7 +261,7 @@ TEST_CASE("a static server of the workspace root, .git included, hands out nothi
   ws.login(published->cookie);
   ws.send(R"({"op":"shutdown","id":"bye","cookie":")" + published->cookie + R"("})");
   ws.read();
-  for (int i = 0; i < 200 && services::gateway_running(dir.str()); ++i) std::this_thread::sleep_for(25ms);
+  for (int i = 0; i < 800 && services::gateway_running(dir.str()); ++i) std::this_thread::sleep_for(25ms);
 }
 
 TEST_CASE("`editgate mcp` outside any repository creates nothing and tells its client why", "[state][mcp]") {

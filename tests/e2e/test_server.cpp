@@ -341,6 +341,11 @@ TEST_CASE("HTTP attack probes are refused with a named error and change nothing"
   auto typos = client::request(gw.port(), "POST", "/v1/edits?dryrun=1&agnet=me&agent=a", body, auth);
   CHECK(typos.status == 400);
   CHECK(obj(typos.body).at("unknown") == json::array{"dryrun", "agnet"});
+  // All of them at once, before any value is judged: an unknown name given
+  // twice and a bad value of a known one do not hide the others.
+  auto twice = client::request(gw.port(), "POST", "/v1/edits?dryrun=1&agent=../x&agnet=me&dryrun=0", body, auth);
+  CHECK(twice.status == 400);
+  CHECK(obj(twice.body).at("unknown") == json::array{"dryrun", "agnet"});
   refused(client::request(gw.port(), "POST", "/v1/edits?fuzz=lots", body, auth), 400, "bad_request");
   refused(client::request(gw.port(), "POST", "/v1/edits?agent=a%2", body, auth), 400, "bad_request");
   refused(client::request(gw.port(), "GET", "/v1/edits", "", auth), 405, "method_not_allowed");
@@ -387,6 +392,10 @@ TEST_CASE("a streamed body that stalls is cut off with a summary, its blocks com
   CHECK(d.at("status").as_array() == json::array{"done", "error"});
   CHECK(d.at("commit").is_string());
   CHECK(ws.head() == str(d.at("commit")));
+  // The body was not read whole: the connection ends, so nothing the client
+  // sends later is read as a request of its own.
+  CHECK(s.rest().empty());
+  CHECK(s.closed_by_server());
 }
 
 TEST_CASE("GET /v1/history lists editgate's commits", "[server]") {
