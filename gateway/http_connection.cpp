@@ -15,7 +15,6 @@
 #include "ops/dispatch.hpp"
 #include "ops/table.hpp"
 #include "services/target.hpp"
-#include "ops/edit_message.hpp"
 #include "ops/http_replies.hpp"
 #include "gateway/http_connection.hpp"
 #include "gateway/websockets.hpp"
@@ -314,7 +313,8 @@ class http_connection : public services::Stoppable, public services::HttpRespond
   // The op's other parameters from the query (`session` the envelope's),
   // its body parameter read as the op asks for it, its replies as NDJSON.
   void route_streamed(const ops::OpSpec& op, const services::Target& target, bool has_body) {
-    ops::Envelope env{"HTTP"};
+    // The run is named by its route in the log and the recent runs.
+    ops::Envelope env{std::string(ops::http_method(op)) + " " + std::string(op.http->path)};
     std::vector<std::pair<std::string, std::string>> query;
     for (const auto& [key, value] : target.params) {
       if (key != "session") {

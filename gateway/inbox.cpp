@@ -1,23 +1,97 @@
 #include "gateway/inbox.hpp"
 
-#include "ops/edit_message.hpp"
+#include "ops/dispatch.hpp"
 #include "services/places.hpp"
 
-#include "record/run_report.hpp"
 #include "repl/agent_files.hpp"
 #include "repl/log.hpp"
 
+#include <boost/asio/post.hpp>
 #include <boost/json.hpp>
 
+#include <cerrno>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace gateway {
 
-void apply_inbox(services::Worker& worker, const std::string& agents, const std::string& name,
-                 const std::function<std::uint64_t()>& sequence) {
+namespace json = boost::json;
+
+namespace {
+
+// The message's text, a piece per read.
+class FileText final : public ops::TextSource {
+ public:
+  FileText(boost::asio::any_io_executor ex, int fd) : ex_(std::move(ex)), fd_(fd) {}
+  ~FileText() override { ::close(fd_); }
+  FileText(const FileText&) = delete;
+  FileText& operator=(const FileText&) = delete;
+
+  void next(std::function<void(ops::Piece)> got) override {
+    std::string buf(64 * 1024, '\0');
+    ssize_t n = 0;
+    do n = ::read(fd_, buf.data(), buf.size());
+    while (n < 0 && errno == EINTR);
+    ops::Piece piece = ops::Piece::last();
+    if (n < 0) piece = ops::Piece::broken({services::Error::io, "the message could not be read further"});
+    else if (n > 0) piece = ops::Piece::more(buf.substr(0, static_cast<std::size_t>(n)));
+    // Posted, not called: a long message is read a step at a time, never as
+    // one deep chain of calls.
+    boost::asio::post(ex_, [got = std::move(got), piece = std::move(piece)]() mutable { got(std::move(piece)); });
+  }
+
+ private:
+  boost::asio::any_io_executor ex_;
+  int fd_;
+};
+
+// The op's replies, written to the outbox when the final one comes.
+class OutboxReplies final : public services::Replies {
+ public:
+  OutboxReplies(boost::asio::any_io_executor ex, std::string agents, std::string name,
+                std::function<std::uint64_t()> sequence)
+      : ex_(std::move(ex)), agents_(std::move(agents)), name_(std::move(name)), sequence_(std::move(sequence)) {}
+
+  boost::asio::any_io_executor executor() const override { return ex_; }
+  void part(json::object body) override {
+    if (json::value* block = body.if_contains("block")) blocks_.push_back(std::move(*block));
+  }
+  void done(json::object body) override {
+    // Blocks that failed are no failure of the request, but of the message.
+    const json::value* ok = body.if_contains("ok");
+    body["status"] = ok && ok->is_bool() && ok->get_bool() ? json::array{"done"} : json::array{"done", "error"};
+    answer(std::move(body));
+  }
+  void fail(services::Failure failure, json::object body) override {
+    services::mark_final(body, failure);
+    answer(std::move(body));
+  }
+
+ private:
+  void answer(json::object body) {
+    const std::string stem = name_.substr(0, name_.size() - 3);
+    const std::string out = agents_ + "/outbox/" + stem;
+    body["blocks"] = std::move(blocks_);
+    body["file"] = "outbox/" + stem + ".md";
+    if (!repl::replace_file(out + ".json", json::serialize(body) + "\n") ||
+        std::rename((agents_ + "/inbox/" + name_).c_str(), (out + ".md").c_str()) != 0 ||
+        !repl::replace_file(out + ".completed.marker", std::to_string(sequence_()) + "\n"))
+      repl::log_line("cannot answer inbox/" + name_ + " in " + agents_ + "/outbox");
+  }
+
+  boost::asio::any_io_executor ex_;
+  std::string agents_;
+  std::string name_;
+  std::function<std::uint64_t()> sequence_;
+  json::array blocks_;
+};
+
+}  // namespace
+
+void take_inbox(services::Gateway& gw, const std::string& agents, const std::string& name,
+                std::function<std::uint64_t()> sequence) {
   const std::string stem = name.substr(0, name.size() - 3);
   const std::string in = agents + "/inbox/" + name;
   const std::string out = agents + "/outbox/" + stem;
@@ -29,26 +103,28 @@ void apply_inbox(services::Worker& worker, const std::string& agents, const std:
   std::remove((out + ".completed.marker").c_str());
   std::remove((out + ".json").c_str());
 
+  // Never through a link, never a fifo's wait.
+  const int fd = ::open(in.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT) return;  // taken already (a second event for one drop)
+  const boost::asio::any_io_executor ex = gw.worker().executor();
+  auto replies = std::make_shared<OutboxReplies>(ex, agents, name, std::move(sequence));
   struct stat st {};
-  if (::lstat(in.c_str(), &st) != 0) return;  // taken already (a second event for one drop)
-  boost::json::object answer;
-  if (!S_ISREG(st.st_mode) || static_cast<std::size_t>(st.st_size) > ops::max_edit_text) {
-    mark_final(answer, S_ISREG(st.st_mode) ? services::Failure{services::Error::payload_too_large,
-                                                               "the message is over " + std::to_string(ops::max_edit_text) +
-                                                                   " bytes"}
-                                           : services::Failure{services::Error::bad_request, "not a file"});
-  } else {
-    std::ifstream f(in, std::ios::binary);
-    std::stringstream text;
-    text << f.rdbuf();
-    ops::MessageRun run = ops::run_message(worker, services::EditParams{}, text.str(), "inbox " + name);
-    if (!run.report) mark_final(answer, run.failure);
-    else answer = record::outcome_json(*run.report);
+  if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fd >= 0) ::close(fd);
+    return replies->fail({services::Error::bad_request, "not a file"}, {});
   }
-  answer["file"] = "outbox/" + stem + ".md";
-  if (!repl::replace_file(out + ".json", boost::json::serialize(answer) + "\n") || std::rename(in.c_str(), (out + ".md").c_str()) != 0 ||
-      !repl::replace_file(out + ".completed.marker", std::to_string(sequence()) + "\n"))
-    repl::log_line("cannot answer inbox/" + name + " in " + agents + "/outbox");
+  // The door's own bound first, as POST /v1/edits' Content-Length: nothing
+  // of a message too long is applied.
+  if (static_cast<std::size_t>(st.st_size) > ops::max_edit_text) {
+    ::close(fd);
+    return replies->fail({services::Error::payload_too_large,
+                          "the message is over " + std::to_string(ops::max_edit_text) + " bytes"},
+                         {});
+  }
+  ops::Envelope env{"inbox " + name};
+  env.text = std::make_shared<FileText>(ex, fd);
+  ops::dispatch(gw, *ops::find_op("edit"), std::move(env), {}, std::make_shared<ops::ConnectionState>(gw.worker(), ""),
+                std::move(replies));
 }
 
 }  // namespace gateway

@@ -1,10 +1,15 @@
-// The inbox of agents that only write files. An agent drops
-// inbox/<name>.md in the agents' folder (.git/editgate/, where no commit can
-// put a file: services/places.hpp), a message of edit blocks (an LLM's
-// answer); the gateway applies it as `editgate apply` would, on the worker
-// thread with the other edits, and answers in outbox/ beside it:
-//   <name>.json              the results, the JSON of `apply --format json`,
-//                            with `summary`, `status` and `text` (apply's text output)
+// The inbox of agents that only write files, a door of the edit op. An
+// agent drops inbox/<name>.md in the agents' folder (.git/editgate/, where
+// no commit can put a file: services/places.hpp), a message of edit blocks
+// (an LLM's answer). The door hands it to the edit op through the one
+// dispatch, its text streamed from the file as a POST /v1/edits body is,
+// and the op's replies write the answer in outbox/ beside it:
+//   <name>.json              the op's final reply (`ok`, `summary`, `text`:
+//                            what `apply` prints, the commit fields) with
+//                            `blocks` (the op's block messages), `status`
+//                            (["done"], or ["done", "error"] unless every
+//                            block did what was asked and the commit landed)
+//                            and `file`
 //   <name>.md                the message, moved out of the inbox
 //   <name>.completed.marker  a sequence number; written last
 // The old answers to a name are removed before its new message is read, and
@@ -12,7 +17,7 @@
 // gone and marker there" always means this message's answer is complete.
 #pragma once
 
-#include "services/worker.hpp"
+#include "services/gateway.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -20,10 +25,13 @@
 
 namespace gateway {
 
-// Applies inbox/<name> (a file name ending in .md) under `agents`. A
-// symlink there is refused as "not a file".
-// `sequence()` gives the marker's number.
-void apply_inbox(services::Worker& worker, const std::string& agents, const std::string& name,
-                 const std::function<std::uint64_t()>& sequence);
+// Takes inbox/<name> (a file name ending in .md) under `agents`. A symlink
+// or anything but a regular file there is refused as "not a file". On the
+// worker's executor, where the inbox is watched: the call names no session,
+// so the dispatch touches none of the network thread's state, and the run's
+// steps and the answer stay on this thread. `sequence()` gives the marker's
+// number.
+void take_inbox(services::Gateway& gw, const std::string& agents, const std::string& name,
+                std::function<std::uint64_t()> sequence);
 
 }  // namespace gateway

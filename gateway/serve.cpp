@@ -370,7 +370,8 @@ struct Watches {
   }
 };
 
-Watches watch_folders(const ServeArgs& args, const std::string& root, const std::string& agents, services::Worker& eng,
+Watches watch_folders(const ServeArgs& args, const std::string& root, const std::string& agents, services::Gateway& gw,
+                      services::Worker& eng,
                       repl::Repl& pages, std::ostream& err) {
   auto watch = [&](std::string dir, bool logs, std::function<void(const std::string&)> saved) {
     // Logs: debug/ is not made before a page needs it; plain writes count
@@ -388,8 +389,8 @@ Watches watch_folders(const ServeArgs& args, const std::string& root, const std:
     err << "editgate: " << made.error().message << "; the inbox is off\n";
     return w;
   }
-  w.inbox = watch(agents + "/inbox", false, [&eng, &pages, dir = agents](const std::string& name) {
-    apply_inbox(eng, dir, name, [&pages] { return pages.next_sequence(); });
+  w.inbox = watch(agents + "/inbox", false, [&gw, &pages, dir = agents](const std::string& name) {
+    take_inbox(gw, dir, name, [&pages] { return pages.next_sequence(); });
   });
   return w;
 }
@@ -488,7 +489,7 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   repl::AgentFiles agent_files(held->places.agents);
   pages.set_files(&agent_files);
   eng.post([&pages] { pages.mark_interrupted(); });
-  Watches watches = watch_folders(args, root, held->places.agents, eng, pages, err);
+  Watches watches = watch_folders(args, root, held->places.agents, gw, eng, pages, err);
 
   net::signal_set signals(ioc, SIGINT, SIGTERM);
   signals.async_wait([&gw](boost::system::error_code e, int) {

@@ -77,7 +77,7 @@ void dispatch(services::Gateway& gw, const OpSpec& op, Envelope env, json::objec
     if (!*held && env.session && takes(op, "page"))
       return out->fail({services::Error::not_found, "no session " + session + "; clone (MCP: realm_open) makes one"});
   }
-  op.handler(OpCall{gw, op, std::move(params), std::move(session), env.door, std::move(conn), std::move(out),
+  op.handler(OpCall{gw, op, std::move(params), std::move(session), std::move(env.door), std::move(conn), std::move(out),
                     std::move(env.request_id), std::move(env.text)});
 }
 

@@ -19,7 +19,10 @@ namespace ops {
 
 // What a request carries besides its parameters.
 struct Envelope {
-  std::string_view door;  // for the run's log line and the recent runs: "WebSocket", "HTTP", "MCP", "dashboard"
+  // For the run's log line and the recent runs: "WebSocket", "HTTP", "MCP",
+  // "dashboard"; a door that streams the text names the run whole
+  // ("POST /v1/edits", "inbox fix.md").
+  std::string door;
   // The session the request names; none: the connection's own (its id, ""
   // over HTTP: a new session per run).
   std::optional<std::string> session = std::nullopt;

@@ -274,7 +274,7 @@ void OpDispatcher::handle(std::string_view text) {
                                            "); give this request an id of its own"});
   if (tracked) running_.emplace(key, std::string(op->name));
   const json::value* s = checked.msg.if_contains("session");
-  Envelope env{conn_->person ? "dashboard" : door, std::nullopt, key};
+  Envelope env{std::string(conn_->person ? "dashboard" : door), std::nullopt, key};
   if (s) env.session = std::string(s->get_string());
   dispatch(gw_, *op, std::move(env), std::move(checked.params), conn_, std::move(out));
 }

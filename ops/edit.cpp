@@ -5,7 +5,6 @@
 #include "services/edit_run.hpp"
 #include "services/gateway.hpp"
 #include "services/worker.hpp"
-#include "ops/edit_message.hpp"
 #include "ops/handlers.hpp"
 
 #include <boost/json.hpp>
@@ -66,6 +65,7 @@ bool deliver(ConnectionState& conn, services::Replies& out, Step step, bool answ
       conn.context->insert(f);
     }
     json::object summary = record::report_json(*step.report, false);
+    summary["text"] = record::report_text(*step.report);
     if (auto failure = run_failure(*step.report, std::move(step.failure))) out.fail(*failure, std::move(summary));
     else out.done(std::move(summary));
     return false;
@@ -170,7 +170,7 @@ void pull(std::shared_ptr<OpCall> call, std::string log) {
 }
 
 void stream_edit(OpCall call) {
-  std::string log = std::string(http_method(call.op)) + " " + std::string(call.op.http->path);
+  std::string log = call.door;
   auto shared = std::make_shared<OpCall>(std::move(call));
   step(*shared, [&gw = shared->gw, conn = shared->conn, params = params_of(*shared), out = shared->out]() mutable {
     return begin_run(gw, *conn, "", std::move(params), std::move(out));
@@ -184,11 +184,19 @@ void op_edit(OpCall call) {
   std::string text(call.params.at("text").get_string());
   std::string door = std::string(call.door) + " edit";
   step(call, [&worker = call.gw.worker(), params = params_of(call), text = std::move(text), door]() mutable {
-    MessageRun m = run_message(worker, std::move(params), text, door);
     Step s;
-    s.failure = std::move(m.failure);
-    if (m.report) s.blocks = m.report->blocks;
-    s.report = std::move(m.report);
+    auto run = worker.start_run(std::move(params));
+    if (!run) {
+      s.failure = run.error();
+      return s;
+    }
+    s.blocks = (*run)->feed(text);
+    for (editproto::BlockResult& b : (*run)->finish()) s.blocks.push_back(std::move(b));
+    if ((*run)->overflowed())
+      s.failure = services::Failure{services::Error::payload_too_large, "the text is over " + std::to_string(max_edit_text) +
+                                                                            " bytes; the blocks before it stay applied"};
+    s.report = (*run)->commit();
+    (*run)->log(door);
     return s;
   });
 }

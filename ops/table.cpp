@@ -48,10 +48,10 @@ constexpr unsigned str = json_string, integer = json_integer, boolean = json_boo
                    array = json_array, null = json_null;
 // An edit run's report (record::report_json, without its blocks: they came as messages).
 const std::vector<ReplyField> run_report{
-    {"counts", object},         {"summary", str},        {"warnings", array},         {"files_auto_added", array},
-    {"commit", str | null},     {"commits", array},      {"earlier_commit", str | null}, {"interrupted", array},
-    {"files_not_committed", array}, {"commit_error", str | null}, {"commit_warning", str | null},
-    {"session", str | null},    {"dry_run", boolean}};
+    {"ok", boolean},            {"counts", object},      {"summary", str},            {"warnings", array},
+    {"files_auto_added", array}, {"commit", str | null}, {"commits", array},          {"earlier_commit", str | null},
+    {"interrupted", array},     {"files_not_committed", array}, {"commit_error", str | null},
+    {"commit_warning", str | null}, {"session", str | null}, {"dry_run", boolean}, {"text", str}};
 // What code run in a page answered (an eval's reply, repl's Answer).
 const std::vector<ReplyField> eval_reply{
     {"value", json_any},      {"page", str},           {"job", integer},           {"log", str, false},

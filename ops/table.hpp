@@ -8,6 +8,7 @@
 // HTTP routes (http_connection.cpp). No Beast here.
 #pragma once
 
+#include "editproto/block.hpp"
 #include "ops/param_rules.hpp"
 #include "services/error.hpp"
 #include "services/replies.hpp"
@@ -152,7 +153,9 @@ struct OpCall {
   const OpSpec& op;
   boost::json::object params;
   std::string session;  // the commits' session: the request's, or the connection's id
-  std::string_view door;  // for the log line: "WebSocket", "HTTP"
+  // For the log line: "WebSocket", "HTTP"; a door that streams the text
+  // names the run whole ("POST /v1/edits", "inbox fix.md").
+  std::string door;
   std::shared_ptr<ConnectionState> conn;
   std::shared_ptr<services::Replies> out;
   std::string request_id = {};  // the envelope's id, serialized; "" without one (and over HTTP)
@@ -183,6 +186,11 @@ struct OpSpec {
 
 // "GET" for an op that only reads, else "POST".
 std::string_view http_method(const OpSpec& op);
+
+// The most bytes of edit text one run takes, on every door: a whole
+// message (the edit op) and a streamed one (a POST /v1/edits body, an inbox
+// message, edit-chunks). The parser's own bound, named once.
+inline constexpr std::size_t max_edit_text = editproto::Limits{}.max_response_bytes;
 
 // The version of the agents' protocol, in `describe` and server.json.
 inline constexpr std::string_view protocol_version = "1.0";

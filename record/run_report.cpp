@@ -70,14 +70,10 @@ Verdict verdict(const RunReport& report) {
   return all_ok(report) ? Verdict::ok : Verdict::blocks_failed;
 }
 
-boost::json::object outcome_json(const RunReport& report) {
-  boost::json::object answer = report_json(report, true);
-  answer["summary"] = counts(report.blocks);
+std::string report_text(const RunReport& report) {
   std::ostringstream shown;
   print_text(shown, report, false);
-  answer["text"] = editproto::unicode::to_valid_utf8(shown.str());
-  answer["status"] = verdict(report) == Verdict::ok ? boost::json::array{"done"} : boost::json::array{"done", "error"};
-  return answer;
+  return editproto::unicode::to_valid_utf8(shown.str());
 }
 
 void print_text(std::ostream& out, const RunReport& report, bool colour) {
@@ -145,6 +141,7 @@ boost::json::object report_json(const RunReport& report, bool with_blocks) {
   namespace json = boost::json;
   auto str = [](std::string_view s) { return json::string(editproto::unicode::to_valid_utf8(s)); };
   json::object root;
+  root["ok"] = all_ok(report);
   if (with_blocks) {
     json::array blocks;
     for (const BlockResult& r : report.blocks) blocks.push_back(block_json(r));

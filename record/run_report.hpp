@@ -39,23 +39,21 @@ std::string counts(const std::vector<editproto::BlockResult>& blocks);
 // identical EDIT/REPL pair counts as done).
 bool all_ok(const RunReport& report);
 
-// How a run ended, as `editgate check/apply` exit with it and the inbox's
-// answer says it: every block did what was asked, some did not, or what
-// was applied is not committed.
+// How a run ended, as `editgate check/apply` exit with it: every block did
+// what was asked, some did not, or what was applied is not committed.
 enum class Verdict { ok = 0, blocks_failed = 1, commit_failed = 2 };
 Verdict verdict(const RunReport& report);
 
 // One block's result as JSON (apply --format json, NDJSON lines, WS block messages).
 boost::json::object block_json(const editproto::BlockResult& r);
-// The run as JSON: the blocks (or, without them, their counts and a summary
-// line), files_auto_added and the commit fields.
+// The run as JSON: `ok` (every block did what was asked), the blocks (or,
+// without them, their counts and a summary line), files_auto_added and the
+// commit fields.
 boost::json::object report_json(const RunReport& report, bool with_blocks);
 
-// A whole run's outcome for a file agent (the inbox's answer): the JSON of
-// `apply --format json` with `summary` (the counts), `text` (what `apply`
-// prints, failed blocks' diagnostics and all) and `status`: ["done"], or
-// ["done", "error"] unless the verdict is ok.
-boost::json::object outcome_json(const RunReport& report);
+// What `apply` prints of the run, without colour, as valid UTF-8: the
+// `text` of every door's final edit reply.
+std::string report_text(const RunReport& report);
 
 void print_text(std::ostream& out, const RunReport& report, bool colour);
 void print_json(std::ostream& out, const RunReport& report);

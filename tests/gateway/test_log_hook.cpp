@@ -2,13 +2,13 @@
 // through the log hook (repl/log.hpp) the program installs, never straight
 // to std::cerr.
 #include "gateway/inbox.hpp"
+#include "services/gateway.hpp"
 #include "services/worker.hpp"
 #include "repl/log.hpp"
 #include "support.hpp"
 
 #include <catch2/catch.hpp>
 
-#include <future>
 #include <iostream>
 #include <mutex>
 #include <sstream>
@@ -60,12 +60,10 @@ TEST_CASE("the gateway logs an inbox message's run and an answer it cannot write
   {
     auto worker = services::Worker::open(dir.str());
     REQUIRE(worker);
-    std::promise<void> done;
-    (*worker)->post([&] {
-      gateway::apply_inbox(**worker, agents, "note.md", [] { return std::uint64_t{1}; });
-      done.set_value();
-    });
-    done.get_future().wait();
+    services::Gateway gw(services::Binding{}, "cookie", **worker, services::ServeLimits{}, "workspace");
+    // The inbox is watched on the worker's thread; the door's run and its
+    // answer stay there, and join() lets them finish.
+    (*worker)->post([&] { gateway::take_inbox(gw, agents, "note.md", [] { return std::uint64_t{1}; }); });
     (*worker)->join();
   }
   const std::vector<std::string> lines = captured.lines();
