@@ -1,7 +1,5 @@
 #include "cli/cli.hpp"
 
-#include "editproto/parser.hpp"
-#include "editproto/applier.hpp"
 #include "editproto/workspace.hpp"
 #include "cli/eval_client.hpp"
 #include "cli/mcp_bridge.hpp"
@@ -11,7 +9,7 @@
 #include "cli/dashboard_client.hpp"
 #include "cli/pages_client.hpp"
 #include "record/run_commit.hpp"
-#include "record/run_journal.hpp"
+#include "record/run_driver.hpp"
 #include "record/run_report.hpp"
 #include "services/push_child.hpp"
 #include "gateway/serve.hpp"
@@ -111,19 +109,16 @@ std::istream* open_response(const EditArgs& a, std::istream& in, std::ifstream& 
   return &file;
 }
 
-// The whole response is parsed first, so each file is indexed once for
-// exactly the lines its blocks look for. False when the stream failed.
-bool parse_response(std::istream& src, editproto::Parser& parser, std::vector<editproto::Block>& blocks) {
+// Feeds the whole response to `run`. False when the stream failed.
+bool read_response(std::istream& src, record::RunDriver& run) {
   std::vector<char> buf(1 << 16);
   while (src) {
     src.read(buf.data(), static_cast<std::streamsize>(buf.size()));
     std::streamsize n = src.gcount();
     if (n <= 0) break;
-    parser.feed(std::string_view(buf.data(), static_cast<std::size_t>(n)), blocks);
+    run.feed(std::string_view(buf.data(), static_cast<std::size_t>(n)));
   }
-  if (src.bad()) return false;
-  parser.finish(blocks);
-  return true;
+  return !src.bad();
 }
 
 int run_edits(const EditArgs& a, bool dry_run, std::istream& in, std::ostream& out, std::ostream& err) {
@@ -154,47 +149,36 @@ int run_edits(const EditArgs& a, bool dry_run, std::istream& in, std::ostream& o
     repo.emplace(std::move(*r));
   }
 
-  editproto::Options opt;
-  opt.dry_run = dry_run;
-  opt.fuzz_whitespace = a.fuzz == "whitespace";
-  if (!a.context.empty()) opt.context = a.context;
-  record::RunReport report;
-  report.dry_run = dry_run;
-  std::optional<record::RunJournal> journal;
+  record::RunParams params;
+  params.dry_run = dry_run;
+  params.fuzz_whitespace = a.fuzz == "whitespace";
+  if (!a.context.empty()) params.context = a.context;
+  params.agent = a.agent;
+  if (repo) params.session = a.session.empty() ? record::new_session_id() : a.session;
+  // The whole mode: the response is parsed first, so each file is indexed
+  // once for exactly the lines its blocks look for, and written once.
+  record::RunDriver run(*ws, std::move(params), record::RunDriver::Mode::whole,
+                        repo ? std::optional(repo->gitdir()) : std::nullopt);
+  const record::CommitWith commit = [&repo](const record::RepoWork& work) -> editgit::Result<void> {
+    work(*repo);
+    return {};
+  };
+  // Files an earlier run wrote and never committed are its agent's: they
+  // are committed before this run writes anything.
   if (repo) {
-    // Files an earlier run wrote and never committed are its agent's: they
-    // are committed before this run writes anything.
-    auto left = record::commit_interrupted(*ws, *repo);
-    if (!left) {
+    if (auto left = run.commit_interrupted(commit); !left) {
       err << "editgate: " << editgit::to_string(left.error().code) << ": " << left.error().message << '\n';
       return 2;
     }
-    report.interrupted = std::move(*left);
-    report.session = a.session.empty() ? record::new_session_id() : a.session;
-    journal.emplace(repo->gitdir(), a.agent, report.session);
-    opt.on_write = [&journal](const std::string& path, const std::string* base,
-                              std::span<const std::string_view> bytes) { journal->writing(path, base, bytes); };
   }
-  editproto::Applier applier(*ws, opt);
-  editproto::Parser parser(opt.limits);
-
-  // Files are written once, at the end.
-  std::vector<editproto::Block> blocks;
-  if (!parse_response(*src, parser, blocks)) {
+  if (!read_response(*src, run)) {
     err << "editgate: error reading " << (a.input == "-" ? "standard input" : a.input) << '\n';
     return 2;
   }
-  applier.prepare(blocks);
-  for (const editproto::Block& b : blocks) applier.submit(b);
+  run.finish();
+  if (repo) run.commit(commit);
 
-  report.warnings = parser.take_warnings();
-  report.blocks = applier.flush();
-  report.files_auto_added = applier.files_auto_added();
-  if (repo) {
-    record::record_edits(*repo, applier, report, a.agent);
-    if (!report.commit_error) journal->committed();
-  }
-
+  const record::RunReport& report = run.report();
   if (a.format == "json") record::print_json(out, report);
   else if (a.format == "github") record::print_github(out, report);
   else record::print_text(out, report, use_colour());

@@ -1,13 +1,14 @@
 // One agent message of edit blocks, fed as it streams in: each block is
 // applied (written) the moment it is complete, and everything applied is
 // committed once, at the end or when the stream breaks off. Worker thread only.
+// The applying and committing are record::RunDriver's (streamed); this is
+// the gateway's part: which open run holds a file, the hooks, the log.
 #pragma once
 
-#include "editproto/parser.hpp"
 #include "editproto/applier.hpp"
 #include "services/error.hpp"
 #include "services/run_ring.hpp"
-#include "record/run_journal.hpp"
+#include "record/run_driver.hpp"
 #include "record/run_report.hpp"
 #include "git/commit_queue.hpp"
 
@@ -95,8 +96,8 @@ class EditRun {
 
   // The text went over the size limit (Limits::max_response_bytes): the
   // parser reads no more of it, so neither should the caller.
-  bool overflowed() const { return overflowed_; }
-  const record::RunReport& report() const { return report_; }
+  bool overflowed() const { return driver_.overflowed(); }
+  const record::RunReport& report() const { return driver_.report(); }
 
   // The end of the run, where every door ends it (after commit()): one line
   // for the person watching `editgate serve`, through the log hook
@@ -104,7 +105,7 @@ class EditRun {
   // with "(cut off: <why>)" when the stream did not end normally; and the
   // run recorded in the worker's recent runs (hooks.runs), once.
   void log(std::string_view door, std::optional<Error> cut = std::nullopt);
-  const std::vector<std::string>& files_auto_added() const { return applier_.files_auto_added(); }
+  const std::vector<std::string>& files_auto_added() const { return driver_.files_auto_added(); }
 
   // Commits the blocks applied since the last commit, and lets go of their
   // files (another run, or the REPL, is about to write one of them).
@@ -112,12 +113,7 @@ class EditRun {
 
  private:
   EditRun(const editproto::Workspace& ws, Owners& owners, const EditHooks& hooks, EditParams params,
-          editproto::Options opt, const std::string& gitdir);
-  // `opt` with each write recorded in the journal first (not in a dry run).
-  editproto::Options with_journal(editproto::Options opt);
-  std::vector<editproto::BlockResult> apply(std::vector<editproto::Block>& blocks);
-  // Moves the parser's new warnings into the report (the done message has them).
-  void take_warnings();
+          const std::string& gitdir);
   // Takes the block's file from the run that has uncommitted edits in it,
   // committing those first.
   void claim(const std::string& raw_path);
@@ -128,16 +124,8 @@ class EditRun {
   Owners& owners_;
   const EditHooks& hooks_;
   EditParams params_;
-  editproto::Limits limits_;
-  std::size_t bytes_ = 0;
-  std::string session_;
-  record::RunJournal journal_;  // before applier_: its writes go through the journal
-  editproto::Applier applier_;
-  editproto::Parser parser_;
-  record::RunReport report_;
+  record::RunDriver driver_;
   bool committed_ = false;
-  std::size_t blocks_committed_ = 0;  // report_.blocks already in a commit
-  bool overflowed_ = false;
   bool recorded_ = false;  // in hooks_.runs already
   std::chrono::system_clock::time_point started_ = std::chrono::system_clock::now();
 };
