@@ -1,6 +1,7 @@
 // The run driver every edit run goes through (record/run_driver.hpp): its
 // two modes of applying, the journal, the commit through the caller's
 // function, the warnings.
+#include "journal_repo.hpp"
 #include "support.hpp"
 
 #include "record/run_driver.hpp"
@@ -11,41 +12,22 @@
 #include <optional>
 
 using Catch::Contains;
-using test::git_ok;
 using test::read_file;
-using test::TempDir;
-using test::write_file;
 
 namespace {
 
 using Mode = record::RunDriver::Mode;
 
-struct Repo {
-  TempDir dir;
+struct Repo : test::JournalRepo {
   std::optional<editproto::Workspace> ws;
   std::optional<editgit::Repository> repo;
   Repo() {
-    git_ok(dir.path(), {"init", "-q", "-b", "main"});
-    git_ok(dir.path(), {"config", "user.name", "Repo User"});
-    git_ok(dir.path(), {"config", "user.email", "user@example.com"});
-    write_file(dir / "a.txt", "one\ntwo\n");
-    write_file(dir / "b.txt", "three\n");
-    git_ok(dir.path(), {"add", "-A"});
-    git_ok(dir.path(), {"commit", "-q", "-m", "start"});
     auto w = editproto::Workspace::open(dir.str());
     REQUIRE(w.has_value());
     ws.emplace(std::move(*w));
     auto r = editgit::Repository::open(dir.str());
     REQUIRE(r.has_value());
     repo.emplace(std::move(*r));
-  }
-  std::string git(std::vector<std::string> args) const { return git_ok(dir.path(), std::move(args)); }
-  std::size_t journals() const {
-    const auto folder = dir / ".git" / "editgate-runs";
-    if (!test::fs::exists(folder)) return 0;
-    std::size_t n = 0;
-    for (const auto& e : test::fs::directory_iterator(folder)) n += e.path().extension() == ".journal";
-    return n;
   }
   // Commits at once, on this handle (as the CLI does).
   record::CommitWith commit() {

@@ -3,6 +3,7 @@
 // run's agent's, not left to pass for the user's own changes. A run "dies"
 // here by dropping its journal without committing: its flock goes with it,
 // exactly as when the process is killed.
+#include "journal_repo.hpp"
 #include "support.hpp"
 
 #include "record/run_commit.hpp"
@@ -21,26 +22,7 @@ using test::write_file;
 
 namespace {
 
-struct Repo {
-  TempDir dir;
-  Repo() {
-    git_ok(dir.path(), {"init", "-q", "-b", "main"});
-    git_ok(dir.path(), {"config", "user.name", "Repo User"});
-    git_ok(dir.path(), {"config", "user.email", "user@example.com"});
-    write_file(dir / "a.txt", "one\ntwo\n");
-    write_file(dir / "b.txt", "three\n");
-    git_ok(dir.path(), {"add", "-A"});
-    git_ok(dir.path(), {"commit", "-q", "-m", "start"});
-  }
-  std::string git(std::vector<std::string> args) const { return git_ok(dir.path(), std::move(args)); }
-  std::size_t journals() const {
-    const auto folder = dir / ".git" / "editgate-runs";
-    if (!test::fs::exists(folder)) return 0;
-    std::size_t n = 0;
-    for (const auto& e : test::fs::directory_iterator(folder)) n += e.path().extension() == ".journal";
-    return n;
-  }
-};
+using Repo = test::JournalRepo;
 
 // A run of `agent` that writes `response` through its journal and commits
 // only when `commit` is set; the journal is dropped on return either way.
