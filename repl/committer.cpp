@@ -64,8 +64,11 @@ void Committer::arm_locked(Clock::duration after) {
   timer_->expires_after(after);
   // Replacing the expiry cancels the wait before: that handler hears
   // operation_aborted and leaves everything to this one.
-  timer_->async_wait([this](boost::system::error_code ec) {
-    if (ec) return;
+  // A wait that completed just before the committer went is still queued
+  // when the timer is destroyed: it hears success, so it asks whether the
+  // committer is alive (both run on the executor's thread).
+  timer_->async_wait([this, alive = std::weak_ptr<const bool>(alive_)](boost::system::error_code ec) {
+    if (ec || alive.expired()) return;
     std::lock_guard lock(mutex_);
     armed_ = false;
     const auto now = Clock::now();

@@ -83,7 +83,7 @@ class Committer {
   // On a commit queue of its own, opened on the repository of `root`.
   static Result<std::unique_ptr<Committer>> start(const std::string& root);
   // Commits what is held, and waits for the items it queued (their work
-  // refers to it).
+  // refers to it). On the executor's thread, or after it stopped.
   ~Committer();
   Committer(const Committer&) = delete;
   Committer& operator=(const Committer&) = delete;
@@ -128,6 +128,7 @@ class Committer {
   editgit::CommitQueue& queue_;
   Options opt_;
   std::unique_ptr<boost::asio::steady_timer> timer_;  // null without an executor
+  std::shared_ptr<const bool> alive_ = std::make_shared<const bool>(true);  // its timer's waits hold it weakly
   bool armed_ = false;
   std::mutex mutex_;
   Batch held_;
