@@ -1,5 +1,7 @@
 #include "editproto/reason.hpp"
 
+#include "base/named_codes.hpp"
+
 #include <boost/system/system_error.hpp>
 
 #include <ostream>
@@ -43,17 +45,9 @@ std::string_view to_string(Reason r) {
   return "io_error";
 }
 
-namespace {
-class ReasonCategory final : public boost::system::error_category {
- public:
-  const char* name() const noexcept override { return "editproto"; }
-  std::string message(int ev) const override { return std::string(to_string(static_cast<Reason>(ev))); }
-};
-}  // namespace
-
 const boost::system::error_category& reason_category() noexcept {
-  static const ReasonCategory category;
-  return category;
+  static const base::NamedCategory c("editproto", [](int code) { return to_string(static_cast<Reason>(code)); });
+  return c;
 }
 
 boost::system::error_code make_error_code(Reason r) noexcept {
@@ -65,7 +59,7 @@ std::ostream& operator<<(std::ostream& os, const Failure& f) {
 }
 
 void throw_exception_from_error(const Failure& f, const boost::source_location& loc) {
-  boost::throw_exception(boost::system::system_error(f.code(), f.detail), loc);
+  base::throw_failure(f.code(), f.detail, loc);
 }
 
 }  // namespace editproto

@@ -1,5 +1,7 @@
 #include "git/error.hpp"
 
+#include "base/named_codes.hpp"
+
 #include <boost/throw_exception.hpp>
 
 #include <ostream>
@@ -24,25 +26,12 @@ std::string_view to_string(Error e) {
   return "git_error";
 }
 
-namespace {
-class Category final : public boost::system::error_category {
- public:
-  const char* name() const noexcept override { return "editgate.git"; }
-  std::string message(int ev) const override { return std::string(to_string(static_cast<Error>(ev))); }
-};
-}  // namespace
-
 const boost::system::error_category& category() noexcept {
-  static const Category c;
+  static const base::NamedCategory c("editgate.git", [](int code) { return to_string(static_cast<Error>(code)); });
   return c;
 }
 
 boost::system::error_code make_error_code(Error e) noexcept { return {static_cast<int>(e), category()}; }
 
-std::ostream& operator<<(std::ostream& os, const Failure& f) { return os << to_string(f.code) << ": " << f.message; }
-
-void throw_exception_from_error(const Failure& f, const boost::source_location& loc) {
-  boost::throw_exception(boost::system::system_error(make_error_code(f.code), f.message), loc);
-}
 
 }  // namespace editgit

@@ -2,6 +2,8 @@
 // Failure::message, so a user sees both what kind of thing failed and why.
 #pragma once
 
+#include "base/named_codes.hpp"
+
 #include <boost/system/error_code.hpp>
 #include <boost/system/result.hpp>
 
@@ -30,13 +32,7 @@ std::string_view to_string(Error e);
 const boost::system::error_category& category() noexcept;
 boost::system::error_code make_error_code(Error e) noexcept;
 
-struct Failure {
-  Error code = Error::internal;
-  std::string message;
-};
-
-std::ostream& operator<<(std::ostream& os, const Failure& f);
-[[noreturn]] void throw_exception_from_error(const Failure& f, const boost::source_location& loc);
+using Failure = base::Failure<Error, Error::internal>;
 
 template <class T>
 using Result = boost::system::result<T, Failure>;

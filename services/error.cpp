@@ -1,5 +1,6 @@
 #include "services/error.hpp"
 
+#include "base/named_codes.hpp"
 #include "git/error.hpp"
 
 #include "editproto/unicode.hpp"
@@ -96,22 +97,13 @@ std::optional<Error> error_named(std::string_view name) {
 
 unsigned http_status(Error e) { return info(e).status; }
 
-namespace {
-class Category final : public boost::system::error_category {
- public:
-  const char* name() const noexcept override { return "editgate.gateway"; }
-  std::string message(int ev) const override { return std::string(to_string(static_cast<Error>(ev))); }
-};
-}  // namespace
-
 const boost::system::error_category& category() noexcept {
-  static const Category c;
+  static const base::NamedCategory c("editgate.gateway", [](int code) { return to_string(static_cast<Error>(code)); });
   return c;
 }
 
 boost::system::error_code make_error_code(Error e) noexcept { return {static_cast<int>(e), category()}; }
 
-std::ostream& operator<<(std::ostream& os, const Failure& f) { return os << to_string(f.code) << ": " << f.message; }
 
 void mark_final(boost::json::object& body, const std::optional<Failure>& failure) {
   // Flags the op set say more about what happened (session-idle); they
@@ -139,9 +131,6 @@ void mark_http_error(boost::json::object& body, const Failure& failure) {
   body["message"] = editproto::unicode::to_valid_utf8(failure.message);
 }
 
-void throw_exception_from_error(const Failure& f, const boost::source_location& loc) {
-  boost::throw_exception(boost::system::system_error(make_error_code(f.code), f.message), loc);
-}
 
 Error from_git(editgit::Error e) {
   switch (e) {

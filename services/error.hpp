@@ -6,6 +6,8 @@
 #pragma once
 
 #include <boost/json/object.hpp>
+#include "base/named_codes.hpp"
+
 #include <boost/system/error_code.hpp>
 #include <boost/system/result.hpp>
 
@@ -53,12 +55,7 @@ unsigned http_status(Error e);
 const boost::system::error_category& category() noexcept;
 boost::system::error_code make_error_code(Error e) noexcept;
 
-struct Failure {
-  Error code = Error::internal;
-  std::string message;
-};
-
-std::ostream& operator<<(std::ostream& os, const Failure& f);
+using Failure = base::Failure<Error, Error::internal>;
 
 // A final reply as the WebSocket and the NDJSON stream show it: "status":
 // ["done"], or ["done","error"] with "error": "<code>: <message>" and
@@ -67,7 +64,6 @@ std::ostream& operator<<(std::ostream& os, const Failure& f);
 void mark_final(boost::json::object& body, const std::optional<Failure>& failure);
 // An HTTP error answer: "error": "<code>", "message"; with http_status(code).
 void mark_http_error(boost::json::object& body, const Failure& failure);
-[[noreturn]] void throw_exception_from_error(const Failure& f, const boost::source_location& loc);
 
 // The git layer's codes as the gateway's: conflict (a file changed since;
 // git mid-merge), not_found (nothing to undo), a push's refusal and an

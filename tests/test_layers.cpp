@@ -19,16 +19,17 @@ namespace {
 // Lowest first; each layer and the layers it may include.
 const std::map<std::string, std::set<std::string>>& layers() {
   static const std::map<std::string, std::set<std::string>> table{
-      {"editproto", {}},
-      {"git", {}},
-      {"record", {"editproto", "git"}},
-      {"repl", {"editproto", "git", "record"}},
-      {"services", {"editproto", "git", "record", "repl"}},
-      {"ops", {"editproto", "git", "record", "repl", "services"}},
-      {"mcp", {"editproto", "git", "record", "repl", "services", "ops"}},
-      {"dashboard", {"editproto", "git", "record", "repl", "services", "ops"}},
-      {"gateway", {"editproto", "git", "record", "repl", "services", "ops", "mcp", "dashboard"}},
-      {"cli", {"editproto", "git", "record", "repl", "services", "ops", "mcp", "dashboard", "gateway"}},
+      {"base", {}},
+      {"editproto", {"base"}},
+      {"git", {"base"}},
+      {"record", {"base", "editproto", "git"}},
+      {"repl", {"base", "editproto", "git", "record"}},
+      {"services", {"base", "editproto", "git", "record", "repl"}},
+      {"ops", {"base", "editproto", "git", "record", "repl", "services"}},
+      {"mcp", {"base", "editproto", "git", "record", "repl", "services", "ops"}},
+      {"dashboard", {"base", "editproto", "git", "record", "repl", "services", "ops"}},
+      {"gateway", {"base", "editproto", "git", "record", "repl", "services", "ops", "mcp", "dashboard"}},
+      {"cli", {"base", "editproto", "git", "record", "repl", "services", "ops", "mcp", "dashboard", "gateway"}},
   };
   return table;
 }
