@@ -398,6 +398,33 @@ TEST_CASE("a streamed body that stalls is cut off with a summary, its blocks com
   CHECK(s.closed_by_server());
 }
 
+TEST_CASE("a streamed body past the edit-text limit is cut off there, its blocks committed, and the connection ends",
+          "[server][security]") {
+  Workspace ws;
+  client::Gateway gw(ws.dir.str());
+  client::EditStream s(gw.port(), gw.cookie());
+  s.send(block_a);
+  REQUIRE(s.line());
+  // 65 MiB of prose after the block: the op ends at 64 MiB while the body
+  // goes on, so what follows is never read as a request of its own.
+  std::string prose;
+  while (prose.size() < (1u << 20)) prose += "Some prose between blocks, which the parser reads and drops.\n";
+  for (int mib = 0; mib < 65; ++mib) s.send(prose);
+  // The parser says where it stopped, as a failed block, then the summary.
+  auto cut = s.line(std::chrono::seconds(30));
+  REQUIRE(cut);
+  CHECK(str(obj(*cut).at("block").at("reason")) == "too_large");
+  auto done = s.line();
+  REQUIRE(done);
+  auto d = obj(*done);
+  CHECK(str(d.at("reason")) == "payload_too_large");
+  CHECK(d.at("status").as_array() == json::array{"done", "error"});
+  CHECK(d.at("commit").is_string());
+  CHECK(ws.head() == str(d.at("commit")));
+  CHECK(s.rest().empty());
+  CHECK(s.closed_by_server());
+}
+
 TEST_CASE("GET /v1/history lists editgate's commits", "[server]") {
   Workspace ws;
   client::Gateway gw(ws.dir.str());
