@@ -65,10 +65,7 @@ void Repl::submit(Page& p, std::shared_ptr<Job> job) {
     // being told to stop (Repl::fail, end_timeout); a queued one never started.
     fail(*it->second, *j, Error::timeout, "no reply within " + std::to_string(j->timeout.count()) + " ms");
   });
-  if (!job->silent && files_) {
-    p.progress.accepted(job->id, job->codes.size());
-    files_->marker(p.stem, "ack.marker", job->id);
-  }
+  if (!job->silent) status_.accepted(p.stem, p.progress, job->id, job->codes.size());
   p.queue.push_back(std::move(job));
   pump(p);
   write_status(p);
@@ -204,7 +201,7 @@ void Repl::write_reply(Page& p, Job& job, const Lines& reply, bool more) {
   // ack.marker is on disk before a reply can be read: a file agent that
   // sees the reply also sees its job's number. (An eval op's agent hears
   // the reply itself: its path does not wait for the status files.)
-  if (files_ && job.from_log) files_->flush();
+  if (job.from_log) status_.flush();
   Result<FileChange> written = Failure{};
   if (more) {
     const Lines& next = job.segments[job.index + 1];
@@ -286,7 +283,7 @@ void Repl::finish(Page& p, Job& job, std::int64_t ms, Lines reply, Answer done) 
             {record::trailer::job, std::to_string(job.id)},
             {record::trailer::duration, std::to_string(ms) + "ms"},
             {record::trailer::status, status}},
-           [this, id = p.id, answered = std::move(answered)](const std::string& c) { replied(id, answered, c); },
+           [this, id = p.id, answered = std::move(answered)](const std::string& c) { status_.replied(id, answered, c); },
            {{}, {p.stem + "/" + std::to_string(job.id)}, outcome, false});
   if (more && p.link) return next_block(p, job);
   if (job.deadline) job.deadline->cancel();
@@ -420,7 +417,7 @@ void Repl::fail_queued(Page& p, Job& job, Error code, const std::string& message
     commit(p, {}, p.stem, "reply: " + p.stem + " never ran job " + std::to_string(job.id),
            {{record::trailer::kind, "reply"}, {record::trailer::job, std::to_string(job.id)}, {record::trailer::status, what}},
            [this, id = p.id, answered = Answered{job.id, job.agent, 1, done, true}](const std::string& c) {
-             replied(id, answered, c);
+             status_.replied(id, answered, c);
            },
            {{}, {p.stem + "/" + std::to_string(job.id)}, "(" + what + ", never started)", false});
   }

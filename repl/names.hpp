@@ -16,6 +16,10 @@ std::string sanitize_name(std::string_view name);
 
 // An agent as a commit author, as edit runs write it.
 using record::agent_identity;
+// The author of a page's own commits (its connect, replies, notes).
+inline editgit::Identity page_identity(std::string_view stem) {
+  return {std::string(stem), std::string(stem) + "@page.editgate.invalid"};
+}
 
 // A new instance id's length: 48 random bits. Ids are names, in log file
 // names and in `editgate eval`; the secret beside each (PageKeys) is what

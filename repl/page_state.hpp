@@ -1,7 +1,7 @@
 // The state the REPL keeps per page and per job. Private to the REPL's
-// parts (page_registry, jobs, page_messages, log_requests, transcript,
-// status_files): all of it lives on the REPL's one executor, and no other
-// thread touches it.
+// parts (page_registry, jobs, page_messages, log_requests, transcript;
+// status_files reads it as repl.cpp's StatusPage): all of it lives on the
+// REPL's one executor, and no other thread touches it.
 #pragma once
 
 #include "repl/intake.hpp"
@@ -126,11 +126,6 @@ inline bool ends_with_footer(std::string_view text) { return ends_with_lines(tex
 inline bool ok_result(const boost::json::object& msg) {
   auto it = msg.find("ok");
   return it != msg.end() && it->value().is_bool() && it->value().get_bool();
-}
-
-// The author of a page's own commits (its connect, replies, notes).
-inline editgit::Identity page_identity(std::string_view stem) {
-  return {std::string(stem), std::string(stem) + "@page.editgate.invalid"};
 }
 
 // The message that hands a job's running block to its page.

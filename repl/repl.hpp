@@ -20,6 +20,7 @@
 #include "repl/page_keys.hpp"
 #include "repl/provenance.hpp"
 #include "repl/registry_file.hpp"
+#include "repl/status_files.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -307,27 +308,16 @@ class Repl {
   void check_jobs(Page& p);
   void mark_interrupted_in(const std::string& file);
 
-  // The status files and the commits (status_files.cpp).
-  // `committed` runs on this thread once the commit is made, with its id.
-  // `exchange`: the jobs a request opens or a reply closes, and its part of
-  // the subject (repl/committer.hpp).
-  struct Exchange {
-    std::vector<std::string> opens, closes;  // "page/job"
-    std::string headline;
-    bool takes_save;  // a request read from a saved log (CommitItem::takes_save); false when left out
-  };
+  // The status files and the commits: an object of their own (status_, repl/status_files.hpp);
+  // these hand it a page (repl.cpp).
+  using Exchange = StatusFiles::Exchange;
+  using Answered = StatusFiles::Answered;
   void commit(Page& p, std::vector<FileChange> files, const std::string& author, const std::string& summary,
               std::vector<std::pair<std::string, std::string>> trailers,
               std::function<void(const std::string& id)> committed = {}, Exchange exchange = {});
   void write_status(Page& p);  // status.json and ready.marker, from the page's state now
-  struct Answered {  // what a reply's commit callback needs of its job
-    std::uint64_t job;
-    std::string agent;
-    std::size_t block;
-    Answer done;
-    bool last;
-  };
-  void replied(const std::string& page_id, const Answered& a, const std::string& commit);
+  StatusPage status_page(Page& p);
+  std::optional<StatusPage> status_page(const std::string& page_id);
   void requested(const std::string& page_id, const std::vector<std::shared_ptr<Job>>& jobs, const std::string& commit);
 
   const editproto::Workspace& ws_;
@@ -338,10 +328,10 @@ class Repl {
   std::uint64_t next_job_ = 1;
   RegistryFile registry_;  // debug.md
   bool stopping_ = false;
-  AgentFiles* files_ = nullptr;
   PageKeys keys_;
   Admission admission_;  // new instances per origin
   GitProvenance provenance_;
+  StatusFiles status_;  // status.json, the markers, the chat history; the commits
   std::optional<TailJournal> journal_;
 };
 
