@@ -45,23 +45,31 @@ struct Heard {
   std::optional<repl::Answer> answer;
 };
 
-struct Fixture {
+// A temp git workspace with the REPL's Committer and AgentFiles, and the
+// io_context the test polls.
+struct Ground {
   test::TempDir dir;
   boost::asio::io_context io;
   boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work = boost::asio::make_work_guard(io);
   std::optional<editproto::Workspace> ws;
   std::unique_ptr<repl::Committer> committer;
   std::optional<repl::AgentFiles> files;
-  std::optional<repl::Repl> repl;
-  std::shared_ptr<FakePage> page = std::make_shared<FakePage>();
-  std::string id, secret, stem;
 
-  explicit Fixture(repl::Options options = {}) {
+  Ground() {
     test::git_ok(dir.path(), {"init", "-q"});
     test::git_ok(dir.path(), {"commit", "-q", "--allow-empty", "-m", "code"});
     ws.emplace(*editproto::Workspace::open(dir.str()));
     committer = std::move(*repl::Committer::start(dir.str()));
     files.emplace((dir / ".git/editgate").string());
+  }
+};
+
+struct Fixture : Ground {
+  std::optional<repl::Repl> repl;
+  std::shared_ptr<FakePage> page = std::make_shared<FakePage>();
+  std::string id, secret, stem;
+
+  explicit Fixture(repl::Options options = {}) {
     repl.emplace(*ws, *committer, io.get_executor(), options);
     repl->set_files(&*files);
     auto welcome = repl->connect(hello(), page);

@@ -1,14 +1,9 @@
 // The status files and the commits of the pages' logs (repl/status_files.hpp),
-// on their own: a page given by the test, a real Committer in a temp
-// repository, and AgentFiles in its agents' folder.
+// on their own: a page given by the test, and the harness's ground (a real
+// Committer in a temp repository, AgentFiles in its agents' folder).
 #include "repl/page_log.hpp"
 #include "repl/status_files.hpp"
-#include "support.hpp"
-
-#include <boost/asio/executor_work_guard.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/json.hpp>
-#include <catch2/catch.hpp>
+#include "repl_harness.hpp"
 
 #include <memory>
 #include <optional>
@@ -20,13 +15,7 @@ using repl::StatusPage;
 
 namespace {
 
-struct Setup {
-  test::TempDir dir;
-  boost::asio::io_context io;
-  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work = boost::asio::make_work_guard(io);
-  std::optional<editproto::Workspace> ws;
-  std::unique_ptr<repl::Committer> committer;
-  std::optional<repl::AgentFiles> files;
+struct Setup : repl_harness::Ground {
   repl::JobProgress progress;
   StatusPage page{"tab-1", "debug/tab-1.md", true, 0, std::nullopt, {}, &progress};
   bool known = true;  // the page is there; false: forgotten
@@ -34,11 +23,6 @@ struct Setup {
   std::optional<StatusFiles> status;
 
   Setup() {
-    test::git_ok(dir.path(), {"init", "-q"});
-    test::git_ok(dir.path(), {"commit", "-q", "--allow-empty", "-m", "code"});
-    ws.emplace(*editproto::Workspace::open(dir.str()));
-    committer = std::move(*repl::Committer::start(dir.str()));
-    files.emplace((dir / ".git/editgate").string());
     status.emplace(
         *committer, io.get_executor(),
         [this](const std::string& id) { return id == "p1" && known ? std::optional<StatusPage>(page) : std::nullopt; },
