@@ -172,9 +172,10 @@ class RawPages {
 
   unsigned short port() const { return port_; }
   std::string url(const std::string& page) const { return "http://127.0.0.1:" + std::to_string(port_) + page; }
-  void set_gateway(unsigned short port) {
+  void set_gateway(const client::Gateway& gw) {
     std::lock_guard lock(shared_->m);
-    shared_->gateway = port;
+    shared_->gateway = gw.port();
+    shared_->workspace = gw.workspace();
   }
 
   // Forgets the pages kept so far and keeps the next `n`.
@@ -221,6 +222,7 @@ class RawPages {
     std::condition_variable cv;
     std::string adapter;
     unsigned short gateway = 0;
+    std::string workspace;
     std::size_t capacity = 1;
     std::vector<std::unique_ptr<websocket::stream<tcp::socket>>> pages;
   };
@@ -262,18 +264,19 @@ class RawPages {
       std::string gateway;
       {
         std::lock_guard lock(shared->m);
-        gateway = "http://127.0.0.1:" + std::to_string(shared->gateway) + "/adapter.js";
+        gateway = "http://127.0.0.1:" + std::to_string(shared->gateway) + "/adapter.js?workspace=" + shared->workspace;
       }
       auto page = [](const std::string& title, const std::string& adapter) {
         return "<!doctype html><title>" + title + "</title>" +
                (adapter.empty() ? "" : "<script src=\"" + adapter + "\" crossorigin></script>");
       };
       res.set(http::field::content_type, "text/html");
-      if (target == "/raw.html") res.body() = page("raw", "/adapter.js");
+      // The raw server checks no workspace; the adapter wants one named.
+      if (target == "/raw.html") res.body() = page("raw", "/adapter.js?workspace=raw");
       else if (target == "/gw.html") res.body() = page("gw", gateway);
       else if (target == "/busy.html") res.body() = page("busy", gateway);
       else if (target == "/blank.html") res.body() = page("blank", "");
-      else if (target == "/adapter.js") {
+      else if (target.starts_with("/adapter.js")) {
         res.set(http::field::content_type, "text/javascript");
         res.body() = shared->adapter;
       } else {
@@ -458,7 +461,7 @@ int run(int argc, char** argv) {
   if (part("chromium")) {
     fs::path dir = workspace(a, "chromium");
     client::Gateway gw(dir.string());
-    raw.set_gateway(gw.port());
+    raw.set_gateway(gw);
     Child browser({a.node, a.script, a.chromium}, (fs::path(a.workdir) / "playwright.log").string(), a.workdir);
     open_tabs(browser, raw.url("/raw.html"), 1);
     open_tabs(browser, raw.url("/gw.html"), 1);
@@ -528,7 +531,7 @@ int run(int argc, char** argv) {
     // new ones by default; half of --pages-per-origin may be connected. It
     // lets in 10 at once, then one every 2 s (so 100 take about 3 minutes).
     client::Gateway gw(dir.string(), {"--pages-per-origin", std::to_string(2 * a.pages + 16)});
-    raw.set_gateway(gw.port());
+    raw.set_gateway(gw);
     Child browser({a.node, a.script, a.chromium}, (fs::path(a.workdir) / "playwright-busy.log").string(), a.workdir);
     open_tabs(browser, raw.url("/busy.html"), a.pages);
     std::vector<std::string> names;

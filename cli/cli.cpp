@@ -357,7 +357,9 @@ CLI::App* add_serve(CLI::App& app, gateway::ServeArgs& a) {
   serve->add_option("--root", a.root, std::string(gateway_root_help) + "; a folder with no repository gets one, "
                                       "and outside any repository nothing is made unless --root names the folder")
       ->check(CLI::ExistingDirectory);
-  serve->add_option("--port", a.port, "Port (default: 8302; 0 for any free port)");
+  serve->add_option("--port", a.port,
+                    "Port (default: the workspace's own, 8400-8799 from its id, which the page tag it prints names; "
+                    "0 for any free port)");
   serve->add_option("--bind", a.bind, "Address to listen on (default: 127.0.0.1; anything but "
                                       "loopback lets other machines in)");
   serve->add_option("--allow-origin", a.allow_origins,
@@ -426,8 +428,8 @@ McpCommands add_mcp(CLI::App& app, McpArgs& a, McpConfigArgs& c) {
                                             "the workspace's gateway (started in the background when none runs)");
   mcp->add_option("--root", a.root, gateway_root_help)
       ->check(CLI::ExistingDirectory);
-  mcp->add_option("--port", a.port, "Port of the gateway it starts when none serves the workspace (default: 8302, "
-                                    "or any free port when that is taken; 0: any free port)");
+  mcp->add_option("--port", a.port, "Port of the gateway it starts when none serves the workspace (default: the "
+                                    "workspace's own, or any free port when that is taken; 0: any free port)");
   CLI::App* config = mcp->add_subcommand("config", "Print the snippet that adds editgate to an agent client's MCP "
                                                    "servers (its file and keys)");
   config->add_option("--client", c.client, "The client: claude, codex, cursor, vscode or gemini")

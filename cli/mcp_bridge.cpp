@@ -82,7 +82,8 @@ class Bridge {
  public:
   // `refusal`: why there is no workspace to serve; every request is
   // answered with it, so the client shows it, and nothing is created.
-  Bridge(net::io_context& ioc, std::string root, std::string refusal, unsigned short port, std::ostream& err)
+  Bridge(net::io_context& ioc, std::string root, std::string refusal, std::optional<unsigned short> port,
+         std::ostream& err)
       : ioc_(ioc), root_(root), err_(err),
         finder_(ioc, std::move(root), std::move(refusal), port, err,
                 [this](const bridge::Endpoint& ep) { gateway_ready(ep); },

@@ -7,6 +7,7 @@
 // output carries nothing else; diagnostics go to standard error.
 #pragma once
 
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -14,7 +15,9 @@ namespace cli {
 
 struct McpArgs {
   std::string root;  // empty: the workspace found from the current folder (cli/mcp_launch.hpp)
-  unsigned short port = 8302;  // of a gateway it starts, when free (0: any free port)
+  // Of a gateway it starts, when free (0: any free port); none: the
+  // workspace's own (services::default_port).
+  std::optional<unsigned short> port;
 };
 
 // Serves until standard input ends (or SIGINT/SIGTERM, or standard output

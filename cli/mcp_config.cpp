@@ -77,13 +77,14 @@ void token_note(std::ostream& out, const Snippet& s, const std::string& how) {
   if (s.state.empty()) {
     // No workspace here: the shell finds the cookie of the one it runs in.
     out << "# The token is the cookie of the workspace the shell starts in (`editgate where cookie` names "
-           "it); " << how << "\n";
+           "it); " << how << "\n# PORT is that workspace's: `editgate where port` names its file while a gateway "
+           "runs, and `editgate serve` prints it\n";
     return;
   }
   out << "# The token is the gateway's cookie (" << s.cookie_file << "); " << how << "\n";
   if (!s.port_known)
-    out << "# (no gateway runs there now: " << s.url << " is the default port; the running one's is in "
-        << s.state << "/server.json)\n";
+    out << "# (no gateway runs there now: " << s.url << " is the workspace's own port, where `editgate serve` "
+        << "and `editgate mcp` start one; the running one's is in " << s.state << "/server.json)\n";
 }
 
 void print(const std::string& client, const Snippet& s, std::ostream& out) {
@@ -161,10 +162,12 @@ int run_mcp_config(const McpConfigArgs& a, std::ostream& out, std::ostream& err)
   // Outside any repository (a snippet for every project): the stdio entry
   // finds its workspace where the client starts it; the HTTP one takes the
   // cookie of the workspace the shell is in.
-  unsigned port = gateway::ServeArgs{}.port;
+  // Each workspace has its own port (services::default_port); outside one
+  // the snippet can only name where to find it.
+  std::string port = "PORT";
   if (!ws.empty()) {
     if (auto published = services::read_published(ws)) {
-      port = published->port;
+      port = std::to_string(published->port);
       s.port_known = true;
     }
     auto places = services::places_of(ws);
@@ -172,10 +175,11 @@ int run_mcp_config(const McpConfigArgs& a, std::ostream& out, std::ostream& err)
       err << "editgate mcp config: " << places.error().message << '\n';
       return 2;
     }
+    if (!s.port_known) port = std::to_string(services::default_port(places->id));
     s.state = places->state;
     s.cookie_file = places->state + "/cookie";
   }
-  s.url = "http://127.0.0.1:" + std::to_string(port) + "/mcp";
+  s.url = "http://127.0.0.1:" + port + "/mcp";
   print(a.client, s, out);
   return 0;
 }

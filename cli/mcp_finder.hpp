@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -32,7 +33,7 @@ class GatewayFinder {
 
   // `refusal`: why there is no workspace to serve; every search fails with
   // it, and nothing is started. `port`: of a gateway started here.
-  GatewayFinder(boost::asio::io_context& ioc, std::string root, std::string refusal, unsigned short port,
+  GatewayFinder(boost::asio::io_context& ioc, std::string root, std::string refusal, std::optional<unsigned short> port,
                 std::ostream& err, Ready ready, Failed failed)
       : root_(std::move(root)), refusal_(std::move(refusal)), port_(port), err_(err), ready_(std::move(ready)),
         failed_(std::move(failed)), timer_(ioc) {}
@@ -49,7 +50,7 @@ class GatewayFinder {
 
   std::string root_;
   std::string refusal_;
-  unsigned short port_;
+  std::optional<unsigned short> port_;
   std::ostream& err_;
   Ready ready_;
   Failed failed_;

@@ -41,7 +41,7 @@ std::string serve_log(const std::string& ws) {
   return places ? places->state + "/serve.log" : ws + ": " + places.error().message;
 }
 
-services::Result<pid_t> start_gateway(const std::string& ws, unsigned short wanted) {
+services::Result<pid_t> start_gateway(const std::string& ws, std::optional<unsigned short> asked) {
   auto places = services::places_of(ws);
   if (!places) return places.error();
   if (auto made = services::make_state_folder(*places); !made) return made.error();
@@ -54,6 +54,7 @@ services::Result<pid_t> start_gateway(const std::string& ws, unsigned short want
   // Everything the child needs is made before fork: after it, a thread of
   // ours may hold the allocator's lock, so the child only calls what is
   // async-signal-safe until exec.
+  const unsigned short wanted = asked.value_or(services::default_port(places->id));
   const std::string port = wanted != 0 && port_free(wanted) ? std::to_string(wanted) : "0";
   const char* argv[] = {"editgate", "serve", "--root", ws.c_str(), "--port", port.c_str(), nullptr};
   const pid_t pid = ::fork();

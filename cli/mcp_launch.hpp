@@ -7,6 +7,7 @@
 
 #include <sys/types.h>
 
+#include <optional>
 #include <string>
 
 namespace cli::bridge {
@@ -16,7 +17,7 @@ namespace cli::bridge {
 // workspace's state folder, private to the user (the one before kept as
 // serve.log.1). On `port` when it is free, else on any free port (0 asks
 // for that). The child's pid; Error::io when it cannot start.
-services::Result<pid_t> start_gateway(const std::string& ws, unsigned short port);
+services::Result<pid_t> start_gateway(const std::string& ws, std::optional<unsigned short> port);
 
 // Whether a child started by start_gateway has exited (and reaps it).
 bool exited(pid_t child);

@@ -230,9 +230,10 @@ std::optional<Held> hold_workspace(const ServeArgs& args, std::ostream& err) {
 
 // Opens, binds and listens; false, with the reason on `err`, when the port
 // cannot be had.
-bool listen(tcp::acceptor& acceptor, const net::ip::address& ip, const ServeArgs& args, std::ostream& err) {
+bool listen(tcp::acceptor& acceptor, const net::ip::address& ip, unsigned short port, const ServeArgs& args,
+            std::ostream& err) {
   boost::system::error_code ec;
-  tcp::endpoint endpoint(ip, args.port);
+  tcp::endpoint endpoint(ip, port);
   if (acceptor.open(endpoint.protocol(), ec); !ec) {
     close_on_exec(acceptor.native_handle());
     acceptor.set_option(net::socket_base::reuse_address(true), ec);
@@ -240,8 +241,10 @@ bool listen(tcp::acceptor& acceptor, const net::ip::address& ip, const ServeArgs
   if (!ec) acceptor.bind(endpoint, ec);
   if (!ec) acceptor.listen(net::socket_base::max_listen_connections, ec);
   if (!ec) return true;
-  err << "editgate serve: cannot listen on " << args.bind << ":" << args.port << ": " << ec.message();
-  if (ec == net::error::address_in_use) err << " (another program has the port; choose --port N, or --port 0 for any)";
+  err << "editgate serve: cannot listen on " << args.bind << ":" << port << ": " << ec.message();
+  if (ec == net::error::address_in_use)
+    err << " (another program has the port" << (args.port ? "" : ", this workspace's own") <<
+        "; choose --port N, or --port 0 for any: the tag the gateway prints then names that port)";
   err << '\n';
   return false;
 }
@@ -419,7 +422,7 @@ std::shared_ptr<services::NodePage> start_node(const ServeArgs& args, services::
 // The rest of the banner, once the Node page is started: how a page joins,
 // and a sign-in URL for one browser, once (`editgate dashboard` prints another).
 void print_joining(std::ostream& out, const std::string& url, services::Gateway& gw) {
-  out << "  pages: include <script src=\"" << url << "adapter.js\" crossorigin></script>; logs in debug/\n";
+  out << "  pages: include, in the app's HTML (logs in debug/):\n    " << services::page_tag(url, gw.workspace_id()) << '\n';
   out << "  dashboard: " << url << "?token=" << gw.dashboard().mint_token() << '\n';
   out.flush();
 }
@@ -460,7 +463,7 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
 
   net::io_context ioc{1};
   tcp::acceptor acceptor(ioc);
-  if (!listen(acceptor, ip, args, err)) return 2;
+  if (!listen(acceptor, ip, args.port.value_or(services::default_port(held->places.id)), args, err)) return 2;
   binding.port = acceptor.local_endpoint().port();
   const std::string host = ip.is_v6() ? "[" + args.bind + "]" : args.bind;
   const std::string url = "http://" + host + ":" + std::to_string(binding.port) + "/";

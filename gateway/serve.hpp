@@ -1,6 +1,7 @@
 // `editgate serve`: the gateway's process, from the lock to a clean stop.
 #pragma once
 
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -9,7 +10,9 @@ namespace gateway {
 
 struct ServeArgs {
   std::string root;  // empty: gateway::find_workspace's
-  unsigned short port = 8302;
+  // None: the workspace's own (services::default_port), so each project's
+  // tabs find their gateway whichever started first.
+  std::optional<unsigned short> port;
   std::string bind = "127.0.0.1";
   std::vector<std::string> allow_origins;
   unsigned header_timeout_ms = 10'000;

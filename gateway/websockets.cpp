@@ -7,6 +7,7 @@
 // is closed with slow_client.
 #include "gateway/websockets.hpp"
 
+#include "editproto/unicode.hpp"
 #include "record/commit_messages.hpp"
 #include "ops/dispatcher.hpp"
 #include "repl/repl.hpp"
@@ -359,6 +360,14 @@ class page_socket : public services::Stoppable, public std::enable_shared_from_t
       const boost::json::value* f = o.if_contains(k);
       return f && f->is_string() ? std::string(f->get_string()) : std::string();
     };
+    // A tab's adapter names the workspace its tag was made for: another's
+    // tab is refused before anything of it is made, logged or committed.
+    // (A program speaking the page protocol itself may leave it out.)
+    if (const std::string ws = field("workspace"); !ws.empty() && ws != gw_.workspace_id())
+      return refuse(services::Error::wrong_workspace,
+                    "this tab's tag names workspace " + editproto::unicode::to_valid_utf8(ws.substr(0, 64)) +
+                        ", and the gateway on this port serves another; start `editgate serve` in the tab's "
+                        "project (it listens on the port its tag names), or paste the tag that project's gateway prints");
     // Whatever the page says, it is a browser: only the gateway starts Node pages.
     repl::Hello h{field("id"),    field("secret"), field("name"),      field("url"),
                   field("title"), "browser",       origin_, field("user_agent")};

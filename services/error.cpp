@@ -67,9 +67,11 @@ constexpr ErrorInfo errors[] = {
     {Error::remote_auth_failed, "remote_auth_failed", 502,
      "the remote refused the push's credentials, or asked for ones there are none of"},
     {Error::rate_limited, "rate_limited", 429, "too many new page instances from one origin lately"},
+    {Error::wrong_workspace, "wrong_workspace", 409,
+     "a tab whose tag names another workspace than the one this gateway serves: nothing of it is kept"},
 };
 
-static_assert(std::size(errors) == static_cast<std::size_t>(Error::rate_limited));
+static_assert(std::size(errors) == static_cast<std::size_t>(Error::wrong_workspace));
 
 constexpr bool in_enum_order() {
   for (std::size_t i = 0; i < std::size(errors); ++i)

@@ -75,6 +75,19 @@ GitFolder git_folder_of(const std::string& dir) {
   }
 }
 
+unsigned short default_port(const std::string& workspace_id) {
+  unsigned long bits = 0;
+  for (char c : workspace_id.substr(0, 8)) bits = bits * 16 + static_cast<unsigned long>(std::isdigit(c) ? c - '0' : (c | 0x20) - 'a' + 10);
+  return static_cast<unsigned short>(8400 + bits % 400);
+}
+
+std::string page_tag(const std::string& url, const std::string& workspace_id) {
+  return "<script>(function load(){var s=document.createElement('script');s.src='" + url +
+         "adapter.js?workspace=" + workspace_id +
+         "';s.crossOrigin='anonymous';s.onerror=function(){s.remove();setTimeout(load,2000)};"
+         "(document.head||document.documentElement).appendChild(s)})()</script>";
+}
+
 Result<Places> places_of(const std::string& root) {
   std::error_code ec;
   const fs::path canonical = fs::canonical(root, ec);

@@ -33,6 +33,18 @@ struct Places {
   std::string agents;
 };
 
+// The port a gateway of this workspace listens on unless told otherwise:
+// 8400-8799, from its id, so each project keeps its own port whichever
+// starts first, and the tag its tabs carry stays right across restarts.
+unsigned short default_port(const std::string& workspace_id);
+
+// What a page includes to join this workspace's gateway at `url`
+// ("http://127.0.0.1:8517/"): a script that loads
+// <url>adapter.js?workspace=<id>, and loads it again every 2 s until a
+// gateway answers, so a tab opened before its gateway starts connects
+// without a reload. One line.
+std::string page_tag(const std::string& url, const std::string& workspace_id);
+
 // The places of the workspace at `root` (made canonical). Creates nothing.
 // Error::not_found when `root` does not exist; Error::io when the user's
 // state home cannot be told (no XDG_STATE_HOME, no HOME, no passwd entry).

@@ -1,5 +1,6 @@
 #include "tests/client.hpp"
 
+#include "services/places.hpp"
 #include "services/state_dir.hpp"
 
 #include <boost/asio.hpp>
@@ -8,6 +9,7 @@
 #include <boost/beast/websocket.hpp>
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -84,7 +86,9 @@ Gateway::Gateway(const std::string& root, std::vector<std::string> extra, bool n
   if (fd < 0) throw std::runtime_error("mkstemp");
   ::close(fd);
   log_ = tmpl;
-  std::vector<std::string> args = {editgate_binary(), "serve", "--port", "0", "--root", root};
+  std::vector<std::string> args = {editgate_binary(), "serve", "--root", root};
+  // Any free port, unless the test names one.
+  if (std::find(extra.begin(), extra.end(), "--port") == extra.end()) args.insert(args.end(), {"--port", "0"});
   args.insert(args.end(), extra.begin(), extra.end());
   if (!node) args.push_back("--no-node");
   pid_ = ::fork();
@@ -113,6 +117,7 @@ Gateway::Gateway(const std::string& root, std::vector<std::string> extra, bool n
     if (published) {
       port_ = published->port;
       cookie_ = published->cookie;
+      if (auto places = services::places_of(root)) workspace_ = places->id;
       return;
     }
     std::this_thread::sleep_for(10ms);

@@ -25,6 +25,7 @@ void use_editgate(std::string path);
 // `editgate serve --port 0 --root ROOT [extra...]`, started and waited for
 // (its port file in the state folder); stopped with SIGTERM when destroyed. Without
 // `node`, with --no-node: tests of the edit doors see no page's commits.
+// On any free port unless `extra` names one (--port N).
 class Gateway {
  public:
   explicit Gateway(const std::string& root, std::vector<std::string> extra = {}, bool node = false);
@@ -34,6 +35,8 @@ class Gateway {
 
   unsigned short port() const { return port_; }
   const std::string& cookie() const { return cookie_; }
+  // The workspace's id, as a tab's tag names it (adapter.js?workspace=).
+  const std::string& workspace() const { return workspace_; }
   pid_t pid() const { return pid_; }
   // SIGTERM (or `sig`) and the exit code; -1 if it had to be killed.
   int stop(int sig = 15, std::chrono::milliseconds wait = 10s);
@@ -47,6 +50,7 @@ class Gateway {
   pid_t pid_ = -1;
   unsigned short port_ = 0;
   std::string cookie_;
+  std::string workspace_;
 };
 
 struct Response {

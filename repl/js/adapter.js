@@ -1,8 +1,9 @@
 // The browser adapter: connects this page to the editgate gateway over the WebSocket /v1/page and
 // speaks the page protocol of repl/README.md as protocol.js's host: the socket, the tab's globals,
 // its errors and navigation. The gateway serves it as /adapter.js, inside one function after
-// serialize.js, lookup.js and protocol.js; a page loads it with
-// <script src="http://127.0.0.1:PORT/adapter.js" crossorigin></script>.
+// serialize.js, lookup.js and protocol.js; a page loads it with the tag `editgate serve` prints,
+// which loads http://127.0.0.1:PORT/adapter.js?workspace=ID (and again until a gateway answers).
+// The workspace is how a tab reaches its own project's gateway or is refused, never another's.
 
 var INSTANCE_KEY = 'editgate.instance';  // {"id","secret"} as JSON: the secret takes the id back
 var IN_USE_PATIENCE_MS = 3000;  // a reload's new socket can arrive before the old one has closed
@@ -12,6 +13,8 @@ var MAX_BUFFERED = 1000;
 var AsyncFunction = Object.getPrototypeOf(async function () {}).constructor;
 var script = document.currentScript;  // only set while this script first runs
 var ownWarn = console.warn;  // the page's own, for the adapter's warnings (not captured as events)
+var workspace = script && script.src ? new URL(script.src).searchParams.get('workspace') : null;
+var lastRefusal = '';  // the gateway's last refusal, warned once until another comes
 
 var socket = null;
 var welcomed = false;
@@ -47,7 +50,11 @@ var page = editgateProtocol({
 if (window.editgate) {
   // Included twice: the first copy already has the connection.
 } else if (!script || !script.src) {
-  console.warn('editgate: load adapter.js with <script src="http://127.0.0.1:PORT/adapter.js" crossorigin>');
+  console.warn('editgate: load adapter.js with the tag `editgate serve` prints');
+} else if (!workspace) {
+  // Without it, a tab would join whichever project's gateway holds the port.
+  console.warn('editgate: this tag names no workspace, so the tab does not connect; paste the tag ' +
+               '`editgate serve` prints in your project (it loads adapter.js?workspace=ID)');
 } else if (errorsMuted()) {
   loadWithCors();
 } else {
@@ -118,7 +125,7 @@ function connect() {
   socket = ws;
   ws.onopen = function () {
     ws.send(JSON.stringify({
-      type: 'hello', id: instance && instance.id, secret: instance && instance.secret,
+      type: 'hello', workspace: workspace, id: instance && instance.id, secret: instance && instance.secret,
       name: document.title || location.pathname, url: location.href, title: document.title, kind: 'browser',
       user_agent: navigator.userAgent
     }));
@@ -171,6 +178,7 @@ function followNavigation() {
 
 function welcome(msg) {
   welcomed = true;
+  lastRefusal = '';
   delay = FIRST_DELAY_MS;
   inUseSince = 0;
   // A new instance comes with its secret; a page that came back keeps the one it has.
@@ -188,7 +196,11 @@ function welcome(msg) {
 function refused(msg) {
   socket.close();  // the gateway closes it too; onclose reconnects
   if (msg.error !== 'in_use') {
-    warn('the gateway refused this page (' + msg.error + '): ' + msg.message);
+    // Tried again with back-off (another project's gateway may leave the port to this one's):
+    // said once, not at every try.
+    var said = msg.error + ': ' + msg.message;
+    if (said !== lastRefusal) warn('the gateway refused this page (' + said + ')');
+    lastRefusal = said;
     return;
   }
   if (!inUseSince) {

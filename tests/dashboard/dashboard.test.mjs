@@ -51,8 +51,9 @@ async function serve(root) {
   const url = m ? m[1] : null;
   const cookie = fs.readFileSync(where.cookie, 'utf8').trim();
   const base = `http://127.0.0.1:${fs.readFileSync(where.port, 'utf8').trim()}`;
+  const workspace = JSON.parse(fs.readFileSync(where.server_json, 'utf8')).workspace_id;
   return {
-    url, base, cookie,
+    url, base, cookie, workspace,
     async post(route, body, type = 'application/json') {
       const r = await fetch(base + route, {
         method: 'POST', headers: { Authorization: `Bearer ${cookie}`, 'Content-Type': type },
@@ -85,7 +86,7 @@ async function site(host, pages) {
   };
 }
 const adapterPage = (gw, title) =>
-  `<!doctype html><title>${title}</title><body><script src="${gw.base}/adapter.js" crossorigin></script></body>`;
+  `<!doctype html><title>${title}</title><body><script src="${gw.base}/adapter.js?workspace=${gw.workspace}" crossorigin></script></body>`;
 
 // The last line of the edit route's NDJSON: the run's summary, with its commit.
 const summaryOf = (text) => JSON.parse(text.trim().split('\n').pop());

@@ -5,6 +5,7 @@
 #include "places.hpp"
 #include "pages.hpp"
 #include "support.hpp"
+#include "services/places.hpp"
 
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
@@ -99,10 +100,11 @@ struct BrowsedSite {
 // A page that loads the gateway's adapter after `body`, with the tag
 // docs/guide/pages.md documents (`crossorigin`, so the browser does not mute
 // the errors of evaluated code), or with the older tag without it.
-std::string adapter_page(const std::string& title, unsigned short gateway, const std::string& body = "",
+std::string adapter_page(const std::string& title, const client::Gateway& gw, const std::string& body = "",
                          bool crossorigin = true) {
   return "<!doctype html><title>" + title + "</title><body>" + body + "<script src=\"http://127.0.0.1:" +
-         std::to_string(gateway) + "/adapter.js\"" + (crossorigin ? " crossorigin" : "") + "></script></body>";
+         std::to_string(gw.port()) + "/adapter.js?workspace=" + gw.workspace() + "\"" +
+         (crossorigin ? " crossorigin" : "") + "></script></body>";
 }
 
 json::object obj(const std::string& text) { return json::parse(text).as_object(); }
@@ -135,7 +137,7 @@ TEST_CASE("a headless Chromium page with /adapter.js runs code for an agent, and
   client::Gateway gw(dir.str());
   const unsigned short web = free_port();
   test::write_file(site / "index.html",
-                   adapter_page("Test Page", gw.port(), "<div id=app class=\"x y\"><p>a</p><p>b</p></div>"));
+                   adapter_page("Test Page", gw, "<div id=app class=\"x y\"><p>a</p><p>b</p></div>"));
   BrowsedSite browsing(site, profile, web, "http://127.0.0.1:" + std::to_string(web) + "/");
 
   client::Ws ws(gw.port());
@@ -210,11 +212,127 @@ TEST_CASE("a headless Chromium page with /adapter.js runs code for an agent, and
   CHECK(browser_pages == 1);
 }
 
+namespace {
+
+// A workspace with a commit, and its id and its own port.
+struct Project {
+  test::TempDir dir;
+  std::string id;
+  unsigned short port = 0;
+  Project() {
+    test::git_ok(dir.path(), {"init", "-q"});
+    test::write_file(dir / "app.js", "// the app\n");
+    test::git_ok(dir.path(), {"add", "app.js"});
+    test::git_ok(dir.path(), {"commit", "-qm", "app"});
+    id = services::places_of(dir.str())->id;
+    port = services::default_port(id);
+  }
+  // Every ref's commits, and what debug/ holds: what a tab could have written.
+  std::string written() const {
+    std::string refs = test::git_ok(dir.path(), {"log", "--all", "--format=%s"});
+    return refs + (test::fs::exists(dir / "debug") ? "debug/ exists\n" : "");
+  }
+};
+
+// The browser pages of the gateway on `port`: their names.
+std::vector<std::string> browser_pages(const client::Gateway& gw) {
+  client::Ws ws(gw.port());
+  ws.login(gw.cookie());
+  std::vector<std::string> names;
+  for (const auto& p : pages(ws))
+    if (p.at("kind") == "browser" && p.at("state") != "disconnected") names.emplace_back(p.at("page").as_string());
+  return names;
+}
+
+// Waits up to `seconds` for the gateway to have a connected browser page.
+bool joins(const client::Gateway& gw, int seconds) {
+  for (int i = 0; i < seconds * 10; ++i) {
+    if (!browser_pages(gw).empty()) return true;
+    std::this_thread::sleep_for(100ms);
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("two projects on one machine: a tab joins its own project's gateway whichever starts first, even opened "
+          "before it, and another project's gateway on its port refuses it and writes nothing",
+          "[browser][security]") {
+  Project a;
+  auto other = std::make_unique<Project>();
+  while (other->port == a.port) other = std::make_unique<Project>();  // 1 in 400: two folders, one port
+  Project& b = *other;
+  test::TempDir site, profile;
+  const unsigned short web = free_port();
+  // The tag B's gateway prints, pasted into B's app; the tab opens before any gateway runs.
+  test::write_file(site / "index.html", "<!doctype html><title>B app</title><body>" +
+                                            services::page_tag("http://127.0.0.1:" + std::to_string(b.port) + "/", b.id) +
+                                            "</body>");
+  BrowsedSite browsing(site, profile, web, "http://127.0.0.1:" + std::to_string(web) + "/",
+                       {"--enable-logging=stderr", "--v=0"});
+  std::this_thread::sleep_for(3s);  // the tag has tried, and failed, to load the adapter
+
+  {
+    // B first, on its own port: the waiting tab connects, with no reload.
+    client::Gateway gb(b.dir.str(), {"--port", std::to_string(b.port)});
+    REQUIRE(joins(gb, 60));
+    // Then A, on its own port: the tab stays B's.
+    client::Gateway ga(a.dir.str(), {"--port", std::to_string(a.port)});
+    std::this_thread::sleep_for(1s);
+    CHECK(browser_pages(ga).empty());
+    CHECK(browser_pages(gb).size() == 1);
+  }
+  const std::string b_log = b.written();
+  CHECK(b_log.find("connected") != std::string::npos);
+  CHECK(a.written() == "app\n");
+
+  {
+    // A holds B's port (B is not running): the tab, reconnecting, is refused
+    // with a message in its console, and nothing of it lands in A.
+    client::Gateway ga(a.dir.str(), {"--port", std::to_string(b.port)});
+    bool told = false;
+    for (int i = 0; i < 150 && !told; ++i) {
+      std::this_thread::sleep_for(100ms);
+      told = test::read_file(site / "chromium.log").find("wrong_workspace") != std::string::npos;
+    }
+    CHECK(told);
+    CHECK(browser_pages(ga).empty());
+  }
+  CHECK(a.written() == "app\n");
+
+  {
+    // A first this time, then B: the tab finds B again.
+    client::Gateway ga(a.dir.str(), {"--port", std::to_string(a.port)});
+    client::Gateway gb(b.dir.str(), {"--port", std::to_string(b.port)});
+    CHECK(joins(gb, 30));
+    CHECK(browser_pages(ga).empty());
+  }
+  CHECK(a.written() == "app\n");
+}
+
+TEST_CASE("a tag that names no workspace does not connect, and says why in the console", "[browser]") {
+  test::TempDir dir, site, profile;
+  client::Gateway gw(dir.str());
+  const unsigned short web = free_port();
+  test::write_file(site / "index.html", "<!doctype html><title>Old</title><body><script src=\"http://127.0.0.1:" +
+                                            std::to_string(gw.port()) + "/adapter.js\" crossorigin></script></body>");
+  BrowsedSite browsing(site, profile, web, "http://127.0.0.1:" + std::to_string(web) + "/",
+                       {"--enable-logging=stderr", "--v=0"});
+  bool told = false;
+  for (int i = 0; i < 600 && !told; ++i) {
+    std::this_thread::sleep_for(100ms);
+    told = test::read_file(site / "chromium.log").find("this tag names no workspace") != std::string::npos;
+  }
+  CHECK(told);
+  CHECK(browser_pages(gw).empty());
+  CHECK_FALSE(test::fs::exists(dir / "debug"));
+}
+
 TEST_CASE("a page from a foreign origin cannot connect", "[browser]") {
   test::TempDir dir, site, profile;
   client::Gateway gw(dir.str());
   const unsigned short web = free_port();
-  test::write_file(site / "index.html", adapter_page("Evil", gw.port()));
+  test::write_file(site / "index.html", adapter_page("Evil", gw));
   // evil.test resolves to 127.0.0.1 inside this browser only.
   BrowsedSite browsing(site, profile, web, "http://evil.test:" + std::to_string(web) + "/",
                        {"--host-resolver-rules=MAP evil.test 127.0.0.1"});
@@ -238,7 +356,7 @@ TEST_CASE("a duplicated tab gets a log of its own, and a busy tab answers interr
   test::TempDir dir, site, profile;
   client::Gateway gw(dir.str());
   const unsigned short web = free_port();
-  test::write_file(site / "index.html", adapter_page("Twin", gw.port()));
+  test::write_file(site / "index.html", adapter_page("Twin", gw));
   BrowsedSite browsing(site, profile, web, "http://127.0.0.1:" + std::to_string(web) + "/", {"--disable-popup-blocking"});
   client::Ws ws(gw.port());
   ws.login(gw.cookie());
@@ -290,7 +408,7 @@ TEST_CASE("a shell agent runs code in a Chromium tab through its log file and ed
   test::TempDir dir, site, profile;
   client::Gateway gw(dir.str());
   const unsigned short web = free_port();
-  test::write_file(site / "index.html", adapter_page("Files", gw.port(), "<p id=a>from the tab</p>"));
+  test::write_file(site / "index.html", adapter_page("Files", gw, "<p id=a>from the tab</p>"));
   BrowsedSite browsing(site, profile, web, "http://localhost:" + std::to_string(web) + "/");
   client::Ws ws(gw.port());
   ws.login(gw.cookie());
@@ -322,7 +440,7 @@ void errors_in_full(bool crossorigin) {
   const unsigned short web = free_port();
   REQUIRE(web != gw.port());
   test::write_file(site / "index.html",
-                   adapter_page("Errors", gw.port(),
+                   adapter_page("Errors", gw,
                                 "<button id=own onclick=\"setTimeout(() => { throw new Error('the page threw') })\">"
                                 "</button>",
                                 crossorigin));
@@ -383,9 +501,9 @@ TEST_CASE("a tab is one instance across navigations: by location.href, by a link
   test::TempDir dir, site, profile;
   client::Gateway gw(dir.str());
   const unsigned short web = free_port();
-  test::write_file(site / "index.html", adapter_page("Nav", gw.port()));
-  test::write_file(site / "second.html", adapter_page("Second", gw.port(), "<a id=next href=\"/third.html\">on</a>"));
-  test::write_file(site / "third.html", adapter_page("Third", gw.port()));
+  test::write_file(site / "index.html", adapter_page("Nav", gw));
+  test::write_file(site / "second.html", adapter_page("Second", gw, "<a id=next href=\"/third.html\">on</a>"));
+  test::write_file(site / "third.html", adapter_page("Third", gw));
   // No flag touches the back/forward cache: it is on, as in a user's browser.
   BrowsedSite browsing(site, profile, web, "http://127.0.0.1:" + std::to_string(web) + "/");
   client::Ws ws(gw.port());

@@ -43,12 +43,12 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 
 @contextlib.contextmanager
-def tab(gateway_port):
-    """A page on 127.0.0.1 that loads /adapter.js, open in headless Chromium."""
+def tab(gateway_port, workspace):
+    """A page on 127.0.0.1 that loads /adapter.js for `workspace`, open in headless Chromium."""
     with tempfile.TemporaryDirectory() as site, tempfile.TemporaryDirectory() as profile:
         with open(os.path.join(site, "index.html"), "w") as f:
-            f.write("<!doctype html><title>Seed Tab</title><body><script src=\"http://127.0.0.1:%d/adapter.js\" "
-                    "crossorigin></script></body>" % gateway_port)
+            f.write("<!doctype html><title>Seed Tab</title><body><script src=\"http://127.0.0.1:%d/adapter.js?workspace=%s\" "
+                    "crossorigin></script></body>" % (gateway_port, workspace))
         handler = functools.partial(QuietHandler, directory=site)
         server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
         threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -188,7 +188,7 @@ def main():
     if chromium() is None:
         sys.exit("chromium is not installed (scripts/deps.sh installs it)")
     with gateway(sys.argv[1], {"lib/greet.js": GREET}) as (root, server, cookie):
-        with tab(server["port"]):
+        with tab(server["port"], server["workspace_id"]):
             asyncio.run(play(root, server, cookie))
     print("ok")
 

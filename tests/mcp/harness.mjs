@@ -90,8 +90,8 @@ export function chromium() {
 
 // A page on 127.0.0.1 that loads the gateway's /adapter.js, open in headless
 // Chromium; resolves once it is served (the tab itself connects on its own).
-export async function tab(gatewayPort, title = 'MCP Tab') {
-  const html = `<!doctype html><title>${title}</title><body><script src="http://127.0.0.1:${gatewayPort}/adapter.js" crossorigin></script></body>`;
+export async function tab(gw, title = 'MCP Tab') {
+  const html = `<!doctype html><title>${title}</title><body><script src="http://127.0.0.1:${gw.port}/adapter.js?workspace=${gw.server.workspace_id}" crossorigin></script></body>`;
   const site = http.createServer((req, res) => {
     res.writeHead(200, { 'Content-Type': 'text/html' });
     res.end(html);

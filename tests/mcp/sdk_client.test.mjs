@@ -104,7 +104,7 @@ function suite(label, { connect, browser, skip, progressLate }) {
     before(async () => {
       root = workspace({ 'notes.txt': NOTES });
       gw = await serve(editgate, root);
-      if (browser) browserTab = await tab(gw.port, 'MCP Tab');
+      if (browser) browserTab = await tab(gw, 'MCP Tab');
       mcp = await connect(gw);
     });
     after(async () => {
