@@ -253,6 +253,17 @@ bool joins(const client::Gateway& gw, int seconds) {
   return false;
 }
 
+// Whether the tab's console (Chromium run with --enable-logging=stderr) has
+// said `text` within `seconds`.
+bool console_says(const test::TempDir& site, const std::string& text, int seconds) {
+  for (int i = 0; i < seconds * 10; ++i) {
+    const auto log = site / "chromium.log";  // made by the browser's process, once it runs
+    if (test::fs::exists(log) && test::read_file(log).find(text) != std::string::npos) return true;
+    std::this_thread::sleep_for(100ms);
+  }
+  return false;
+}
+
 }  // namespace
 
 TEST_CASE("two projects on one machine: a tab joins its own project's gateway whichever starts first, even opened "
@@ -290,12 +301,7 @@ TEST_CASE("two projects on one machine: a tab joins its own project's gateway wh
     // A holds B's port (B is not running): the tab, reconnecting, is refused
     // with a message in its console, and nothing of it lands in A.
     client::Gateway ga(a.dir.str(), {"--port", std::to_string(b.port)});
-    bool told = false;
-    for (int i = 0; i < 150 && !told; ++i) {
-      std::this_thread::sleep_for(100ms);
-      told = test::read_file(site / "chromium.log").find("wrong_workspace") != std::string::npos;
-    }
-    CHECK(told);
+    CHECK(console_says(site, "wrong_workspace", 15));
     CHECK(browser_pages(ga).empty());
   }
   CHECK(a.written() == "app\n");
@@ -318,12 +324,7 @@ TEST_CASE("a tag that names no workspace does not connect, and says why in the c
                                             std::to_string(gw.port()) + "/adapter.js\" crossorigin></script></body>");
   BrowsedSite browsing(site, profile, web, "http://127.0.0.1:" + std::to_string(web) + "/",
                        {"--enable-logging=stderr", "--v=0"});
-  bool told = false;
-  for (int i = 0; i < 600 && !told; ++i) {
-    std::this_thread::sleep_for(100ms);
-    told = test::read_file(site / "chromium.log").find("this tag names no workspace") != std::string::npos;
-  }
-  CHECK(told);
+  CHECK(console_says(site, "this tag names no workspace", 60));
   CHECK(browser_pages(gw).empty());
   CHECK_FALSE(test::fs::exists(dir / "debug"));
 }
