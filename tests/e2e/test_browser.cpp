@@ -341,9 +341,10 @@ TEST_CASE("a page from a foreign origin cannot connect", "[browser]") {
   ws.login(gw.cookie());
   // The browser did load the page (and the adapter, which holds no
   // secret); the page door refuses its socket, however often it retries.
-  // A first Chromium start on a loaded machine can take many seconds: 30 s.
+  // A first Chromium start on a loaded machine can take many seconds: 60 s,
+  // as the other browser tests wait.
   bool loaded = false;
-  for (int i = 0; i < 600 && !loaded; ++i) {
+  for (int i = 0; i < 1200 && !loaded; ++i) {
     std::this_thread::sleep_for(50ms);
     loaded = test::read_file(site / "server.log").find("GET /") != std::string::npos;
   }
