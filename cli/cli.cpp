@@ -326,7 +326,8 @@ CLI::App* add_wait(CLI::App& app, WaitArgs& a) {
 
 CLI::App* add_dashboard(CLI::App& app, DashboardArgs& a) {
   CLI::App* dash = app.add_subcommand("dashboard", "Print a new one-time URL that signs a browser in to the running "
-                                                   "gateway's dashboard (the one `serve` printed is used once)");
+                                                   "gateway's dashboard, to look: it cannot approve pages (only the "
+                                                   "URL `serve` printed in its terminal can)");
   dash->add_option("--root", a.root, gateway_root_help)->check(CLI::ExistingDirectory);
   return dash;
 }
@@ -484,7 +485,11 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
     return code == 0 ? 0 : 2;
   }
   if (check->parsed()) return run_edits(check_args, true, in, out, err);
-  if (serve->parsed()) return gateway::run_serve(serve_args, out, err);
+  if (serve->parsed()) {
+    struct stat st{};
+    serve_args.person_url = !(::fstat(STDOUT_FILENO, &st) == 0 && S_ISREG(st.st_mode));
+    return gateway::run_serve(serve_args, out, err);
+  }
   if (push_child->parsed()) return services::run_push_child(push_child_args.root, push_child_args.remote, out);
   if (evalc->parsed()) return run_eval(eval_args, out, err);
   if (waitc->parsed()) return run_wait(wait_args, out, err);

@@ -1,6 +1,7 @@
 // `editgate dashboard`: a new one-time sign-in URL for the running
 // gateway's dashboard (POST /v1/dashboard-url, with the cookie from
-// its state folder), for a browser that has none (each URL signs in one, once).
+// its state folder), for a browser that has none (each URL signs in one,
+// once). A viewer's: any agent can run this, so it looks and never approves.
 #pragma once
 
 #include <ostream>

@@ -14,20 +14,20 @@ DashboardAnswer sign_in_page(unsigned status, std::string_view why) {
       "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>editgate: sign in</title></head><body>"
       "<h1>editgate</h1><p>" +
       std::string(why) +
-      "</p><p>Open the dashboard URL that <code>editgate serve</code> printed, or run <code>editgate dashboard</code> "
-      "in the workspace for a new one. Each URL signs in one browser, once.</p></body></html>\n";
+      "</p><p>Open the dashboard URL that <code>editgate serve</code> printed in its terminal (it may approve pages), "
+      "or run <code>editgate dashboard</code> in the workspace for one that can look but not approve. Each URL signs "
+      "in one browser, once.</p></body></html>\n";
   return {status, "text/html; charset=utf-8", std::move(body),
           {{"Content-Security-Policy", std::string(dashboard_csp)}, {"Referrer-Policy", "no-referrer"}}};
 }
 
-bool signed_in(std::string_view cookie_header, services::Gateway& gw) {
-  auto session = services::cookie_value(cookie_header, services::dashboard_cookie_name);
-  return session && gw.dashboard().signed_in(*session);
+std::optional<services::Grade> signed_in(const CookieHeaders& cookies, services::Gateway& gw) {
+  return gw.dashboard().signed_in(services::cookie_values(cookies, services::dashboard_cookie_name));
 }
 
 }  // namespace
 
-std::optional<DashboardAnswer> dashboard_get(const services::Target& target, std::string_view cookie_header, services::Gateway& gw) {
+std::optional<DashboardAnswer> dashboard_get(const services::Target& target, const CookieHeaders& cookies, services::Gateway& gw) {
   auto asset = dashboard_asset(target.path);
   if (!asset) return std::nullopt;
   const services::HttpHeaders headers{{"Content-Security-Policy", std::string(dashboard_csp)},
@@ -47,16 +47,16 @@ std::optional<DashboardAnswer> dashboard_get(const services::Target& target, std
                                                "; HttpOnly; SameSite=Strict; Path=/"},
                             {"Referrer-Policy", "no-referrer"}}};
   }
-  if (!signed_in(cookie_header, gw)) return sign_in_page(401, "This browser is not signed in to this gateway.");
+  if (!signed_in(cookies, gw)) return sign_in_page(401, "This browser is not signed in to this gateway.");
   return DashboardAnswer{200, asset->type, std::string(asset->body), headers};
 }
 
-services::Result<bool> dashboard_socket_allowed(std::string_view origin, std::string_view cookie_header, services::Gateway& gw) {
+services::Result<services::Grade> dashboard_socket_allowed(std::string_view origin, const CookieHeaders& cookies, services::Gateway& gw) {
   if (origin.empty() || !own_origin(origin, gw.binding()))
     return services::Failure{services::Error::forbidden_origin, "the dashboard's socket is for the dashboard's own page"};
-  if (!signed_in(cookie_header, gw))
-    return services::Failure{services::Error::unauthorized, "not signed in: open the URL `editgate serve` printed"};
-  return true;
+  auto grade = signed_in(cookies, gw);
+  if (!grade) return services::Failure{services::Error::unauthorized, "not signed in: open the URL `editgate serve` printed"};
+  return *grade;
 }
 
 }  // namespace dashboard

@@ -2,18 +2,23 @@
 // and the upgrade to /v1/dashboard answer. http_connection sends it.
 #pragma once
 
+#include "services/dashboard_auth.hpp"
 #include "services/error.hpp"
 #include "services/http_responder.hpp"
 #include "services/target.hpp"
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace services {
 class Gateway;
 }
 
 namespace dashboard {
+
+// Every Cookie header of the request, in order.
+using CookieHeaders = std::vector<std::string_view>;
 
 struct DashboardAnswer {
   unsigned status = 200;
@@ -25,11 +30,11 @@ struct DashboardAnswer {
 // GET / (with ?token=<one-time token>: signs the browser in and sends it to
 // / without the token), /dashboard.js, /dashboard.css. nullopt: not one of
 // the dashboard's paths.
-std::optional<DashboardAnswer> dashboard_get(const services::Target& target, std::string_view cookie_header, services::Gateway& gw);
+std::optional<DashboardAnswer> dashboard_get(const services::Target& target, const CookieHeaders& cookies, services::Gateway& gw);
 
 // Whether an upgrade to /v1/dashboard may become the dashboard's socket:
 // the gateway's own Origin (a page elsewhere never reads the dashboard's
-// data) and a signed-in cookie.
-services::Result<bool> dashboard_socket_allowed(std::string_view origin, std::string_view cookie_header, services::Gateway& gw);
+// data) and a signed-in cookie; the session's grade (a person's may decide).
+services::Result<services::Grade> dashboard_socket_allowed(std::string_view origin, const CookieHeaders& cookies, services::Gateway& gw);
 
 }  // namespace dashboard

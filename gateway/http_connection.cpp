@@ -217,14 +217,14 @@ class http_connection : public services::Stoppable, public services::HttpRespond
     if (path == "/v1/dashboard") {
       if (!websocket::is_upgrade(req))
         return respond_error(services::Error::bad_request, "/v1/dashboard is the dashboard's WebSocket", !has_body);
-      auto allowed = dashboard::dashboard_socket_allowed(req[http::field::origin], req[http::field::cookie], gw_);
-      if (!allowed) return respond_error(allowed.error().code, allowed.error().message, false);
+      auto grade = dashboard::dashboard_socket_allowed(req[http::field::origin], cookie_headers(req), gw_);
+      if (!grade) return respond_error(grade.error().code, grade.error().message, false);
       if (gw_.stopping()) return respond_error(services::Error::shutting_down, "the gateway is stopping", false);
       counted_ = false;
-      return start_agent_socket(std::move(stream_), parser_->release(), gw_, true);
+      return start_agent_socket(std::move(stream_), parser_->release(), gw_, *grade);
     }
     if (req.method() == http::verb::get)
-      if (auto page = dashboard::dashboard_get(*target, req[http::field::cookie], gw_))
+      if (auto page = dashboard::dashboard_get(*target, cookie_headers(req), gw_))
         return send_response(static_cast<http::status>(page->status), page->type, std::move(page->body), !has_body,
                              page->headers);
     if (path == "/mcp") return route_mcp(has_body);

@@ -420,10 +420,20 @@ std::shared_ptr<services::NodePage> start_node(const ServeArgs& args, services::
 }
 
 // The rest of the banner, once the Node page is started: how a page joins,
-// and a sign-in URL for one browser, once (`editgate dashboard` prints another).
-void print_joining(std::ostream& out, const std::string& url, services::Gateway& gw) {
+// and a sign-in URL for one browser, once. The person's (it may approve
+// origins) only where no agent reads it: never into a file (`editgate mcp`
+// starts serve with its output in the state folder's serve.log); there, a
+// viewer's, as `editgate dashboard` prints.
+void print_joining(std::ostream& out, const ServeArgs& args, const std::string& url, services::Gateway& gw) {
   out << "  pages: include, in the app's HTML (logs in debug/):\n    " << services::page_tag(url, gw.workspace_id()) << '\n';
-  out << "  dashboard: " << url << "?token=" << gw.dashboard().mint_token() << '\n';
+  if (args.person_url) {
+    out << "  dashboard: " << url << "?token=" << gw.dashboard().mint_token(services::Grade::person)
+        << "\n    (yours alone: it signs in one browser that may approve pages; keep it out of agents' reach)\n";
+  } else {
+    out << "  dashboard: " << url << "?token=" << gw.dashboard().mint_token(services::Grade::viewer)
+        << "\n    (looks only: this output is a file an agent may read; run `editgate serve` in a terminal for the URL "
+           "that approves pages)\n";
+  }
   out.flush();
 }
 
@@ -522,7 +532,7 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   print_banner(out, args, root, url, state.path(), ip);
   node_page = start_node(args, eng, pages, root, state.path(), err);
   gw.set_realms(services::realm_host(node_page.get()));  // before ioc.run(): no op has run yet
-  print_joining(out, url, gw);
+  print_joining(out, args, url, gw);
   // The port file last: a client that finds it finds a gateway that listens.
   if (auto p = state.publish(binding.port, url, server_json(gw, host, root)); !p) {
     err << "editgate serve: " << p.error().message << '\n';

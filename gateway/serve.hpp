@@ -26,6 +26,9 @@ struct ServeArgs {
   unsigned registry_disconnected = 10;  // disconnected pages debug.md lists, the most recently seen first
   std::string push;  // a remote (name, URL or path) the branch is pushed to after commits settle; "" none
   unsigned push_timeout_s = 30;  // a push is stopped when the remote says nothing for this long
+  // Print the person's sign-in URL (it may approve origins); false when
+  // standard output is a file, which an agent may read (cli decides).
+  bool person_url = true;
 };
 
 // Serves until SIGINT, SIGTERM or the shutdown op. Exit code 0 after a

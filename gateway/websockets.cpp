@@ -27,11 +27,11 @@ constexpr std::chrono::seconds close_within{30};
 
 class agent_socket : public services::Stoppable, public std::enable_shared_from_this<agent_socket> {
  public:
-  // `person`: a signed-in dashboard, authenticated by its cookie at the
-  // handshake: no auth message, and the ops that are the person's to call.
-  agent_socket(beast::tcp_stream&& stream, services::Gateway& gateway, bool person)
+  // `dashboard`: a signed-in dashboard, authenticated by its cookie at the
+  // handshake: no auth message; a person's session may call the person's ops.
+  agent_socket(beast::tcp_stream&& stream, services::Gateway& gateway, std::optional<services::Grade> dashboard)
       : ws_(std::move(stream)), gw_(gateway), auth_timer_(ws_.get_executor()), cut_timer_(ws_.get_executor()),
-        person_(person) {}
+        dashboard_(dashboard) {}
 
   ~agent_socket() override { gw_.leave(); }
 
@@ -56,7 +56,7 @@ class agent_socket : public services::Stoppable, public std::enable_shared_from_
  private:
   void on_accept(beast::error_code ec) {
     if (ec) return;
-    if (person_) {
+    if (dashboard_) {
       if (gw_.stopping()) return shut(services::Error::shutting_down);
       return authenticated("");
     }
@@ -133,7 +133,7 @@ class agent_socket : public services::Stoppable, public std::enable_shared_from_
                                               [weak = weak_from_this()](std::string msg) {
                                                 if (auto self = weak.lock()) self->send(std::move(msg));
                                               },
-                                              person_);
+                                              dashboard_);
     auto started = ops->start_session(resume);
     if (!started) return refuse_auth(started.error());
     ops_ = std::move(ops);
@@ -236,15 +236,15 @@ class agent_socket : public services::Stoppable, public std::enable_shared_from_
   net::steady_timer cut_timer_;   // a close that cannot be written in time
   bool closing_ = false;  // a close follows the queued messages
   bool closed_ = false;   // no more writes
-  const bool person_;
+  const std::optional<services::Grade> dashboard_;
   websocket::close_reason close_reason_;
 };
 
 }  // namespace
 
 void start_agent_socket(beast::tcp_stream stream, http::request<http::buffer_body> request, services::Gateway& gateway,
-                        bool person) {
-  std::make_shared<agent_socket>(std::move(stream), gateway, person)->run(std::move(request));
+                        std::optional<services::Grade> dashboard) {
+  std::make_shared<agent_socket>(std::move(stream), gateway, dashboard)->run(std::move(request));
 }
 
 }  // namespace gateway

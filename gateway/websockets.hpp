@@ -9,10 +9,11 @@
 namespace gateway {
 
 // Takes over the stream of an upgrade request that passed the Host and
-// Origin checks, and answers the handshake. `person`: the dashboard's
-// socket, whose cookie was checked at the upgrade (no auth message).
+// Origin checks, and answers the handshake. `dashboard`: the dashboard's
+// socket, whose cookie was checked at the upgrade (no auth message), with
+// its session's grade (a person's may decide what is the person's).
 void start_agent_socket(beast::tcp_stream stream, http::request<http::buffer_body> request, services::Gateway& gateway,
-                        bool person = false);
+                        std::optional<services::Grade> dashboard = std::nullopt);
 
 // The page door, /v1/page: a page's hello, then its results and events.
 // The request passed the Host check and carries an allowed Origin.

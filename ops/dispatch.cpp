@@ -65,10 +65,16 @@ void dispatch(services::Gateway& gw, const OpSpec& op, Envelope env, json::objec
   if (env.text) params.erase(streamed);
   // The person's decisions (approving an origin) are never an agent's:
   // page text steers agents, and must not widen who runs code through them.
+  // Nor a dashboard's signed in by a URL minted through the API: any agent
+  // with the bearer cookie can mint one.
   if (op.role == Role::person && !conn->person)
-    return out->fail({services::Error::forbidden_origin, std::string(op.name) +
-                                                   " is the person's, on the dashboard (the URL `editgate serve` "
-                                                   "printed, or `editgate dashboard`); never an agent's"});
+    return out->fail({services::Error::person_only,
+                      std::string(op.name) +
+                          (conn->dashboard ? " is the person's: this browser signed in with a URL minted through the API "
+                                             "(`editgate dashboard`), which can look but not decide"
+                                           : " is the person's, never an agent's") +
+                          "; decide on the dashboard signed in with the URL `editgate serve` printed in its terminal, "
+                          "or start the gateway with --allow-origin"});
   std::string session = env.session ? *env.session : conn->id;
   if (!session.empty()) {
     const json::value* agent = params.if_contains("agent");

@@ -37,8 +37,8 @@ struct Envelope {
 // does not take are named in the final reply, and refused whole, before any
 // value is judged, by an op that takes `dry_run`: a misspelt dry_run must
 // not turn a check into a write), refuses an op of the
-// person's (Role::person) to any connection but the dashboard's
-// (forbidden_origin), then applies the session rule: a
+// person's (Role::person) to any connection but a dashboard signed in
+// with the URL serve printed on its terminal (person_only), then applies the session rule: a
 // session the table keeps is the caller's to use unless another live
 // connection holds it (in_use); one it does not know is refused not_found
 // by an op that addresses a page (it takes `page`), so a mistyped realm

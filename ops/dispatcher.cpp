@@ -163,10 +163,12 @@ CheckedRequest check_message(json::object msg) {
   return r;
 }
 
-OpDispatcher::OpDispatcher(services::Gateway& gateway, boost::asio::any_io_executor ex, std::string id, Send send, bool person)
+OpDispatcher::OpDispatcher(services::Gateway& gateway, boost::asio::any_io_executor ex, std::string id, Send send,
+                           std::optional<services::Grade> dashboard)
     : gw_(gateway), ex_(std::move(ex)), send_(std::move(send)),
       conn_(std::make_shared<ConnectionState>(gateway.worker(), std::move(id))) {
-  conn_->person = person;
+  conn_->dashboard = dashboard.has_value();
+  conn_->person = dashboard == services::Grade::person;
 }
 
 services::Result<json::object> OpDispatcher::start_session(const std::string& resume) {
@@ -189,6 +191,8 @@ services::Result<json::object> OpDispatcher::start_session(const std::string& re
   }
   if (auto made = gw_.sessions().start(conn_->id, conn_.get()); !made) return made.error();
   started["session"] = conn_->id;
+  // The dashboard's page offers the person's decisions only where they work.
+  if (conn_->dashboard) started["can_approve"] = conn_->person;
   return started;
 }
 
@@ -274,7 +278,7 @@ void OpDispatcher::handle(std::string_view text) {
                                            "); give this request an id of its own"});
   if (tracked) running_.emplace(key, std::string(op->name));
   const json::value* s = checked.msg.if_contains("session");
-  Envelope env{std::string(conn_->person ? "dashboard" : door), std::nullopt, key};
+  Envelope env{std::string(conn_->dashboard ? "dashboard" : door), std::nullopt, key};
   if (s) env.session = std::string(s->get_string());
   dispatch(gw_, *op, std::move(env), std::move(checked.params), conn_, std::move(out));
 }

@@ -49,8 +49,10 @@ class OpDispatcher : public std::enable_shared_from_this<OpDispatcher> {
   // `send` queues one text message; it is called on `ex` only, which is
   // also where handle() and end() must be called.
   using Send = std::function<void(std::string)>;
-  // `person`: the dashboard's connection (ConnectionState::person).
-  OpDispatcher(services::Gateway& gateway, boost::asio::any_io_executor ex, std::string id, Send send, bool person = false);
+  // `dashboard`: the dashboard's connection and its session's grade
+  // (ConnectionState::dashboard and ::person).
+  OpDispatcher(services::Gateway& gateway, boost::asio::any_io_executor ex, std::string id, Send send,
+               std::optional<services::Grade> dashboard = std::nullopt);
 
   const std::string& id() const { return conn_->id; }
 

@@ -271,11 +271,14 @@ const std::vector<OpSpec>& op_table() {
       {"origins", {}, "the origins whose pages asked to connect without being allowed: pending, allowed, refused",
        false, std::nullopt, &op_origins},
       {"approve",
-       {{"origin", T::string, true, "the origin, as origins lists it"},
+       {{"origin", T::string, true, "http(s)://host[:port]: a pending one as origins lists it, or one typed before its page asks"},
         {"allow", T::flag, true, "true allows its pages, false refuses them"}},
-       "allow or refuse a pending origin's pages, for this gateway's life: the dashboard's, never an agent's", false,
+       "allow or refuse an origin's pages, for this gateway's life: the person's, on a dashboard signed in with the "
+       "URL serve printed on its terminal; never an agent's, nor a dashboard's signed in through the API "
+       "(person_only)",
+       false,
        std::nullopt, &op_approve, Effect::writes, Role::person},
-      {"dashboard", {}, "a new one-time sign-in URL for the dashboard", false,
+      {"dashboard", {}, "a new one-time sign-in URL for the dashboard that looks but cannot approve (a viewer's)", false,
        HttpRoute{"/v1/dashboard-url", true}, &op_dashboard, Effect::writes},
       {"push", {},
        "push the branch to the remote `serve --push` names, now, fast-forward only: remote, ref, commit, previous, "

@@ -132,8 +132,12 @@ struct ConnectionState {
 
   services::Worker& worker;
   std::string id;  // the session id its commits carry; "" a new one per run
-  // A signed-in dashboard: the person who started the gateway, not an
-  // agent. Only such a connection may approve origins.
+  // The dashboard's socket (signed in by its cookie, not an agent's auth).
+  bool dashboard = false;
+  // A dashboard signed in with the URL serve printed on its terminal: the
+  // person who started the gateway. Only such a connection may approve
+  // origins; a dashboard signed in by a URL minted through the API (which
+  // any agent with the bearer cookie can do) only looks.
   bool person = false;
   // The files the agent has seen (the context op, and files added by
   // not_in_context); nullopt until it declares any. The door's executor only.

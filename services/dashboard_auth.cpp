@@ -6,9 +6,9 @@
 
 namespace services {
 
-std::string DashboardAuth::mint_token() {
+std::string DashboardAuth::mint_token(Grade grade) {
   std::string token = random_hex(32);
-  tokens_.push_back(token);
+  tokens_.push_back({token, grade});
   if (tokens_.size() > max_tokens) tokens_.pop_front();
   return token;
 }
@@ -18,33 +18,46 @@ std::optional<std::string> DashboardAuth::redeem(std::string_view token) {
   // nothing of which one was near.
   auto found = tokens_.end();
   for (auto it = tokens_.begin(); it != tokens_.end(); ++it)
-    if (constant_time_equal(token, *it)) found = it;
+    if (constant_time_equal(token, it->value)) found = it;
   if (found == tokens_.end()) return std::nullopt;
+  const Grade grade = found->grade;
   tokens_.erase(found);
-  SignIn s{random_hex(32), std::chrono::steady_clock::now()};
+  SignIn s{random_hex(32), grade, std::chrono::steady_clock::now()};
   sessions_.push_back(s);
   if (sessions_.size() > max_sessions) sessions_.pop_front();
   return s.id;
 }
 
-bool DashboardAuth::signed_in(std::string_view session) {
+std::optional<Grade> DashboardAuth::signed_in(std::string_view session) {
   const auto now = std::chrono::steady_clock::now();
   std::erase_if(sessions_, [&](const SignIn& s) { return now - s.since > session_life; });
-  bool found = false;
-  for (const SignIn& s : sessions_) found = constant_time_equal(session, s.id) || found;
+  std::optional<Grade> found;
+  for (const SignIn& s : sessions_)
+    if (constant_time_equal(session, s.id)) found = s.grade;
   return found;
 }
 
-std::optional<std::string_view> cookie_value(std::string_view header, std::string_view name) {
-  while (!header.empty()) {
-    const std::size_t end = std::min(header.find(';'), header.size());
-    std::string_view pair = header.substr(0, end);
-    header.remove_prefix(std::min(end + 1, header.size()));
-    while (!pair.empty() && pair.front() == ' ') pair.remove_prefix(1);
-    const std::size_t eq = pair.find('=');
-    if (eq != std::string_view::npos && pair.substr(0, eq) == name) return pair.substr(eq + 1);
+std::optional<Grade> DashboardAuth::signed_in(const std::vector<std::string_view>& values) {
+  std::optional<Grade> best;
+  for (std::string_view v : values)
+    if (auto g = signed_in(v); g && (!best || *g > *best)) best = g;
+  return best;
+}
+
+std::vector<std::string_view> cookie_values(const std::vector<std::string_view>& headers, std::string_view name) {
+  std::vector<std::string_view> values;
+  for (std::string_view header : headers) {
+    while (!header.empty()) {
+      const std::size_t end = std::min(header.find(';'), header.size());
+      std::string_view pair = header.substr(0, end);
+      header.remove_prefix(std::min(end + 1, header.size()));
+      while (!pair.empty() && (pair.front() == ' ' || pair.front() == '\t')) pair.remove_prefix(1);
+      while (!pair.empty() && (pair.back() == ' ' || pair.back() == '\t')) pair.remove_suffix(1);
+      const std::size_t eq = pair.find('=');
+      if (eq != std::string_view::npos && pair.substr(0, eq) == name) values.push_back(pair.substr(eq + 1));
+    }
   }
-  return std::nullopt;
+  return values;
 }
 
 }  // namespace services

@@ -69,9 +69,11 @@ constexpr ErrorInfo errors[] = {
     {Error::rate_limited, "rate_limited", 429, "too many new page instances from one origin lately"},
     {Error::wrong_workspace, "wrong_workspace", 409,
      "a tab whose tag names another workspace than the one this gateway serves: nothing of it is kept"},
+    {Error::person_only, "person_only", 403,
+     "the person's decision: only a dashboard signed in with the URL serve printed on its terminal makes it"},
 };
 
-static_assert(std::size(errors) == static_cast<std::size_t>(Error::wrong_workspace));
+static_assert(std::size(errors) == static_cast<std::size_t>(Error::person_only));
 
 constexpr bool in_enum_order() {
   for (std::size_t i = 0; i < std::size(errors); ++i)

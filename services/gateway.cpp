@@ -71,7 +71,14 @@ std::optional<Failure> page_origin_refused(Gateway& gw, std::string_view origin)
     case OriginApprovals::Verdict::full:
       return Failure{Error::forbidden_origin, "Origin '" + shown + "' may not connect pages: " +
                                                   std::to_string(OriginApprovals::max_pending) +
-                                                  " origins wait for approval already; start the gateway with --allow-origin " + shown};
+                                                  " origins wait for approval already; type it on the dashboard's "
+                                                  "Approvals, or start the gateway with --allow-origin " + shown};
+    case OriginApprovals::Verdict::site_full:
+      return Failure{Error::forbidden_origin, "Origin '" + shown + "' may not connect pages: " +
+                                                  std::to_string(OriginApprovals::max_pending_per_site) +
+                                                  " origins of its site (" + site_of(*normal) +
+                                                  ") wait for approval already; type it on the dashboard's "
+                                                  "Approvals, or start the gateway with --allow-origin " + shown};
     case OriginApprovals::Verdict::pending: break;
   }
   return Failure{Error::origin_pending, "Origin '" + shown + "' waits for approval on the dashboard (" + gw.url() +

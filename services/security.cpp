@@ -81,6 +81,23 @@ std::optional<std::string> normalize_origin(std::string_view origin) {
   return o;
 }
 
+std::optional<std::string> typed_origin(std::string_view origin) {
+  std::string o = lower(origin);
+  std::string_view rest = o;
+  if (rest.starts_with("http://")) rest.remove_prefix(7);
+  else if (rest.starts_with("https://")) rest.remove_prefix(8);
+  else return std::nullopt;
+  auto hp = split_host(rest);
+  if (!hp) return std::nullopt;
+  const std::string& host = hp->first;
+  const bool v6 = host.front() == '[';
+  const std::string_view name = v6 ? std::string_view(host).substr(1, host.size() - 2) : std::string_view(host);
+  const std::string_view allowed = v6 ? "0123456789abcdef:." : "abcdefghijklmnopqrstuvwxyz0123456789-.";
+  if (name.empty() || name.find_first_not_of(allowed) != std::string_view::npos) return std::nullopt;
+  if (!v6 && (name.front() == '.' || name.front() == '-' || name.find("..") != std::string_view::npos)) return std::nullopt;
+  return o;
+}
+
 bool origin_allowed(std::string_view origin, const Binding& b) {
   auto o = normalize_origin(origin);
   if (!o) return false;

@@ -47,6 +47,12 @@ bool page_origin_allowed(std::string_view origin, const Binding& b);
 // lower case. nullopt when it is not of that shape.
 std::optional<std::string> normalize_origin(std::string_view origin);
 
+// An origin a person typed, as browsers send them: exactly
+// http(s)://host[:port] (a DNS name of letters, digits, '-' and '.', an
+// IPv4 or a bracketed IPv6 literal), nothing after; lower case. nullopt
+// for anything else (a path, a slash, a user, a query, another scheme).
+std::optional<std::string> typed_origin(std::string_view origin);
+
 using repl::random_hex;
 
 }  // namespace services

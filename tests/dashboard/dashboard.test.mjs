@@ -325,6 +325,62 @@ describe('dashboard in headless Chromium', { timeout: 180000 }, () => {
     }
   });
 
+  it('the person types an origin to allow it before its page asks; a malformed one is refused', async (t) => {
+    await view('approvals');
+    assert.equal(await dash.$('#viewer-note:not([hidden])'), null, 'the person\'s sign-in is told nothing about viewers');
+    await dash.fill('#allow-origin', 'https://typed.example/app');
+    await dash.click('#allow-typed button[type=submit]');
+    await dash.waitForSelector('#allow-typed-status:has-text("http(s)://host[:port]")');
+    await dash.fill('#allow-origin', 'https://Typed.example:8443');
+    await dash.click('#allow-typed button[type=submit]');
+    await dash.waitForSelector('#origins-decided li.allowed:has-text("https://typed.example:8443")');
+    await view('pages');
+  });
+
+  it('a sign-in from `editgate dashboard` looks but is offered no decision, and says where the person decides', async (t) => {
+    // A page from an origin nobody allowed asks (a handshake with its Origin), so there is one pending.
+    await new Promise((resolve, reject) => {
+      const req = http.get(gw.base + '/v1/page', { headers: { Origin: 'http://viewer-pending.example', Upgrade: 'websocket',
+        Connection: 'Upgrade', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==', 'Sec-WebSocket-Version': '13' } });
+      req.on('response', (r) => { r.resume(); r.on('end', resolve); });
+      req.on('error', reject);
+    });
+    const minted = await gw.post('/v1/dashboard-url', {});
+    assert.equal(minted.status, 200);
+    const viewerCtx = await browser.newContext();
+    try {
+      const p = await viewerCtx.newPage();
+      await p.goto(JSON.parse(minted.text).url);
+      await p.waitForSelector('#conn.ok');
+      await p.click('#tab-approvals');
+      const li = await p.waitForSelector('#origins-pending li:has-text("http://viewer-pending.example")');
+      assert.equal(await li.$('button'), null, 'no Allow or Refuse for a viewer');
+      const note = await p.waitForSelector('#viewer-note:not([hidden])');
+      assert.match(await note.textContent(), /editgate serve/);
+      assert.equal(await p.$('#allow-typed:not([hidden])'), null, 'no typed allow for a viewer');
+    } finally {
+      await viewerCtx.close();
+    }
+  });
+
+  it('a cookie of the dashboard\'s name tossed in by another loopback origin does not lock the person out', async (t) => {
+    // 127.0.0.1 on another port shares the gateway's cookies; its longer path puts its cookie first.
+    const tosser = await site('127.0.0.1', { '/toss.html': '<!doctype html><title>toss</title>' });
+    const p = await ctx.newPage();
+    try {
+      await p.goto(`${tosser.origin}/toss.html`);
+      await p.evaluate(() => { document.cookie = 'editgate_dashboard=tossed; path=/v1/dashboard'; });
+      const tossed = (await ctx.cookies(gw.base + '/v1/dashboard')).filter((c) => c.name === 'editgate_dashboard');
+      assert.equal(tossed.length, 2, 'the browser holds both');
+      await dash.reload();
+      await dash.waitForSelector('#conn.ok');
+      await p.evaluate(() => { document.cookie = 'editgate_dashboard=; path=/v1/dashboard; max-age=0'; });
+    } finally {
+      await p.close();
+      await tosser.close();
+    }
+  });
+
   it('a foreign origin cannot read the dashboard\'s data, even with the session cookie in its browser', async (t) => {
     // Same browser context as the dashboard: the cookie is there. 127.0.0.1 on another
     // port is the same site (the cookie goes along), 127.0.0.2 another one.

@@ -1,7 +1,9 @@
 """The dashboard's door, from outside: the one-time sign-in URL `editgate
-serve` prints, the session cookie, its WebSocket (the agents' protocol,
-signed in by the cookie), the live events of `watch`, and origins approved
-or refused by the person but never by an agent. Written from the reference in
+serve` prints, the session cookie (found among cookies another origin
+tossed in), its WebSocket (the agents' protocol, signed in by the cookie),
+the live events of `watch`, and origins approved or refused by the person
+but never by an agent, nor by a sign-in minted through the API; one site's
+subdomains cannot fill the pending list, and the person types an origin. Written from the reference in
 docs/guide/protocol.md with Python's http.client and Debian's websockets.
 
 Usage: dashboard_door.py EDITGATE
@@ -24,17 +26,24 @@ EDITGATE = sys.argv[1]
 
 
 @contextlib.contextmanager
-def serving():
-    """A gateway on a new workspace: (root, server.json, cookie, the printed dashboard URL)."""
+def serving(output=None):
+    """A gateway on a new workspace: (root, server.json, cookie, the printed dashboard URL).
+    Its standard output is a pipe, as a terminal's, or the file `output`."""
     with tempfile.TemporaryDirectory() as root:
         git(root, "init", "-q", "-b", "main")
         git(root, "commit", "-q", "--allow-empty", "-m", "start")
         where = places(EDITGATE, root)
         gw = subprocess.Popen([EDITGATE, "serve", "--port", "0", "--root", root],
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                              stdout=output or subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         try:
             url = None
-            for line in gw.stdout:
+            if output:
+                wait_for(where["port"])
+                with open(output.name) as f:
+                    lines = f.read().splitlines()
+            else:
+                lines = gw.stdout
+            for line in lines:
                 if line.strip().startswith("dashboard: "):
                     url = line.split("dashboard: ", 1)[1].strip()
                     break
@@ -96,8 +105,8 @@ def check_sign_in(url):
     return value
 
 
-async def refused_upgrade(uri, origin, cookie):
-    headers = {"Cookie": "editgate_dashboard=" + cookie} if cookie else {}
+async def refused_upgrade(uri, origin, cookie, headers=None):
+    headers = headers or ({"Cookie": "editgate_dashboard=" + cookie} if cookie else {})
     try:
         async with websockets.connect(uri, origin=origin, extra_headers=headers):
             pass
@@ -106,14 +115,31 @@ async def refused_upgrade(uri, origin, cookie):
     raise AssertionError("the upgrade from %r was accepted" % (origin,))
 
 
-async def dashboard_socket(server, cookie, origin):
+async def dashboard_socket(server, cookie, origin, person=True, headers=None):
+    """The dashboard's socket signed in by `cookie` (or the Cookie `headers`), of the grade `person` says."""
     ws = await websockets.connect(server["ws"].replace("/ws", "/v1/dashboard"), origin=origin,
-                                  extra_headers={"Cookie": "editgate_dashboard=" + cookie}, max_size=None)
+                                  extra_headers=headers or {"Cookie": "editgate_dashboard=" + cookie}, max_size=None)
     s = Session(ws)
     assert await s.recv() == {"type": "auth_ok"}
     started = await s.recv()
     assert started["op"] == "session-started", started
+    assert started["can_approve"] is person, started
     return s
+
+
+async def check_viewer(server, viewer, base):
+    """A sign-in minted through the API looks, and cannot approve: the error says where the person does."""
+    s = await dashboard_socket(server, viewer, base, person=False)
+    listed = await call(s, {"op": "origins", "id": "v1"})
+    assert "pending" in listed, listed
+    refused = await call(s, {"op": "approve", "id": "v2", "origin": "http://pages.example:8000", "allow": True})
+    assert refused["reason"] == "person_only", refused
+    assert "editgate serve" in refused["error"] and "terminal" in refused["error"], refused
+    refused = await call(s, {"op": "approve", "id": "v3", "origin": "http://viewer.example", "allow": True})
+    assert refused["reason"] == "person_only", refused
+    listed = await call(s, {"op": "origins", "id": "v4"})
+    assert "http://viewer.example" not in [o["origin"] for o in listed["allowed"]], listed
+    await s.ws.close()
 
 
 async def next_event(s, kind, test=lambda e: True, seconds=20):
@@ -196,7 +222,7 @@ async def check_socket(server, cookie_text, url, value):
         assert listed["pending"][0]["origin"] == "http://pages.example:8000"
         _, refused = await agent.call({"op": "approve", "id": "a1", "origin": "http://pages.example:8000",
                                        "allow": True})
-        assert refused["reason"] == "forbidden_origin", refused
+        assert refused["reason"] == "person_only", refused
         status, body = await page_upgrade(server, "http://pages.example:8000")
         assert status == 403 and body["error"] == "origin_pending"
 
@@ -210,9 +236,25 @@ async def check_socket(server, cookie_text, url, value):
     ok = await call(s, {"op": "approve", "id": "a3", "origin": "http://other.example", "allow": False})
     status, body = await page_upgrade(server, "http://other.example")
     assert status == 403 and body["error"] == "forbidden_origin" and "refused" in body["message"], body
-    # An origin that never asked is not decided on; a malformed one is refused.
-    unknown = await call(s, {"op": "approve", "id": "a4", "origin": "http://never.example", "allow": True})
-    assert unknown["reason"] == "not_found", unknown
+    # The person may type an origin before its page asks: exactly scheme://host[:port].
+    typed = await call(s, {"op": "approve", "id": "a4", "origin": "https://Typed.example:8443", "allow": True})
+    assert typed["allowed"] is True and typed["origin"] == "https://typed.example:8443", typed
+    status, _ = await page_upgrade(server, "https://typed.example:8443")
+    assert status == 101, status
+    for bad in ("https://typed.example/", "https://typed.example/app", "https://u@typed.example", "typed.example",
+                "ftp://typed.example", "https://typed.example?x"):
+        refused = await call(s, {"op": "approve", "id": "a5", "origin": bad, "allow": True})
+        assert refused["reason"] == "bad_request", (bad, refused)
+    # One site's subdomains (iframes of one visit) hold a few places, never the list.
+    for i in range(20):
+        status, body = await page_upgrade(server, "https://x%d.jam.example" % i)
+        assert status == 403
+    assert body["error"] == "forbidden_origin" and "of its site (jam.example)" in body["message"], body
+    listed = await call(s, {"op": "origins", "id": "o1"})
+    jam = [o["origin"] for o in listed["pending"] if o["origin"].endswith(".jam.example")]
+    assert len(jam) == 4, jam
+    status, body = await page_upgrade(server, "https://app.mine.example")
+    assert body["error"] == "origin_pending", body
     # A flood of made-up origins fills the pending list, then is refused
     # outright: what the person sees stays put.
     for i in range(20):
@@ -221,7 +263,29 @@ async def check_socket(server, cookie_text, url, value):
     assert body["error"] == "forbidden_origin" and "wait for approval" in body["message"], body
     listed = await call(s, {"op": "origins", "id": "o2"})
     assert len(listed["pending"]) == 16, len(listed["pending"])
+    # The person's own origin, typed, connects all the same.
+    ok = await call(s, {"op": "approve", "id": "a6", "origin": "https://late.example", "allow": True})
+    assert ok["allowed"] is True, ok
+    status, _ = await page_upgrade(server, "https://late.example")
+    assert status == 101, status
     await s.ws.close()
+
+
+async def check_tossed(server, base, value):
+    """A page on another loopback origin tossed its own editgate_dashboard cookie (a longer path:
+    the browser sends it first): the person's session among the values still signs in."""
+    tossed = "editgate_dashboard=tossed; editgate_dashboard=" + value
+    status, _, _ = get(base + "/", {"Cookie": tossed})
+    assert status == 200, status
+    s = await dashboard_socket(server, value, base, headers={"Cookie": tossed})
+    await s.ws.close()
+    # In two Cookie headers, too.
+    s = await dashboard_socket(server, value, base, headers=[("Cookie", "editgate_dashboard=tossed"),
+                                                            ("Cookie", "a=1; editgate_dashboard=" + value)])
+    await s.ws.close()
+    # Tossed ones alone are no session.
+    dash = server["ws"].replace("/ws", "/v1/dashboard")
+    assert await refused_upgrade(dash, base, None, {"Cookie": "editgate_dashboard=tossed; editgate_dashboard=x"}) == 401
 
 
 def check_new_url(server, cookie_text, url):
@@ -234,7 +298,7 @@ def check_new_url(server, cookie_text, url):
     assert status == 200, (status, body)
     fresh = json.loads(body)["url"]
     assert fresh.startswith(base + "?token=") and fresh != url
-    sign_in(fresh)
+    return sign_in(fresh)
 
 
 def check_command(root, url):
@@ -243,16 +307,29 @@ def check_command(root, url):
     assert out.returncode == 0, out.stderr
     fresh = out.stdout.strip()
     assert fresh.startswith(url.split("?")[0] + "?token=") and fresh != url, fresh
-    sign_in(fresh)
+    return sign_in(fresh)
+
+
+def check_file_output():
+    """Serve's output into a file (as `editgate mcp` starts it, into serve.log): the URL there is a viewer's."""
+    with tempfile.NamedTemporaryFile("w+") as out:
+        with serving(out) as (_, server, _, url):
+            out.seek(0)
+            assert "looks only" in out.read()
+            value = sign_in(url)
+            asyncio.run(check_viewer(server, value, url.split("?")[0].rstrip("/")))
 
 
 def main():
     with serving() as (root, server, cookie_text, url):
         assert url.startswith(server["http"] + "?token=") or url.startswith(server["http"].rstrip("/") + "/?token="), url
         value = check_sign_in(url)
+        base = url.split("?")[0].rstrip("/")
         asyncio.run(check_socket(server, cookie_text, url, value))
-        check_new_url(server, cookie_text, url)
-        check_command(root, url)
+        asyncio.run(check_tossed(server, base, value))
+        asyncio.run(check_viewer(server, check_new_url(server, cookie_text, url), base))
+        asyncio.run(check_viewer(server, check_command(root, url), base))
+    check_file_output()
     print("dashboard door: ok")
 
 

@@ -47,6 +47,29 @@ TEST_CASE("Origin: the gateway's own, or one allowed explicitly", "[security]") 
   CHECK_FALSE(normalize_origin("http://a/b"));
 }
 
+TEST_CASE("an origin a person types is exactly http(s)://host[:port]", "[security]") {
+  using services::typed_origin;
+  CHECK(typed_origin("https://App.Example.com") == "https://app.example.com");
+  CHECK(typed_origin("http://app.example:8443") == "http://app.example:8443");
+  CHECK(typed_origin("http://10.0.0.2:3000") == "http://10.0.0.2:3000");
+  CHECK(typed_origin("http://[fe80::1]:3000") == "http://[fe80::1]:3000");
+  CHECK_FALSE(typed_origin("http://app.example/"));
+  CHECK_FALSE(typed_origin("http://app.example/path"));
+  CHECK_FALSE(typed_origin("http://app.example?x=1"));
+  CHECK_FALSE(typed_origin("http://app.example#x"));
+  CHECK_FALSE(typed_origin("http://user@app.example"));
+  CHECK_FALSE(typed_origin("ftp://app.example"));
+  CHECK_FALSE(typed_origin("app.example"));
+  CHECK_FALSE(typed_origin("http://"));
+  CHECK_FALSE(typed_origin("http://app.example:0"));
+  CHECK_FALSE(typed_origin("http://app.example:99999"));
+  CHECK_FALSE(typed_origin("http://.example"));
+  CHECK_FALSE(typed_origin("http://a..example"));
+  CHECK_FALSE(typed_origin("http://app example"));
+  CHECK_FALSE(typed_origin("http://[zz::1]"));
+  CHECK_FALSE(typed_origin(" http://app.example"));
+}
+
 TEST_CASE("cookies compare in constant time and bearer tokens parse", "[security]") {
   CHECK(constant_time_equal("abc", "abc"));
   CHECK_FALSE(constant_time_equal("abd", "abc"));

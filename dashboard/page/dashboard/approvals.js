@@ -1,14 +1,20 @@
 import { $, clock, el } from './dom.js';
-import { call } from './socket.js';
+import { call, canApprove } from './socket.js';
 
 // ---- Approvals ----
+// Deciding is the person's: a browser signed in through the API (`editgate dashboard`) sees the
+// lists, and is told where the person decides instead of being offered buttons that would fail.
 export function renderOrigins(o) {
   const pending = o.pending || [];
+  const person = canApprove();
+  $('viewer-note').hidden = person;
+  $('allow-typed').hidden = !person;
   $('count-approvals').textContent = pending.length ? String(pending.length) : '';
   $('origins-none').hidden = pending.length > 0;
   $('origins-pending').replaceChildren(...pending.map((p) => {
     const li = el('li', 'origin pending');
     li.append(el('span', 'mono', p.origin), el('span', 'muted', 'asked ' + (p.attempts || 1) + '× since ' + clock(p.first_seen_ms)));
+    if (!person) return li;
     const allow = el('button', 'allow', 'Allow');
     const refuse = el('button', 'refuse', 'Refuse');
     allow.setAttribute('aria-label', 'Allow ' + p.origin);
@@ -33,3 +39,15 @@ export function renderOrigins(o) {
     return li;
   }));
 }
+
+// The person allows an origin by typing it, whether or not its page asked yet (a flood of other
+// origins never stands in the way). The gateway checks it is exactly http(s)://host[:port].
+$('allow-typed').addEventListener('submit', (ev) => {
+  ev.preventDefault();
+  const input = $('allow-origin');
+  const status = $('allow-typed-status');
+  status.textContent = '';
+  call('approve', { origin: input.value.trim(), allow: true })
+    .then((r) => { status.textContent = 'allowed ' + r.origin; input.value = ''; })
+    .catch((e) => { status.textContent = e.message; });
+});

@@ -1,7 +1,11 @@
 import { $ } from './dom.js';
 
 // ---- the connection: one WebSocket, requests by id, `watch` events to `onEvent` ----
-const rpc = { ws: null, next: 1, waiting: new Map(), backoff: 500 };
+const rpc = { ws: null, next: 1, waiting: new Map(), backoff: 500, canApprove: false };
+
+// Whether this browser's sign-in is the person's (the URL `editgate serve` printed in its terminal):
+// only then do the person's decisions work, so only then are they offered.
+export function canApprove() { return rpc.canApprove; }
 
 export function call(op, params) {
   return new Promise((resolve, reject) => {
@@ -30,6 +34,7 @@ export function connect(onConnected, onEvent) {
     if (!rpc.ready) {
       if (msg.op === 'session-started') {
         rpc.ready = true;
+        rpc.canApprove = msg.can_approve === true;
         rpc.backoff = 500;
         connState('live', 'ok');
         rpc.ws.send(JSON.stringify({ op: 'watch', id: 'watch' }));
