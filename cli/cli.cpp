@@ -376,6 +376,10 @@ CLI::App* add_serve(CLI::App& app, gateway::ServeArgs& a) {
       ->check(CLI::Range(1u, 3'600'000u));
   serve->add_option("--timeout", a.job_timeout_ms,
                     "Milliseconds a page's job may take before the log says timeout (default: 60000)");
+  serve->add_option("--realm-idle", a.realm_idle_s,
+                    "Seconds a realm (realm_open, clone) may go without a request before it is closed with its "
+                    "session, whichever connection opened it (default: 600)")
+      ->check(CLI::Range(1u, 604'800u));
   serve->add_flag("!--no-node", a.node, "Do not start the built-in Node page");
   serve->add_option("--settle", a.settle_ms,
                     "Milliseconds a saved chat log or inbox file must be quiet before it is read (default: 150)")

@@ -13,6 +13,7 @@
 #include "repl/log.hpp"
 #include "repl/repl.hpp"
 #include "services/state_dir.hpp"
+#include "ops/handlers.hpp"
 #include "ops/table.hpp"
 #include "services/pusher.hpp"
 
@@ -20,6 +21,7 @@
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 
 #include <fcntl.h>
@@ -251,6 +253,7 @@ bool listen(tcp::acceptor& acceptor, const net::ip::address& ip, unsigned short 
 
 services::ServeLimits limits_of(const ServeArgs& args) {
   services::ServeLimits limits;
+  limits.sessions.realm_idle = std::chrono::seconds(args.realm_idle_s);
   limits.header_timeout = std::chrono::milliseconds(args.header_timeout_ms);
   limits.body_timeout = std::chrono::milliseconds(args.body_timeout_ms);
   limits.auth_timeout = std::chrono::milliseconds(args.auth_timeout_ms);
@@ -437,6 +440,22 @@ void print_joining(std::ostream& out, const ServeArgs& args, const std::string& 
   out.flush();
 }
 
+// Sessions expire, and idle realms close, on a clock too: a realm whose
+// client connects per call and never comes back would otherwise stay until
+// an op looked (sessions, clone) or the gateway stopped. A quarter of the
+// shorter time, between 250 ms and 30 s, on the network thread.
+void sweep_sessions(net::steady_timer& timer, services::Gateway& gw) {
+  const services::SessionLimits& l = gw.sessions().limits();
+  const auto every = std::clamp<std::chrono::milliseconds>(std::min(l.realm_idle, l.expire_after) / 4,
+                                                           std::chrono::milliseconds(250), std::chrono::seconds(30));
+  timer.expires_after(every);
+  timer.async_wait([&timer, &gw](boost::system::error_code ec) {
+    if (ec) return;
+    ops::close_realms(gw, gw.sessions().expire());
+    sweep_sessions(timer, gw);
+  });
+}
+
 // After the last connection has ended. Jobs end (shutting_down) before the
 // worker thread does, and the commit queue makes the commits they left
 // before it stops. Held REPL items go to the queue at once: join waits for
@@ -509,6 +528,7 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
     if (!e) gw.request_stop();
   });
   Watchdog watchdog;
+  net::steady_timer sweeper(ioc);
   std::shared_ptr<services::NodePage> node_page;
   gw.on_stop([&] {
     net::post(ioc, [&] {
@@ -516,6 +536,7 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
       boost::system::error_code ignored;
       acceptor.close(ignored);
       signals.cancel(ignored);
+      sweeper.cancel();
       gw.stop_connections();
       // A push op waiting on a silent remote would hold its connection open.
       if (*pusher) (*pusher)->stop();
@@ -529,6 +550,7 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   });
 
   std::make_shared<listener>(ioc, acceptor, gw, mcp)->do_accept();
+  sweep_sessions(sweeper, gw);
   print_banner(out, args, root, url, state.path(), ip);
   node_page = start_node(args, eng, pages, root, state.path(), err);
   gw.set_realms(services::realm_host(node_page.get()));  // before ioc.run(): no op has run yet

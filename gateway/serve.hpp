@@ -19,6 +19,7 @@ struct ServeArgs {
   unsigned body_timeout_ms = 60'000;
   unsigned auth_timeout_ms = 10'000;
   unsigned job_timeout_ms = 60'000;  // a page's job, unless the request says otherwise
+  unsigned realm_idle_s = 600;       // a realm with no request this long is closed
   bool node = true;                  // start the built-in Node page
   unsigned settle_ms = 150;          // a saved chat log or inbox file is read once quiet this long
   unsigned pages_per_origin = 64;    // new page instances one origin may make in this run

@@ -1,8 +1,10 @@
 #include "ops/dispatch.hpp"
 
+#include <boost/asio/post.hpp>
 #include <boost/json/serialize.hpp>
 
 #include <algorithm>
+#include <utility>
 
 namespace ops {
 
@@ -35,6 +37,40 @@ services::Failure refused_unknown(const OpSpec& op, const std::vector<std::strin
                                             names + "; " + std::string(op.name) + " takes " + known +
                                             ", and nothing was applied"};
 }
+
+// Another door's replies, counted as a request running in a session until
+// the final one: a session with a request running is not idle. A request
+// dropped without a final reply (its connection gone) ends there too.
+class InSession final : public services::Replies {
+ public:
+  InSession(services::Gateway& gw, std::string session, std::shared_ptr<services::Replies> out)
+      : gw_(gw), session_(std::move(session)), out_(std::move(out)) {
+    gw_.sessions().begin(session_);
+  }
+  ~InSession() override {
+    if (!ended_)
+      boost::asio::post(out_->executor(), [&gw = gw_, session = std::move(session_)] { gw.sessions().end(session); });
+  }
+  boost::asio::any_io_executor executor() const override { return out_->executor(); }
+  void part(json::object body) override { out_->part(std::move(body)); }
+  void done(json::object body) override {
+    end();
+    out_->done(std::move(body));
+  }
+  void fail(services::Failure failure, json::object body) override {
+    end();
+    out_->fail(std::move(failure), std::move(body));
+  }
+
+ private:
+  void end() {
+    if (!std::exchange(ended_, true)) gw_.sessions().end(session_);
+  }
+  services::Gateway& gw_;
+  std::string session_;
+  std::shared_ptr<services::Replies> out_;
+  bool ended_ = false;
+};
 
 }  // namespace
 
@@ -78,10 +114,12 @@ void dispatch(services::Gateway& gw, const OpSpec& op, Envelope env, json::objec
   std::string session = env.session ? *env.session : conn->id;
   if (!session.empty()) {
     const json::value* agent = params.if_contains("agent");
-    auto held = gw.sessions().touch(session, conn.get(), agent ? std::string_view(agent->get_string()) : "");
-    if (!held) return out->fail(held.error());
-    if (!*held && env.session && takes(op, "page"))
+    // Any connection may name any session (docs/decisions/ops.md): its id
+    // is what addresses it, as the cookie is what lets the client in.
+    auto known = gw.sessions().touch(session, conn.get(), agent ? std::string_view(agent->get_string()) : "");
+    if (!known && env.session && takes(op, "page"))
       return out->fail({services::Error::not_found, "no session " + session + "; clone (MCP: realm_open) makes one"});
+    if (known) out = std::make_shared<InSession>(gw, session, std::move(out));
   }
   op.handler(OpCall{gw, op, std::move(params), std::move(session), std::move(env.door), std::move(conn), std::move(out),
                     std::move(env.request_id), std::move(env.text)});

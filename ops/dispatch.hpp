@@ -39,8 +39,9 @@ struct Envelope {
 // not turn a check into a write), refuses an op of the
 // person's (Role::person) to any connection but a dashboard signed in
 // with the URL serve printed on its terminal (person_only), then applies the session rule: a
-// session the table keeps is the caller's to use unless another live
-// connection holds it (in_use); one it does not know is refused not_found
+// session the table keeps is any caller's to use (its id addresses it), and
+// counts as busy until the request's final reply; one it does not know is
+// refused not_found
 // by an op that addresses a page (it takes `page`), so a mistyped realm
 // never runs code in the default page, and elsewhere names the commits
 // only. Then the op's handler runs. Every refusal goes to `out`. Called on

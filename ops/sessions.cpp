@@ -106,7 +106,7 @@ void op_clone(OpCall call) {
 // Ends the session; the realm its clone made goes with it. A session bound
 // to a browser tab or the default page just ends: the page stays.
 void op_close(OpCall call) {
-  auto closed = call.gw.sessions().close(call.session, call.conn.get());
+  auto closed = call.gw.sessions().close(call.session);
   if (!closed) return call.out->fail(closed.error());
   if (!closed->empty()) close_realms(call.gw, {*closed});
   call.out->done({{"value", "ok"}});

@@ -205,9 +205,13 @@ const std::vector<OpSpec>& op_table() {
        "what the page can tell about a global symbol (a dotted path): found, kind, signature or constructor, a "
        "description; nothing of it runs, nothing is logged",
        false, std::nullopt, &op_info},
-      {"docs", {symbol, ask_page},
-       "a function's or class's source head and length, from the page; nothing is logged", false, std::nullopt,
-       &op_docs},
+      {"docs",
+       {{"class", T::symbol, false, "the class (or function) to document: a global's dotted path (Map, app.Store)"},
+        {"selector", T::symbol, false, "a method of class: its prototype's, else its own (static) property"},
+        {"symbol", T::symbol, false, "the older name: any global's dotted path, in place of class"}, ask_page},
+       "a class's, function's or method's source head and length, from the page: class (required unless symbol "
+       "is given) and an optional selector, its method; nothing is logged",
+       false, std::nullopt, &op_docs},
       {"load-file", {{"path", T::string, true, "a JavaScript file of the workspace"}, run_page, author, wait},
        "run a workspace JavaScript file in the page, logged as an eval of its text; the page lists it in modules",
        true, std::nullopt, &op_load_file, Effect::destroys, Role::agent, true},

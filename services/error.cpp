@@ -46,7 +46,8 @@ constexpr ErrorInfo errors[] = {
     {Error::slow_client, "slow_client", 429, "a WebSocket client left too many replies unread"},
     {Error::shutting_down, "shutting_down", 503, "the gateway is stopping"},
     {Error::in_use, "in_use", 409,
-     "another connection holds the session; another gateway serves the workspace; the port is taken"},
+     "a resume of a session another live connection holds; another gateway serves the workspace; the port is "
+     "taken"},
     {Error::io, "io_error", 500, "the operating system refused a read or write"},
     {Error::internal, "internal", 500, "a fault of the gateway's own"},
     {Error::module_not_loaded, "module_not_loaded", 404, "unload or reload of a module the page has not loaded"},

@@ -5,7 +5,7 @@
 namespace services {
 
 Gateway::Gateway(Binding binding, std::string cookie, Worker& worker, ServeLimits limits, std::string workspace_id)
-    : binding_(std::move(binding)), cookie_(std::move(cookie)), worker_(worker), limits_(limits),
+    : binding_(std::move(binding)), cookie_(std::move(cookie)), worker_(worker), sessions_(limits.sessions), limits_(limits),
       workspace_id_(std::move(workspace_id)), nonce_(random_hex(16)), started_(std::chrono::steady_clock::now()) {}
 
 bool Gateway::enter() {

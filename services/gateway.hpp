@@ -56,6 +56,7 @@ struct ServeLimits {
   std::chrono::milliseconds auth_timeout{10'000};    // from the upgrade to the auth message
   std::chrono::milliseconds ws_idle_timeout{120'000};  // a silent peer that answers no ping
   std::chrono::milliseconds shutdown_grace{5'000};   // then connections still open are cut
+  SessionLimits sessions;                            // the agents' sessions and realms
 };
 
 // A live connection, as shutdown sees it. stop() may be called from any thread.

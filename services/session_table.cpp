@@ -30,49 +30,67 @@ Result<void> SessionTable::start(const std::string& id, Holder holder, std::stri
   s.view.created = s.view.last_active = std::chrono::system_clock::now();
   s.view.held = true;
   s.holder = holder;
+  s.active = std::chrono::steady_clock::now();
   sessions_.emplace(id, std::move(s));
   return {};
 }
 
-Result<SessionTable::Session*> SessionTable::held_by(const std::string& id, Holder holder) {
+// A request of `holder` names `id`: any connection may; one nobody holds
+// becomes `holder`'s, so it does not expire under it.
+SessionTable::Session* SessionTable::named(const std::string& id, Holder holder) {
   auto it = sessions_.find(id);
-  if (it == sessions_.end()) return Failure{Error::not_found, "no session " + id};
+  if (it == sessions_.end()) return nullptr;
   Session& s = it->second;
-  if (s.holder && s.holder != holder)
-    return Failure{Error::in_use, "session " + id + " belongs to another connection"};
-  s.holder = holder;
-  s.view.held = true;
+  if (!s.holder) {
+    s.holder = holder;
+    s.view.held = true;
+  }
   s.view.last_active = std::chrono::system_clock::now();
+  s.active = std::chrono::steady_clock::now();
   return &s;
 }
 
 Result<SessionView> SessionTable::resume(const std::string& id, Holder holder, Context& context) {
-  auto s = held_by(id, holder);
-  if (!s) return s.error();
-  context = (*s)->context;
-  return (*s)->view;
+  auto it = sessions_.find(id);
+  if (it == sessions_.end()) return Failure{Error::not_found, "no session " + id};
+  // The files it has seen are the holding connection's until it goes.
+  if (it->second.holder && it->second.holder != holder)
+    return Failure{Error::in_use, "session " + id + " is held by a live connection; its context is that one's"};
+  Session& s = *named(id, holder);
+  context = s.context;
+  return s.view;
 }
 
-Result<std::optional<SessionView>> SessionTable::touch(const std::string& id, Holder holder, std::string_view agent) {
-  if (!sessions_.count(id)) return std::optional<SessionView>();
-  auto s = held_by(id, holder);
-  if (!s) return s.error();
-  if (!agent.empty()) (*s)->view.agent = agent;
-  return std::optional<SessionView>((*s)->view);
+std::optional<SessionView> SessionTable::touch(const std::string& id, Holder holder, std::string_view agent) {
+  Session* s = named(id, holder);
+  if (!s) return std::nullopt;
+  if (!agent.empty()) s->view.agent = agent;
+  return s->view;
+}
+
+void SessionTable::begin(const std::string& id) {
+  if (auto it = sessions_.find(id); it != sessions_.end()) ++it->second.running;
+}
+
+void SessionTable::end(const std::string& id) {
+  auto it = sessions_.find(id);
+  if (it == sessions_.end() || it->second.running == 0) return;
+  --it->second.running;
+  it->second.active = std::chrono::steady_clock::now();
 }
 
 Result<void> SessionTable::bind(const std::string& id, Holder holder, const std::string& page) {
-  auto s = held_by(id, holder);
-  if (!s) return s.error();
-  (*s)->view.page = page;
+  Session* s = named(id, holder);
+  if (!s) return Failure{Error::not_found, "no session " + id};
+  s->view.page = page;
   return {};
 }
 
-Result<std::string> SessionTable::close(const std::string& id, Holder holder) {
-  auto s = held_by(id, holder);
-  if (!s) return s.error();
-  std::string realm = std::move((*s)->view.realm);
-  sessions_.erase(id);
+Result<std::string> SessionTable::close(const std::string& id) {
+  auto it = sessions_.find(id);
+  if (it == sessions_.end()) return Failure{Error::not_found, "no session " + id};
+  std::string realm = std::move(it->second.view.realm);
+  sessions_.erase(it);
   return realm;
 }
 
@@ -91,7 +109,9 @@ std::vector<std::string> SessionTable::expire(std::chrono::steady_clock::time_po
   std::vector<std::string> realms;
   for (auto it = sessions_.begin(); it != sessions_.end();) {
     const Session& s = it->second;
-    if (s.holder || now - s.released < limits_.expire_after) {
+    const bool unheld = !s.holder && now - s.released >= limits_.expire_after;
+    const bool idle_realm = !s.view.realm.empty() && now - s.active >= limits_.realm_idle;
+    if (s.running > 0 || !(unheld || idle_realm)) {
       ++it;
       continue;
     }

@@ -39,9 +39,10 @@ def wait_for(path, seconds=20):
 
 
 @contextlib.contextmanager
-def gateway(binary, files):
+def gateway(binary, files, args=()):
     """`editgate serve` on a new git workspace holding `files` (path -> text),
-    committed; yields (root, server.json's content, the cookie file's text)."""
+    committed, with `args` more; yields (root, server.json's content, the
+    cookie file's text)."""
     with tempfile.TemporaryDirectory() as root:
         git(root, "init", "-q", "-b", "main")
         for path, text in files.items():
@@ -51,7 +52,7 @@ def gateway(binary, files):
         git(root, "add", "-A")
         git(root, "commit", "-q", "--allow-empty", "-m", "start")
         where = places(binary, root)
-        gw = subprocess.Popen([binary, "serve", "--port", "0", "--root", root],
+        gw = subprocess.Popen([binary, "serve", "--port", "0", "--root", root, *args],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             wait_for(where["port"])

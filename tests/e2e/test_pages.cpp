@@ -214,7 +214,9 @@ TEST_CASE_METHOD(NodeGateway, "info and docs tell about a symbol without running
   eval(ws, "node",
        "globalThis.calls = 0; Object.defineProperty(globalThis, 'counter', { get() { return ++calls; } });\n"
        "class Point extends Object { constructor(x, y) { super(); this.x = x; } }\n"
-       "async function area(w, h = 1) {\n  return w * h;\n}\n1");
+       "async function area(w, h = 1) {\n  return w * h;\n}\n"
+       "class Shape { area() { return 0; }\n  static unit() { return new Shape(); } }\n"
+       "globalThis.Shape = Shape;\n1");
   const std::string before = test::read_file(log);
   auto ask = [&](const std::string& op, const std::string& symbol) {
     ws.send(json::serialize(json::object{{"op", op}, {"id", "q"}, {"symbol", symbol}}));
@@ -243,6 +245,33 @@ TEST_CASE_METHOD(NodeGateway, "info and docs tell about a symbol without running
   CHECK(docs.at("docs").at("source_length") == 49);
   CHECK(docs.at("docs").at("native") == false);
   CHECK(ask("docs", "Math.max").at("docs").at("native") == true);
+  // Seed 003's form: class, and an optional selector (an instance method,
+  // else a static one); symbol is the older name.
+  auto docs_of = [&](json::object params) {
+    params["op"] = "docs";
+    params["id"] = "d";
+    ws.send(json::serialize(params));
+    auto msgs = ws.until_done();
+    CHECK(msgs.size() == 1);
+    return obj(msgs.back());
+  };
+  json::object shape = docs_of({{"class", "Shape"}});
+  CHECK(shape.at("docs").at("kind") == "class");
+  CHECK(shape.at("docs").at("class") == "Shape");
+  CHECK(std::string(shape.at("docs").at("source_head").as_string()).find("class Shape {") == 0);
+  json::object method = docs_of({{"class", "Shape"}, {"selector", "area"}});
+  CHECK(method.at("docs").at("found") == true);
+  CHECK(method.at("docs").at("symbol") == "Shape.prototype.area");
+  CHECK(method.at("docs").at("selector") == "area");
+  CHECK(method.at("docs").at("source_head") == "area() { return 0; }");
+  json::object unit = docs_of({{"class", "Shape"}, {"selector", "unit"}});
+  CHECK(unit.at("docs").at("symbol") == "Shape.unit");
+  CHECK(unit.at("docs").at("source_head") == "unit() { return new Shape(); }");
+  CHECK(docs_of({{"class", "Shape"}, {"selector", "nothing"}}).at("docs").at("found") == false);
+  CHECK(docs_of({{"class", "Map"}, {"selector", "get"}}).at("docs").at("native") == true);
+  CHECK(docs_of({}).at("reason") == "missing_param");
+  CHECK(docs_of({{"class", "Shape"}, {"symbol", "area"}}).at("reason") == "bad_request");
+  CHECK(docs_of({{"symbol", "Shape"}, {"selector", "area"}}).at("reason") == "bad_request");
   // Nothing ran: the page's getter was not called; and nothing was logged.
   CHECK(test::read_file(log) == before);
   CHECK(eval(ws, "node", "calls").back().at("value") == 0);

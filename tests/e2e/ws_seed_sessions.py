@@ -6,11 +6,13 @@ Starts `editgate serve` on a fresh workspace and plays the protocol's
 session ops with JavaScript in the built-in Node page: clone (a realm, a
 session bound to it), eval in the new realm (a global set there is not
 seen by the default page), bindings, clear, bindings empty, close; use;
-resume after a reconnect (and a resume that cannot be); and the attacks:
-another connection's session id, closing the default page's session,
+resume after a reconnect (and a resume that cannot be); a realm used,
+interrupted and closed from another connection, and an interrupt of
+another connection's eval; and the attacks: resuming a session a live
+connection holds, closing the default page's session,
 clones up to the realm bound (a named error) and past it; an interrupt
 of a job that awaits or waits behind another realm's code leaves that
-code running.
+code running. A second gateway with --realm-idle 1 closes an idle realm.
 
 Usage: ws_seed_sessions.py EDITGATE_BINARY. Exit 0 on success.
 """
@@ -134,13 +136,43 @@ async def use_and_resume(server, cookie, a):
     return b
 
 
+async def across_connections(server, cookie, a):
+    """A session is addressed by its id: a realm one connection opened is used,
+    interrupted and closed from another (a client that connects per call); an
+    interrupt naming another connection's session ends the eval running there
+    (a command line's Ctrl-C, seed 003)."""
+    b = await Conn.open(server, cookie)
+    realm = (await a.ok("clone"))["value"]
+    e = await b.ok("eval", session=realm, code="globalThis.mark = 'from b'; mark")
+    assert e["value"] == "from b" and e["session"] == realm, e
+    assert (await a.ok("eval", session=realm, code="mark"))["value"] == "from b"
+    # a's eval spins in the realm; b's interrupt names the realm's session.
+    await a.ws.send(json.dumps({"op": "eval", "id": "spin-a", "session": realm, "code": "while (true) {}",
+                                "timeout": 30000}))
+    await asyncio.sleep(0.3)
+    stop = await b.ok("interrupt", session=realm)
+    assert stop["result"] == "interrupted", stop
+    got = await finals(a, {"spin-a"})
+    assert "interrupted" in got["spin-a"]["status"], got
+    # b closes the realm a opened; a's next use of it is refused, never run elsewhere.
+    assert (await b.ok("close", session=realm))["value"] == "ok"
+    gone = await a.call("eval", session=realm, code="1")
+    assert gone["reason"] == "not_found", gone
+    # Ctrl-C from another connection: c's own session, bound to the default page.
+    c = await Conn.open(server, cookie)
+    await c.ws.send(json.dumps({"op": "eval", "id": "spin-main", "code": "while (true) {}", "timeout": 30000}))
+    await asyncio.sleep(0.3)
+    stop = await b.ok("interrupt", session=c.session)
+    assert stop["result"] == "interrupted", stop
+    got = await finals(c, {"spin-main"})
+    assert "interrupted" in got["spin-main"]["status"], got
+    assert (await c.ok("eval", code="6 * 7"))["value"] == 42
+    await b.close()
+    await c.close()
+
+
 async def attacks(server, cookie, a):
-    # Another connection's session: refused, and nothing runs there.
     other = await Conn.open(server, cookie)
-    stolen = await other.call("eval", session=a.session, code="1")
-    assert stolen["reason"] == "in_use", stolen
-    stolen = await other.call("close", session=a.session)
-    assert stolen["reason"] == "in_use", stolen
     # Resuming a session a live connection holds starts a new one instead.
     taken = await Conn.open(server, cookie, resume=a.session)
     assert taken.started["resumed"] is False and taken.started["reason"] == "in_use", taken.started
@@ -267,13 +299,40 @@ async def play(root, server, cookie):
     await kill_a_realm(a)
     await clone_of_a_busy_page(a, root)
     a = await use_and_resume(server, cookie, a)
+    await across_connections(server, cookie, a)
     await attacks(server, cookie, a)
+    await a.close()
+
+
+async def idle_realms(server, cookie):
+    """serve --realm-idle 1: a realm nobody sends a request for is closed with its
+    session, though its connection is still there; one whose request runs past
+    that time is not."""
+    a = await Conn.open(server, cookie)
+    await wait_node(a)
+    busy = (await a.ok("clone"))["value"]
+    slow = await a.ok("eval", session=busy, code="await new Promise((r) => setTimeout(r, 2500)); 'kept'")
+    assert slow["value"] == "kept", slow
+    idle = await a.ok("clone")
+    page = (await a.ok("eval", session=idle["value"], code="1"))["page"]
+    for _ in range(200):
+        ids = [s["id"] for s in (await a.ok("sessions"))["sessions"]]
+        if idle["value"] not in ids:
+            break
+        await asyncio.sleep(0.05)
+    assert idle["value"] not in ids and busy not in ids, ids
+    pages = (await a.ok("pages"))["pages"]
+    assert [p["state"] for p in pages if p["page"] == page] == ["disconnected"], pages
+    refused = await a.call("eval", session=idle["value"], code="1")
+    assert refused["reason"] == "not_found", refused
     await a.close()
 
 
 def main():
     with gateway(sys.argv[1], {"a.txt": "alpha\n"}) as (root, server, cookie):
         asyncio.run(play(root, server, cookie))
+    with gateway(sys.argv[1], {"a.txt": "alpha\n"}, ["--realm-idle", "1"]) as (root, server, cookie):
+        asyncio.run(idle_realms(server, cookie))
     print("ok")
 
 

@@ -316,6 +316,58 @@ suite('@modelcontextprotocol/sdk 1.32.2 over Streamable HTTP (2025-11-25)', {
   },
 });
 
+// A client that connects per call, as `mcporter call` and the MCP Inspector
+// CLI do: each call its own connection and MCP session, left open (never
+// DELETEd). A realm one call opened is the next ones' to use, interrupt and
+// close: it is addressed by its session id.
+describe('a realm across per-call clients (sdk 1.32.2, a new MCP session per call)', { skip: noClients, timeout: 120000 }, () => {
+  let root; let gw; const clients = [];
+  before(async () => {
+    root = workspace({ 'notes.txt': NOTES });
+    gw = await serve(editgate, root);
+  });
+  after(async () => {
+    for (const c of clients) await c.close();
+    await gw?.stop();
+    if (root) fs.rmSync(root, { recursive: true, force: true });
+  });
+  async function once(name, args = {}) {
+    const { Client } = requireClient('@modelcontextprotocol/sdk/client/index.js');
+    const { StreamableHTTPClientTransport } = requireClient('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    const client = new Client({ name: 'per-call', version: '1.0.0' }, { capabilities: {} });
+    const transport = new StreamableHTTPClientTransport(new URL(gw.url), bearer(gw));
+    await client.connect(transport);
+    clients.push(client);
+    return client.callTool({ name, arguments: args }, undefined, CALL);
+  }
+  async function onceOk(name, args) {
+    const result = await once(name, args);
+    assert.ok(!result.isError, `${name} failed: ${text(result)}`);
+    return result.structuredContent;
+  }
+
+  it('realm_open, then page_eval, page_interrupt and realm_close each from a client of its own', async () => {
+    await waitFor('the Node page', async () => (await onceOk('page_list')).pages.some((p) => p.kind === 'node' && p.state !== 'disconnected'));
+    const realm = await onceOk('realm_open');
+    assert.equal((await onceOk('page_eval', { session: realm.value, code: 'globalThis.kept = 7; kept' })).value, 7);
+    assert.equal((await onceOk('page_eval', { session: realm.value, code: 'kept * 6' })).value, 42);
+    // One client's eval spins in the realm; another's interrupt ends it.
+    const spinning = once('page_eval', { session: realm.value, code: 'while (true) {}', timeout: 30000 });
+    await waitFor('the realm running the eval', async () =>
+      (await onceOk('page_list')).pages.find((p) => p.page === realm.page)?.running);
+    const stop = await onceOk('page_interrupt', { session: realm.value });
+    assert.equal(stop.result, 'interrupted', JSON.stringify(stop));
+    const spun = await spinning;
+    assert.equal(spun.isError, true, text(spun));
+    assert.ok(spun.structuredContent.status.includes('interrupted'), text(spun));
+    await onceOk('realm_close', { session: realm.value });
+    const { pages } = await onceOk('page_list');
+    assert.deepEqual(pages.filter((p) => p.page === realm.page).map((p) => p.state), ['disconnected']);
+    const gone = await once('page_eval', { session: realm.value, code: '1' });
+    assert.equal(gone.structuredContent.error, 'not_found', text(gone));
+  });
+});
+
 suite('@modelcontextprotocol/sdk 1.32.2 over stdio: editgate mcp (2025-11-25)', {
   skip: noClients,
   progressLate: true,

@@ -12,20 +12,27 @@ int conn_a = 0, conn_b = 1;  // two connections, told apart by address
 const SessionTable::Holder a = &conn_a, b = &conn_b;
 }  // namespace
 
-TEST_CASE("a session another live connection holds is refused; one nobody holds is taken", "[sessions][unit]") {
+TEST_CASE("any connection may use, bind and close a session another holds; one nobody holds is taken", "[sessions][unit]") {
   SessionTable t;
   REQUIRE(t.start("s1", a).has_value());
-  CHECK(t.touch("s1", a, "alice")->value().agent == "alice");
-  auto other = t.touch("s1", b);
-  REQUIRE_FALSE(other.has_value());
-  CHECK(other.error().code == Error::in_use);
-  CHECK(t.close("s1", b).error().code == Error::in_use);
-  CHECK(t.bind("s1", b, "tab-1").error().code == Error::in_use);
+  CHECK(t.touch("s1", a, "alice")->agent == "alice");
+  // Another connection names it: it is used, and stays a's.
+  auto other = t.touch("s1", b, "bob");
+  REQUIRE(other.has_value());
+  CHECK(other->agent == "bob");
+  CHECK(other->held);
+  REQUIRE(t.bind("s1", b, "tab-1").has_value());
+  CHECK(t.page_of("s1") == "tab-1");
   // An id the table does not know names the commits only.
-  CHECK_FALSE(t.touch("label", b)->has_value());
+  CHECK_FALSE(t.touch("label", b).has_value());
+  // a goes; b named it before, but only a held it: nobody holds it now.
   t.release(a, "s1", std::nullopt);
-  REQUIRE(t.touch("s1", b).has_value());
-  CHECK(t.touch("s1", a).error().code == Error::in_use);
+  CHECK_FALSE(t.list().front().held);
+  REQUIRE(t.touch("s1", b).has_value());  // taken by b
+  t.release(b, "", std::nullopt);
+  CHECK_FALSE(t.list().front().held);
+  REQUIRE(t.start("s2", a, "node-1-ab", "node-1-ab").has_value());
+  CHECK(t.close("s2").value() == "node-1-ab");  // closed by whoever names it
 }
 
 TEST_CASE("resume takes back the page and the context files of a released session", "[sessions][unit]") {
@@ -48,9 +55,9 @@ TEST_CASE("closing a session ends it and hands back the realm its clone made, no
   SessionTable t;
   REQUIRE(t.start("main", a).has_value());
   REQUIRE(t.start("clone", a, "node-1-ab12", "node-1-ab12").has_value());
-  CHECK(t.close("main", a).value().empty());  // the default page is not closed with it
-  CHECK(t.close("clone", a).value() == "node-1-ab12");
-  CHECK(t.close("clone", a).error().code == Error::not_found);
+  CHECK(t.close("main").value().empty());  // the default page is not closed with it
+  CHECK(t.close("clone").value() == "node-1-ab12");
+  CHECK(t.close("clone").error().code == Error::not_found);
   CHECK(t.size() == 0);
 }
 
@@ -67,11 +74,33 @@ TEST_CASE("sessions nobody holds expire with their realms; the count is bounded"
   // A released session without a realm makes room; realm sessions never do.
   t.release(a, "s", std::nullopt);
   REQUIRE(t.start("s4", b).has_value());
-  CHECK(t.touch("s", b)->has_value() == false);
+  CHECK_FALSE(t.touch("s", b).has_value());
   CHECK(t.start("s5", b).error().code == Error::too_many_sessions);
   CHECK(t.expire().empty());  // held, or released just now
   t.release(a, "", std::nullopt);
   auto realms = t.expire(std::chrono::steady_clock::now() + std::chrono::seconds(61));
   CHECK(realms == std::vector<std::string>{"node-1-aa", "node-2-bb"});
   CHECK(t.size() == 1);  // s4, held by b
+}
+
+TEST_CASE("a realm with no request for realm_idle is closed whoever holds it; a running request keeps it", "[sessions][unit]") {
+  services::SessionLimits limits;
+  limits.realm_idle = std::chrono::seconds(30);
+  SessionTable t(limits);
+  const auto start = std::chrono::steady_clock::now();
+  REQUIRE(t.start("realm", a, "node-1-aa", "node-1-aa").has_value());
+  REQUIRE(t.start("plain", a).has_value());
+  CHECK(t.expire(start + std::chrono::seconds(10)).empty());
+  // A request runs past the idle time: not idle while it runs.
+  t.begin("realm");
+  CHECK(t.expire(start + std::chrono::seconds(60)).empty());
+  t.end("realm");  // idle counts from its end
+  CHECK(t.expire(std::chrono::steady_clock::now() + std::chrono::seconds(20)).empty());
+  const auto realms = t.expire(std::chrono::steady_clock::now() + std::chrono::seconds(31));
+  CHECK(realms == std::vector<std::string>{"node-1-aa"});
+  // A session without a realm, held: never idle-closed.
+  CHECK(t.size() == 1);
+  CHECK(t.list().front().id == "plain");
+  t.begin("gone");  // ids the table does not know: nothing
+  t.end("gone");
 }
