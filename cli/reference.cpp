@@ -78,7 +78,7 @@ void op_section(std::ostream& out, const OpSpec& op) {
   }
   out << "| parameter | required | value | meaning |\n|---|---|---|---|\n";
   for (const ops::Param& p : op.params)
-    out << "| `" << p.name << "` | " << (p.required ? "yes" : "no") << " | " << cell(rule_words(p))
+    out << "| `" << p.name << "` | " << (p.required ? p.or_else.empty() ? std::string("yes") : "yes, or `" + std::string(p.or_else) + "`" : std::string("no")) << " | " << cell(rule_words(p))
         << " | " << cell(p.doc) << " |\n";
   out << "\n";
 }

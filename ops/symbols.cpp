@@ -69,13 +69,12 @@ void op_info(OpCall call) {
 
 // Seed 003's docs: `class`, and a `selector` of it: its instance method
 // (on its prototype) if it has one, else its own (static) property.
-// `symbol`, the older name, is any dotted path (docs/decisions/ops.md).
+// `symbol`, the older name, is any dotted path, and stands in for
+// `class` in the table's check (Param::or_else; docs/decisions/ops.md).
 void op_docs(OpCall call) {
   const std::string cls = param(call, "class"), selector = param(call, "selector"), symbol = param(call, "symbol");
   if (!cls.empty() && !symbol.empty())
     return call.out->fail({services::Error::bad_request, "docs takes class (and selector), or symbol, not both"});
-  if (cls.empty() && symbol.empty())
-    return call.out->fail({services::Error::missing_param, "docs needs \"class\" (and an optional \"selector\")"});
   if (!symbol.empty() && !selector.empty())
     return call.out->fail({services::Error::bad_request, "selector goes with class: docs class=C selector=m"});
   if (!symbol.empty()) return lookup(std::move(call), "docs", {symbol}, {});

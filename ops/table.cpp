@@ -206,11 +206,12 @@ const std::vector<OpSpec>& op_table() {
        "description; nothing of it runs, nothing is logged",
        false, std::nullopt, &op_info},
       {"docs",
-       {{"class", T::symbol, false, "the class (or function) to document: a global's dotted path (Map, app.Store)"},
+       {{"class", T::symbol, true, "the class (or function) to document: a global's dotted path (Map, app.Store)",
+         "symbol"},
         {"selector", T::symbol, false, "a method of class: its prototype's, else its own (static) property"},
         {"symbol", T::symbol, false, "the older name: any global's dotted path, in place of class"}, ask_page},
-       "a class's, function's or method's source head and length, from the page: class (required unless symbol "
-       "is given) and an optional selector, its method; nothing is logged",
+       "a class's, function's or method's source head and length, from the page: class (or symbol, its older "
+       "name) and an optional selector, its method; nothing is logged",
        false, std::nullopt, &op_docs},
       {"load-file", {{"path", T::string, true, "a JavaScript file of the workspace"}, run_page, author, wait},
        "run a workspace JavaScript file in the page, logged as an eval of its text; the page lists it in modules",
@@ -340,7 +341,7 @@ json::object describe_ops() {
 services::Result<std::vector<std::string>> check_params(const OpSpec& op, json::object& params) {
   const std::string name(op.name);
   for (const Param& p : op.params)
-    if (p.required && !params.contains(p.name))
+    if (p.required && !params.contains(p.name) && !(!p.or_else.empty() && params.contains(p.or_else)))
       return services::Failure{services::Error::missing_param, name + " needs \"" + std::string(p.name) + "\""};
   std::vector<std::string> unknown;
   for (const auto& kv : params) {

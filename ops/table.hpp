@@ -40,6 +40,9 @@ struct Param {
   ParamType type;
   bool required = false;
   std::string_view doc = {};  // what it means to this op
+  // Another parameter of the op that may be given in its place (an older
+  // name): a required parameter is not missing when that one is there.
+  std::string_view or_else = {};
 };
 
 // An op's HTTP route: an op that only reads is a GET taking its parameters

@@ -90,9 +90,17 @@ async def play_info_docs(s):
     assert docs["found"] is True and docs["source_head"] == "function greet(name, punctuation = '!') {", d
     assert docs["source_length"] == len("function greet(name, punctuation = '!') {\n  return 'Hi ' + name + punctuation;\n}"), d
     _, d = await s.call({"op": "describe", "id": "msg-040"})
-    for op, params in (("info", ["symbol"]), ("docs", ["symbol"]), ("stdin", ["value"]), ("complete", ["code"])):
+    for op, params in (("info", ["symbol"]), ("docs", ["class"]), ("stdin", ["value"]), ("complete", ["code"])):
         assert d["ops"][op]["params"] == params, (op, d["ops"][op])
+    # Seed 003's docs: class, and an optional selector; symbol its older name.
+    assert d["ops"]["docs"]["optional"] == ["selector", "symbol", "page"], d["ops"]["docs"]
     assert "cursor_pos" in d["ops"]["complete"]["optional"], d["ops"]["complete"]
+    _, d = await s.call({"op": "docs", "id": "msg-041", "class": "Counter"})
+    assert d["docs"]["found"] is True and d["docs"]["kind"] == "class" and d["docs"]["class"] == "Counter", d
+    _, d = await s.call({"op": "docs", "id": "msg-042", "class": "Array", "selector": "push"})
+    assert d["docs"]["symbol"] == "Array.prototype.push" and d["docs"]["native"] is True, d
+    _, d = await s.call({"op": "docs", "id": "msg-043"})
+    assert d["reason"] == "missing_param" and "class" in d["error"], d
 
 
 async def play(server, cookie_text):
