@@ -4,6 +4,8 @@
 #   conf-2025/  @modelcontextprotocol/conformance 0.1.16 (the 2025-11-25 suite)
 #   conf-2026/  @modelcontextprotocol/conformance 0.2.0-alpha.12 (the 2026-07-28 suite)
 #   clients/    @modelcontextprotocol/sdk 1.32.2 (v1) and @modelcontextprotocol/client 2.4.0 (v2)
+#   per-call/   mcporter 0.9.0 and @modelcontextprotocol/inspector 0.15.0 (its CLI): clients
+#               that start a connection for every call
 # The two conformance versions share a package name, hence a folder each.
 # A folder whose package already has the pinned version is left alone.
 # Then checks that both conformance CLIs start on this Node (fs-glob-register.mjs).
@@ -21,6 +23,7 @@ installs=(
   "conf-2025 @modelcontextprotocol/conformance@0.1.16"
   "conf-2026 @modelcontextprotocol/conformance@0.2.0-alpha.12"
   "clients @modelcontextprotocol/sdk@1.32.2 @modelcontextprotocol/client@2.4.0"
+  "per-call mcporter@0.9.0 @modelcontextprotocol/inspector@0.15.0"
 )
 
 installed() {  # folder package@version: is that version in folder/node_modules?
