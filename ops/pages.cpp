@@ -37,6 +37,7 @@ services::Error code_of(repl::Error e) {
     case repl::Error::io: return services::Error::io;
     case repl::Error::commit_queue_full: return services::Error::commit_failed;  // written, not committed
     case repl::Error::page_error: return services::Error::page_error;
+    case repl::Error::dialog_open: return services::Error::dialog_open;
   }
   return services::Error::internal;
 }
@@ -93,6 +94,8 @@ void op_eval(OpCall call) {
   if (const json::value* v = call.params.if_contains("timeout")) req.timeout = std::chrono::milliseconds(v->get_int64());
   if (const json::value* v = call.params.if_contains("agent")) req.agent = v->get_string();
   if (const json::value* v = call.params.if_contains("silent")) req.silent = v->get_bool();
+  if (const json::value* v = call.params.if_contains("dialog")) req.accept_dialogs = v->get_string() == "accept";
+  if (const json::value* v = call.params.if_contains("prompt_text")) req.prompt_text = std::string(v->get_string());
   run_eval(call.gw, call.out, std::move(req), call.request_id, call.conn);
 }
 

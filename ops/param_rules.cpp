@@ -2,6 +2,7 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <regex>
 
@@ -28,12 +29,13 @@ constexpr std::array rows{
               "^[A-Za-z_$][A-Za-z0-9_$]*(\\.[A-Za-z_$][A-Za-z0-9_$]*)*$"},
     ParamRule{T::fuzz, K::string, "\"whitespace\"", 0, -1, {}, "whitespace"},
     ParamRule{T::request_id, K::id, "a string or a number, as the request's id was sent"},
+    ParamRule{T::dialog, K::string, "\"accept\" or \"dismiss\"", 0, -1, {}, "accept|dismiss"},
 };
 
 constexpr bool in_type_order() {
   for (std::size_t i = 0; i < rows.size(); ++i)
     if (static_cast<std::size_t>(rows[i].type) != i) return false;
-  return rows.size() == static_cast<std::size_t>(T::request_id) + 1;
+  return rows.size() == static_cast<std::size_t>(T::dialog) + 1;
 }
 static_assert(in_type_order(), "one rule per ParamType, in its order");
 
@@ -50,12 +52,24 @@ const std::regex* pattern_of(ParamType type) {
   return p ? &*p : nullptr;
 }
 
+// The strings a rule takes (its `only`, split at |); none: any.
+std::vector<std::string_view> only_of(const ParamRule& r) {
+  std::vector<std::string_view> out;
+  for (std::string_view rest = r.only; !rest.empty();) {
+    const std::size_t bar = rest.find('|');
+    out.push_back(rest.substr(0, bar));
+    rest = bar == std::string_view::npos ? std::string_view() : rest.substr(bar + 1);
+  }
+  return out;
+}
+
 // A string as the rule takes it: its length first, so the pattern never
 // reads a long value.
 bool string_fits(const ParamRule& r, std::string_view s) {
   if (static_cast<std::int64_t>(s.size()) < r.min || (r.max >= 0 && static_cast<std::int64_t>(s.size()) > r.max))
     return false;
-  if (!r.only.empty() && s != r.only) return false;
+  const std::vector<std::string_view> only = only_of(r);
+  if (!only.empty() && std::find(only.begin(), only.end(), s) == only.end()) return false;
   const std::regex* re = pattern_of(r.type);
   return !re || std::regex_match(s.begin(), s.end(), *re);
 }
@@ -82,7 +96,11 @@ void string_schema(const ParamRule& r, json::object& s) {
   if (r.min > 0) s["minLength"] = r.min;
   if (r.max >= 0) s["maxLength"] = r.max;
   if (!r.pattern.empty()) s["pattern"] = r.pattern;
-  if (!r.only.empty()) s["enum"] = json::array{r.only};
+  if (!r.only.empty()) {
+    json::array taken;
+    for (std::string_view o : only_of(r)) taken.emplace_back(o);
+    s["enum"] = std::move(taken);
+  }
 }
 
 }  // namespace

@@ -29,6 +29,7 @@ enum class ParamType {
   symbol,  // a dotted path of identifiers (Math.max): never code
   fuzz,    // only "whitespace"
   request_id,  // another request's id, as it was sent: a string or a number
+  dialog,  // "accept" or "dismiss": how a page's dialogs are answered
 };
 
 // The largest offset: the largest whole number a JSON number carries
@@ -60,7 +61,7 @@ struct ParamRule {
   // The whole string matches it: an ECMAScript regular expression, anchored,
   // of ASCII only (so its length in bytes is the schema's length).
   std::string_view pattern = {};
-  std::string_view only = {};  // the one string taken
+  std::string_view only = {};  // the strings taken, separated by |; empty: any
 };
 
 // The rules, in ParamType's order (checked at compile time).

@@ -57,12 +57,14 @@ const std::vector<ReplyField> eval_reply{
     {"value", json_any},      {"page", str},           {"job", integer},           {"log", str, false},
     {"duration_ms", integer}, {"output", str, false},  {"output_truncated", boolean, false},
     {"log_error", str, false}, {"events_dropped", integer, false}, {"exception", object, false},
-    {"interrupted", boolean, false}, {"status", array, false}};
+    {"interrupted", boolean, false}, {"status", array, false}, {"dialogs", array, false},
+    {"dialogs_dropped", integer, false}};
 const std::vector<ReplyField> events_reply{{"page", str},          {"events_log", str},
                                            {"events", array},      {"next_before", integer | null},
                                            {"cut", str, false},    {"unlogged", integer, false}};
 const std::vector<ReplyField> interrupt_reply{
-    {"result", str}, {"message", str, false}, {"job", integer, false}, {"status", array, false}};
+    {"result", str}, {"message", str, false}, {"job", integer, false}, {"status", array, false},
+    {"dialog", object, false}};
 
 const Param* param_of(const OpSpec& op, std::string_view name) {
   for (const Param& p : op.params)
@@ -159,7 +161,12 @@ const std::vector<OpSpec>& op_table() {
          "log."}}},
       {"eval",
        {{"code", T::string, true, "JavaScript to run; top-level await allowed; its last expression is the value"},
-        run_page, wait, author, {"silent", T::flag, false, "neither logged nor committed"}},
+        run_page, wait, author, {"silent", T::flag, false, "neither logged nor committed"},
+        {"dialog", T::dialog, false,
+         "how the code's alert, confirm and prompt are answered in a browser tab, at once and never shown: accept or "
+         "dismiss (the default); each is in the reply's dialogs"},
+        {"prompt_text", T::string, false,
+         "what an accepted prompt() returns (default: the prompt's own default value)"}},
        "run code in a page (the built-in Node page when none is named): out messages while it runs, then its value "
        "or error; logged and committed unless silent",
        true, HttpRoute{"/v1/eval", true}, &op_eval, Effect::destroys, Role::agent, true, text_params, eval_reply,

@@ -11,6 +11,8 @@ extern const char js_lookup_js[];
 extern const unsigned long js_lookup_js_size;
 extern const char js_protocol_js[];
 extern const unsigned long js_protocol_js_size;
+extern const char js_dialogs_js[];
+extern const unsigned long js_dialogs_js_size;
 extern const char js_adapter_js[];
 extern const unsigned long js_adapter_js_size;
 extern const char js_node_page_js[];
@@ -28,7 +30,8 @@ std::string shared_js() {
 }  // namespace
 
 std::string adapter_js() {
-  return "(function () {\n" + shared_js() + std::string(view(js_adapter_js, js_adapter_js_size)) + "\n})();\n";
+  return "(function () {\n" + shared_js() + std::string(view(js_dialogs_js, js_dialogs_js_size)) + "\n" +
+         std::string(view(js_adapter_js, js_adapter_js_size)) + "\n})();\n";
 }
 
 std::string node_page_js() {

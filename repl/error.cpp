@@ -22,6 +22,7 @@ std::string_view to_string(Error e) {
     case Error::shutting_down: return "shutting_down";
     case Error::io: return "io";
     case Error::page_error: return "page_error";
+    case Error::dialog_open: return "dialog_open";
   }
   return "io";
 }

@@ -28,6 +28,7 @@ enum class Error {
   commit_queue_full,   // the workspace's commit queue is at its bound: written, not committed
   io,
   page_error,          // the code threw: the eval's outcome, its message the exception's own "Name: message"
+  dialog_open,         // the page is held by a dialog of its own (alert, confirm, prompt) until it is closed
 };
 
 std::string_view to_string(Error e);

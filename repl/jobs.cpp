@@ -25,6 +25,8 @@ void Repl::eval(EvalRequest request, Listener listener) {
   job->agent = request.agent.empty() ? "agent" : request.agent;
   job->codes = {std::move(request.code)};
   job->silent = request.silent;
+  job->accept_dialogs = request.accept_dialogs;
+  job->prompt_text = std::move(request.prompt_text);
   job->timeout = request.timeout.count() > 0 ? request.timeout : opt_.timeout;
   job->listener = std::move(listener);
   if (request.module) job->listener.done = loading(p->id, std::move(*request.module), std::move(job->listener.done));
@@ -72,6 +74,7 @@ void Repl::submit(Page& p, std::shared_ptr<Job> job) {
 }
 
 void Repl::pump(Page& p) {
+  if (p.link) refuse_held(p);
   if (p.running || stopping_ || p.unanswered) return;
   if (!p.link || p.queue.empty()) {
     p.log->place_footer(p.running != nullptr);
@@ -252,6 +255,8 @@ void Repl::finish(Page& p, Job& job, std::int64_t ms, Lines reply, Answer done) 
   }
   if (!job.log_error.empty()) body["log_error"] = job.log_error;
   if (job.events.dropped()) body["events_dropped"] = job.events.dropped();
+  if (!job.dialogs.empty()) body["dialogs"] = job.dialogs;
+  if (job.dialogs_dropped) body["dialogs_dropped"] = job.dialogs_dropped;
   // How the page's error reads (a Node SIGINT, a browser's exception) is the
   // page's; that an agent's interrupt ended the job is ours to say.
   if (error && job.interrupted) body["interrupted"] = true;
@@ -299,6 +304,8 @@ void Repl::next_block(Page& p, Job& job) {
   job.output.clear();
   job.output_truncated = false;
   job.prompts = 0;
+  job.dialogs.clear();
+  job.dialogs_dropped = 0;
   send_block(p, job);
   schedule_tick(p);
   write_status(p);
@@ -383,8 +390,10 @@ void Repl::time_out(Page& p, Job& job) {
                          "reaches), so it was restarted: a new process, its globals gone; no reply will follow");
     }
     end_timeout(q, *q.running,
-                "the page did not answer being told to stop within 2 s: it is busy with synchronous code, which "
-                "a browser tab cannot stop; if that code ends, its result is written below as a late reply",
+                q.dialog ? held_by(q) + "; the job runs when it is closed, its result written below as a late reply"
+                         : "the page did not answer being told to stop within 2 s: it is busy with synchronous code, "
+                           "which a browser tab cannot stop; if that code ends, its result is written below as a late "
+                           "reply",
                 nullptr, true);
   });
 }

@@ -46,7 +46,7 @@ json::array Repl::actors() const {
         // folder, so its log says more.
         {"module", p->kind == "node" ? p->log->path() : p->url},
         {"spawned_at", epoch_seconds(p->connected_at)},
-        {"state", p->running ? "executing" : "idle"},
+        {"state", state_of(*p)},
         {"queued", p->queue.size()},
     });
   }
@@ -59,7 +59,7 @@ Result<json::object> Repl::inspect(const std::string& page) {
   const Page& p = **found;
   json::object state{{"page", p.stem},   {"id", p.id},       {"kind", p.kind},   {"url", p.url},
                      {"title", p.title}, {"user_agent", p.user_agent},
-                     {"state", !p.link ? "disconnected" : p.running ? "executing" : "idle"},
+                     {"state", state_of(p)}, {"dialog", dialog_json(p)},
                      {"log", p.log->path()}, {"events_log", p.log->events_path()},
                      {"spawned_at", epoch_seconds(p.connected_at)}, {"last_seen", clock_text(p.last_seen)},
                      {"queued", p.queue.size()}};
@@ -128,6 +128,7 @@ void Repl::interrupt_job(const std::string& page, std::uint64_t job, std::functi
   auto found = find(page);
   if (!found) return done(refusal(found.error()));
   const Page& p = **found;
+  if (p.dialog && p.link) return interrupt(p.id, std::move(done));  // held: says by what
   if (!p.running || !p.link) return done({{{"result", "idle"}, {"message", "no job is running in " + p.stem}}});
   done({{{"result", "interrupt-id-mismatch"}, {"job", p.running->id}},
         Failure{Error::not_found,

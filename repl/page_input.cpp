@@ -141,6 +141,9 @@ json::object clean_page_message(json::object raw) {
   line("status", page_bounds::word);
   line("message", page_bounds::line);
   line("prompt", page_bounds::line);
+  line("kind", page_bounds::word);     // a dialog's
+  line("answer", page_bounds::word);   // a dialog's
+  line("default", page_bounds::line);  // a prompt dialog's default value
   for (std::string_view key : {"job", "start", "count"}) {
     const json::value* v = raw.if_contains(key);
     if (!v) continue;
@@ -153,7 +156,8 @@ json::object clean_page_message(json::object raw) {
     const double ms = v->to_number<double>();
     if (std::isfinite(ms) && ms >= 0) out["duration_ms"] = ms;
   }
-  if (const json::value* v = raw.if_contains("ok"); v && v->is_bool()) out["ok"] = v->get_bool();
+  for (std::string_view key : {"ok", "open"})
+    if (const json::value* v = raw.if_contains(key); v && v->is_bool()) out[key] = v->get_bool();
   // An event's line end: only a newline or none.
   if (const json::value* v = raw.if_contains("end"); v && v->is_string() && (v->get_string() == "\n" || v->get_string().empty()))
     out["end"] = v->get_string();

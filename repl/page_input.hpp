@@ -50,9 +50,10 @@ std::optional<std::int64_t> page_time(const boost::json::value& v);
 
 // A page's message with the fields the REPL reads checked and bounded:
 // `type`, `source`, `lang`, `status` one short line; `job` and `start` (where
-// completions start) non-negative integers; `ts` page_time(); `duration_ms` finite and not negative; `ok` a
-// bool; `end` (an event's line end) "\n" or ""; `text` and `error`'s `message` and `stack` page_text(); `error`'s
-// `name`, `message` (interrupted), `prompt` and `items` one line each. A
+// completions start) non-negative integers; `ts` page_time(); `duration_ms` finite and not negative; `ok` and
+// `open` (a dialog's) bools; `end` (an event's line end) "\n" or ""; `text` and `error`'s `message` and `stack`
+// page_text(); `error`'s `name`, `message` (interrupted, a dialog's), `prompt`, `default` (a prompt dialog's) and
+// `items` one line each; a dialog's `kind` and `answer` a short line. A
 // field that fails its check is left out, as if the page had not sent it.
 // `value` (tagged JSON, written inside a JSON fence) is kept as it is.
 // `info` (an answer to info or docs) keeps `found` and `native` (bools),

@@ -57,6 +57,7 @@ void Repl::from_page(const std::string& id, std::string_view text) {
   }
   if (type == "result") return on_result(p, msg);
   if (type == "event") return on_event(p, msg);
+  if (type == "dialog") return on_dialog(p, msg);
   if (type == "interrupted" && p.running && p.running->gave_up && job_of(msg) == p.running->id)
     end_timeout(p, *p.running,
                 str(msg, "status") == "idle"
@@ -106,25 +107,26 @@ void Repl::on_event(Page& p, const json::object& msg) {
   const std::string lang = str(msg, "lang");
   e.lang = lang == "JSON" || lang == "Error" ? lang : "Text";
   e.text = str(msg, "text");
-  // A time the page cannot have meant (page_time) was left out: the gateway's own.
-  auto ts = msg.find("ts");
-  e.ts = ts != msg.end() && ts->value().is_int64()
-             ? ts->value().get_int64()
-             : std::chrono::duration_cast<std::chrono::milliseconds>(wall::now().time_since_epoch()).count();
+  e.ts = event_time(msg);
+  // The agent hears each write as written, with its line end (a page
+  // that sends none ends its lines); the log keeps the text alone.
+  const auto end = msg.find("end");
+  const std::string written = e.text + (end != msg.end() ? std::string(end->value().get_string()) : "\n");
+  add_event(p, std::move(e), written, true);
+}
+
+void Repl::add_event(Page& p, Event e, const std::string& written, bool output) {
   keep_recent(p, e);
   // A flood of output costs a count, not memory: what is past the bound is
   // neither kept nor passed on.
   if (p.running) {
     Job& job = *p.running;
-    // The agent hears each write as written, with its line end (a page
-    // that sends none ends its lines); the log keeps the text alone.
-    const auto end = msg.find("end");
-    const std::string written = e.text + (end != msg.end() ? std::string(end->value().get_string()) : "\n");
     const std::string source = e.source;
     if (!job.events.add(std::move(e), opt_.max_events_kept, opt_.max_event_bytes_kept)) {
-      job.output_truncated = true;
+      job.output_truncated = output || job.output_truncated;
       return;
     }
+    if (!output) return;
     job.output += written;
     if (job.listener.out) job.listener.out({{"out", written}, {"source", source}, {"page", p.stem}});
     return;
@@ -222,6 +224,8 @@ void Repl::interrupt(const std::string& page, std::function<void(Answer)> done) 
   auto found = find(page);
   if (!found) return done(refusal(found.error()));
   Page* p = *found;
+  if (p->dialog && p->link)
+    return done({{{"result", "not-interruptible"}, {"message", held_by(*p)}, {"dialog", dialog_json(*p)}}});
   if (!p->running || !p->link) return done({{{"result", "idle"}, {"message", "no job is running in " + page}}});
   const std::uint64_t job = p->running->id;
   p->running->interrupted = true;
@@ -272,6 +276,7 @@ void Repl::ask(const std::string& page, json::object message, std::function<void
   if (!found) return done(refusal(found.error()));
   Page* p = *found;
   if (!p->link) return done(refusal({Error::not_found, p->stem + " is not connected"}));
+  if (p->dialog) return done(refusal({Error::dialog_open, held_by(*p)}));
   const std::uint64_t req = next_job_++;
   message["job"] = req;
   p->link->send(json::serialize(message));

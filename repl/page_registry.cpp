@@ -305,6 +305,7 @@ void Repl::disconnect(const std::string& id, const PageLink* link) {
   if (it == pages_.end() || it->second->link.get() != link) return;
   Page& p = *it->second;
   p.link.reset();
+  p.dialog.reset();  // a closed tab's dialog went with it; a reload's is the new document's to tell
   p.last_seen = wall::now();
   p.unanswered.reset();  // the queue waits for the page to come back anyway
   p.answer_timer->cancel();
@@ -328,7 +329,10 @@ void Repl::registry_changed() {
 std::vector<RegistryLine> Repl::registry_lines() const {
   std::vector<RegistryLine> lines;
   for (const auto& [id, p] : pages_) {
-    std::string state = !p->link ? "disconnected" : p->running ? "executing job " + std::to_string(p->running->id) : "idle";
+    std::string state = !p->link     ? "disconnected"
+                        : p->dialog  ? "held by its own " + p->dialog->kind + " dialog"
+                        : p->running ? "executing job " + std::to_string(p->running->id)
+                                     : "idle";
     if (!p->outcome.empty() && !(p->link && p->running)) state += ", " + p->outcome;
     lines.push_back({p->stem, p->url, p->log->path(), std::move(state), p->last_seen, p->link != nullptr});
   }
@@ -365,7 +369,8 @@ boost::json::array Repl::pages() const {
         {"url", p->url},
         {"title", p->title},
         {"origin", p->origin},
-        {"state", !p->link ? "disconnected" : p->running ? "executing" : "idle"},
+        {"state", state_of(*p)},
+        {"dialog", dialog_json(*p)},
         {"running", running_json(*p)},
         {"log", p->log->path()},
         {"queued", p->queue.size()},

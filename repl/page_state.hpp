@@ -34,6 +34,14 @@ using wall = std::chrono::system_clock;
 inline constexpr auto late_grace = std::chrono::milliseconds(500);  // the page's own timeout answers first
 inline constexpr auto answer_within = std::chrono::seconds(2);      // interrupt and complete
 
+// A dialog the page opened by itself, outside jobs, and that is still open:
+// it holds the page's one thread, so nothing sent there is read until it
+// is closed (page_dialogs.cpp).
+struct OpenDialog {
+  std::string kind, message, default_value;  // default_value: a prompt's
+  wall::time_point since;
+};
+
 struct Repl::Job {
   std::uint64_t id = 0;
   std::string agent;
@@ -64,6 +72,13 @@ struct Repl::Job {
   // The page said the running block started: one it has not waits behind
   // other code (a realm's), which no restart is made for.
   bool started_in_page = false;
+  bool accept_dialogs = false;  // EvalRequest's
+  std::optional<std::string> prompt_text;
+  // The dialogs its running block's code opened, as the page answered
+  // them ({kind, message, answer, default, value}): the reply's "dialogs";
+  // past the bound only counted.
+  boost::json::array dialogs;
+  std::size_t dialogs_dropped = 0;
 };
 
 struct Repl::Page {
@@ -91,7 +106,17 @@ struct Repl::Page {
   std::string user_agent;
   wall::time_point connected_at;  // its link's, the actors' spawned_at
   std::deque<Event> recent;       // its last events, cut short, for inspect (keep_recent)
+  std::optional<OpenDialog> dialog;  // its own dialog, open now
 };
+
+// A page's state as pages, inspect, the actors and the dashboard show it:
+// disconnected, dialog (held by its own dialog), executing or idle.
+std::string_view state_of(const Repl::Page& p);
+// Its open dialog as {kind, message, default, since} (page_dialogs.cpp);
+// null when none is open.
+boost::json::value dialog_json(const Repl::Page& p);
+// Why the page runs nothing now: its open dialog, in words.
+std::string held_by(const Repl::Page& p);
 
 // Keeps a short copy of `e` among the page's recent events (page_actors.cpp).
 void keep_recent(Repl::Page& p, const Event& e);
@@ -113,6 +138,15 @@ inline std::string str(const boost::json::object& o, std::string_view key) {
 // A final answer refusing a request: nothing but why.
 inline Answer refusal(Failure f) { return {{}, std::move(f)}; }
 
+// A page message's time: its `ts`, or the gateway's own when the page's
+// could not have been meant (page_time left it out).
+inline std::int64_t event_time(const boost::json::object& o) {
+  auto ts = o.find("ts");
+  return ts != o.end() && ts->value().is_int64()
+             ? ts->value().get_int64()
+             : std::chrono::duration_cast<std::chrono::milliseconds>(wall::now().time_since_epoch()).count();
+}
+
 inline std::optional<std::uint64_t> job_of(const boost::json::object& o) {
   auto it = o.find("job");
   if (it == o.end()) return std::nullopt;
@@ -130,8 +164,13 @@ inline bool ok_result(const boost::json::object& msg) {
 
 // The message that hands a job's running block to its page.
 inline std::string eval_message(const Repl::Job& job) {
-  return boost::json::serialize(boost::json::object{
-      {"type", "eval"}, {"job", job.id}, {"code", job.codes[job.index]}, {"timeout_ms", job.timeout.count()}});
+  boost::json::object m{{"type", "eval"},
+                        {"job", job.id},
+                        {"code", job.codes[job.index]},
+                        {"timeout_ms", job.timeout.count()},
+                        {"dialog", job.accept_dialogs ? "accept" : "dismiss"}};
+  if (job.prompt_text) m["prompt_text"] = *job.prompt_text;
+  return boost::json::serialize(m);
 }
 
 }  // namespace repl

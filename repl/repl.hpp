@@ -82,6 +82,12 @@ struct EvalRequest {
   std::string code;
   std::chrono::milliseconds timeout{0};  // 0: the default
   bool silent = false;                   // tooling: not written to the log
+  // How the code's alert, confirm and prompt are answered in a browser tab
+  // (at once, never shown): accepted, or dismissed (the default); what an
+  // accepted prompt returns (default: the prompt's own default value). A
+  // Node page has no dialogs and ignores both.
+  bool accept_dialogs = false;
+  std::optional<std::string> prompt_text;
   // load-file: the code is this workspace file; once it ran without an
   // error the page lists it among its modules.
   std::optional<LoadedModule> module;
@@ -290,6 +296,15 @@ class Repl {
   void on_event(Page& p, const boost::json::object& msg);
   void flush_background(Page& p);
   void on_bindings(Page& p, const boost::json::object& msg);  // page_bindings.cpp
+  // An event of the page's, kept with the running job's (and passed to its
+  // agent, in its output when `output`) or with the page's between jobs.
+  void add_event(Page& p, Event e, const std::string& written, bool output);
+
+  // Dialogs (page_dialogs.cpp): one the running job's code opened and the
+  // page answered at once, or one the page opened by itself, which holds
+  // it until it is closed: jobs are refused (dialog_open) meanwhile.
+  void on_dialog(Page& p, const boost::json::object& msg);
+  void refuse_held(Page& p);
   // Sends `message` (with a number of its own, "job") to a live page and
   // hands its answer, or a timeout after 2 s, to `done`: complete, info,
   // docs, bindings and clear.

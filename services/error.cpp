@@ -53,6 +53,9 @@ constexpr ErrorInfo errors[] = {
     {Error::module_not_loaded, "module_not_loaded", 404, "unload or reload of a module the page has not loaded"},
     {Error::page_error, "page_error", 200, "the code threw: the eval's result, not a refusal"},
     {Error::page_timeout, "timeout", 504, "the page did not answer in time"},
+    {Error::dialog_open, "dialog_open", 409,
+     "the page is held by a dialog of its own (alert, confirm, prompt) that only the person or a browser driver can "
+     "close; it runs nothing until then"},
     {Error::context_destroyed, "context_destroyed", 503, "the page went away during the job"},
     {Error::interrupted, "interrupted", 503, "the job was interrupted"},
     {Error::log_conflict, "log_conflict", 503, "the chat log was edited so that the reply could not be placed"},

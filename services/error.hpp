@@ -30,7 +30,7 @@ enum class Error {
   unauthorized = 1, forbidden_origin, host_not_allowed, not_found, ambiguous, method_not_allowed,
   bad_request, bad_json, unknown_op, missing_param, payload_too_large, header_too_large, request_timeout,
   conflict, commit_failed, locked, too_many_connections, too_many_streams, too_many_requests, too_many_pages,
-  slow_client, shutting_down, in_use, io, internal, module_not_loaded, page_error, page_timeout,
+  slow_client, shutting_down, in_use, io, internal, module_not_loaded, page_error, page_timeout, dialog_open,
   context_destroyed, interrupted, log_conflict, request_edited, queue_full, too_many_sessions,
   origin_pending, no_remote, push_rejected, remote_unreachable, remote_timeout, remote_auth_failed,
   rate_limited, wrong_workspace, person_only,

@@ -1,9 +1,10 @@
 // The browser adapter: connects this page to the editgate gateway over the WebSocket /v1/page and
 // speaks the page protocol of repl/README.md as protocol.js's host: the socket, the tab's globals,
-// its errors and navigation. The gateway serves it as /adapter.js, inside one function after
-// serialize.js, lookup.js and protocol.js; a page loads it with the tag `editgate serve` prints,
-// which loads http://127.0.0.1:PORT/adapter.js?workspace=ID (and again until a gateway answers).
-// The workspace is how a tab reaches its own project's gateway or is refused, never another's.
+// its errors, dialogs and navigation. The gateway serves it as /adapter.js, inside one function
+// after serialize.js, lookup.js, protocol.js and dialogs.js; a page loads it with the tag
+// `editgate serve` prints, which loads http://127.0.0.1:PORT/adapter.js?workspace=ID (and again
+// until a gateway answers). The workspace is how a tab reaches its own project's gateway or is
+// refused, never another's.
 
 var INSTANCE_KEY = 'editgate.instance';  // {"id","secret"} as JSON: the secret takes the id back
 var IN_USE_PATIENCE_MS = 3000;  // a reload's new socket can arrive before the old one has closed
@@ -64,6 +65,7 @@ if (window.editgate) {
 function start() {
   window.editgate = { prompt: page.prompt, version: '1' };
   page.captureConsole(true);
+  editgateDialogs(window, page.running, send);  // dialogs.js
   captureErrors();
   followNavigation();
   connect();

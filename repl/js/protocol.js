@@ -236,6 +236,8 @@ var editgateProtocolParts = Object.create(null);
         s.jobs.forEach(function (entry) { if (!which || which(entry.request)) jobs.drop(entry); });
       },
       prompt: prompt,
+      // The eval of the job that runs now, from its start until its promise settles; null between jobs.
+      running: function () { return s.current ? s.current.request : null; },
       emit: output.emit,
       captureConsole: output.captureConsole,
       trimStack: output.trimStack

@@ -539,3 +539,207 @@ TEST_CASE("a tab is one instance across navigations: by location.href, by a link
     logs += e.path().extension() == ".md" && e.path().filename() != "debug.md" ? 1 : 0;
   CHECK(logs == 1);
 }
+
+namespace {
+
+// The DevTools protocol of the browser's first tab, spoken as a browser
+// driver does (Chromium started with --remote-debugging-port): it sees a
+// native dialog open, and closes it as only a person or a driver can.
+struct Devtools {
+  std::unique_ptr<client::Ws> ws;
+  std::vector<json::object> events;  // read while waiting for answers, oldest first
+  int next = 1;
+
+  explicit Devtools(unsigned short port) {
+    for (int i = 0; i < 300 && !ws; ++i) {
+      client::Response r;
+      try {
+        r = client::request(port, "GET", "/json/list");
+      } catch (const std::exception&) {
+      }
+      const json::value targets = r.status == 200 ? json::parse(r.body) : json::value(json::array{});
+      for (const auto& t : targets.as_array())
+          if (t.at("type") == "page" && t.as_object().contains("webSocketDebuggerUrl")) {
+            const std::string url(t.at("webSocketDebuggerUrl").as_string());
+            ws = std::make_unique<client::Ws>(port, std::map<std::string, std::string>{},
+                                              url.substr(url.find("/devtools/")));
+            break;
+          }
+      if (!ws) std::this_thread::sleep_for(100ms);
+    }
+    REQUIRE(ws);
+    call("Page.enable");  // dialogs are reported to, and closed by, a client that enabled the domain
+  }
+
+  json::object call(const std::string& method, json::object params = {}) {
+    const int id = next++;
+    ws->send(json::serialize(json::object{{"id", id}, {"method", method}, {"params", std::move(params)}}));
+    for (;;) {
+      auto m = ws->read(30s);
+      REQUIRE(m);
+      json::object o = json::parse(*m).as_object();
+      if (o.contains("id") && o.at("id") == id) return o;
+      events.push_back(std::move(o));
+    }
+  }
+
+  // The first event `method` read so far, or that comes (within 30 s).
+  std::optional<json::object> event(const std::string& method) {
+    for (;;) {
+      for (const json::object& e : events)
+        if (e.at("method") == method.c_str()) return e;
+      auto m = ws->read(30s);
+      if (!m) return std::nullopt;
+      events.push_back(json::parse(*m).as_object());
+    }
+  }
+
+  // Whether event `method` came before now: the browser answers a call
+  // after the events it sent before it.
+  bool seen(const std::string& method) {
+    call("Runtime.evaluate", {{"expression", "1"}});
+    for (const json::object& e : events)
+      if (e.at("method") == method.c_str()) return true;
+    return false;
+  }
+};
+
+json::object page_named(client::Ws& ws, const std::string& page) {
+  for (const auto& p : pages(ws))
+    if (p.at("page") == page.c_str()) return p.as_object();
+  return {};
+}
+
+// The page's state once it is `state` (up to 30 s); its last one otherwise.
+json::object wait_state(client::Ws& ws, const std::string& page, const std::string& state) {
+  json::object p;
+  for (int i = 0; i < 300; ++i) {
+    p = page_named(ws, page);
+    if (p.contains("state") && p.at("state") == state.c_str()) break;
+    std::this_thread::sleep_for(100ms);
+  }
+  return p;
+}
+
+json::object eval_with(client::Ws& ws, const std::string& page, const std::string& code, json::object more,
+                       std::vector<json::object>* parts = nullptr) {
+  json::object msg{{"op", "eval"}, {"id", "d"}, {"page", page}, {"code", code}};
+  for (auto& kv : more) msg[kv.key()] = kv.value();
+  ws.send(json::serialize(msg));
+  auto all = ws.until_done(30s);
+  if (parts)
+    for (std::size_t i = 0; i + 1 < all.size(); ++i) parts->push_back(obj(all[i]));
+  return obj(all.back());
+}
+
+// A gateway and a tab of `title` connected to it, in a Chromium that a
+// driver's DevTools client is attached to.
+struct DriverTab {
+  test::TempDir dir, site, profile;
+  client::Gateway gw{dir.str()};
+  const unsigned short web = free_port(), devtools_port = free_port();
+  std::unique_ptr<BrowsedSite> browsing;
+  std::unique_ptr<Devtools> devtools;
+  client::Ws ws{gw.port()};
+  std::string page;
+
+  explicit DriverTab(const std::string& title) {
+    test::write_file(site / "index.html", adapter_page(title, gw));
+    browsing = std::make_unique<BrowsedSite>(site, profile, web, "http://127.0.0.1:" + std::to_string(web) + "/",
+                                             std::vector<std::string>{"--remote-debugging-port=" +
+                                                                      std::to_string(devtools_port)});
+    devtools = std::make_unique<Devtools>(devtools_port);
+    ws.login(gw.cookie());
+    page = wait_browser_page(ws);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a tab's alert, confirm and prompt in an agent's code are answered as the eval asks, never shown",
+          "[browser][dialogs]") {
+  DriverTab tab("Dialogs");
+  REQUIRE(tab.page.rfind("dialogs-", 0) == 0);
+  client::Ws& ws = tab.ws;
+  const std::string& page = tab.page;
+
+  // By default each is dismissed: confirm false, prompt null.
+  std::vector<json::object> parts;
+  const json::object dismissed =
+      eval_with(ws, page, "[confirm('Delete all?'), alert('Done'), prompt('Name?', 'Ann')]", {}, &parts);
+  CHECK(dismissed.at("value") == json::parse(R"([false, {"$undefined": true}, null])"));
+  CHECK(dismissed.at("dialogs") == json::parse(R"([
+      {"kind": "confirm", "message": "Delete all?", "answer": "dismiss", "value": false},
+      {"kind": "alert", "message": "Done", "answer": "dismiss"},
+      {"kind": "prompt", "message": "Name?", "answer": "dismiss", "default": "Ann", "value": null}])"));
+  REQUIRE(parts.size() == 3);  // each as it was answered
+  CHECK(parts[0].at("dialog").at("kind") == "confirm");
+  // Accepted, a prompt with the eval's text or else its own default.
+  const json::object accepted =
+      eval_with(ws, page, "[confirm('Sure?'), prompt('Name?', 'Ann')]", {{"dialog", "accept"}, {"prompt_text", "Bob"}});
+  CHECK(accepted.at("value") == json::parse(R"([true, "Bob"])"));
+  CHECK(accepted.at("dialogs").at(1).at("answer") == "accept");
+  CHECK(eval_with(ws, page, "prompt('Name?', 'Ann')", {{"dialog", "accept"}}).at("value") == "Ann");
+  // Opened by the page's own code that the agent's ran (a click), after an
+  // await: still the eval's to answer.
+  CHECK(eval_with(ws, page,
+                  "const b = document.createElement('button'); b.onclick = () => { b.said = confirm('From a click'); };\n"
+                  "await new Promise(r => setTimeout(r, 10)); b.click(); b.said",
+                  {{"dialog", "accept"}})
+            .at("value") == true);
+  // The page was never held: the next eval runs at once, and no native dialog opened.
+  CHECK(eval(ws, page, "1 + 1").at("value") == 2);
+  CHECK_FALSE(tab.devtools->seen("Page.javascriptDialogOpening"));
+  CHECK(page_named(ws, page).at("state") == "idle");
+
+  // Each is an event of the page, in its log and its events.
+  const std::string log = test::read_file(tab.dir / ("debug/" + page + ".md"));
+  CHECK(log.find("```Text dialog\nconfirm(\"Delete all?\") answered dismiss (false)\n```") != std::string::npos);
+  CHECK(log.find("prompt(\"Name?\", \"Ann\") answered accept (\"Bob\")") != std::string::npos);
+  ws.send(json::serialize(json::object{{"op", "events"}, {"id", "e"}, {"page", page}}));
+  const std::string events = ws.until_done(30s).back();
+  CHECK(events.find(R"(alert(\"Done\") answered dismiss)") != std::string::npos);
+}
+
+TEST_CASE("a tab's own dialog outside agent code holds the page: its state says so until it is closed",
+          "[browser][dialogs]") {
+  DriverTab tab("Held");
+  client::Ws& ws = tab.ws;
+  Devtools& devtools = *tab.devtools;
+  const std::string& page = tab.page;
+  REQUIRE(page.rfind("held-", 0) == 0);
+
+  // The page's own code (here a driver's, outside any job) opens an alert:
+  // a native one, which blocks the tab's thread until it is closed. What
+  // the adapter sent just before it blocked reached the gateway.
+  devtools.call("Runtime.evaluate", {{"expression", "setTimeout(() => alert('Saved!'), 0); 1"}});
+  const auto opening = devtools.event("Page.javascriptDialogOpening");
+  REQUIRE(opening);
+  CHECK(opening->at("params").at("message") == "Saved!");
+  const json::object held = wait_state(ws, page, "dialog");
+  REQUIRE(held.at("state") == "dialog");
+  CHECK(held.at("dialog").at("kind") == "alert");
+  CHECK(held.at("dialog").at("message") == "Saved!");
+
+  // Meanwhile an eval is refused at once, and an interrupt says why.
+  const auto asked = std::chrono::steady_clock::now();
+  const json::object refused = eval(ws, page, "1 + 1");
+  CHECK(refused.at("reason") == "dialog_open");
+  CHECK(std::string(refused.at("error").as_string()).find("alert(\"Saved!\")") != std::string::npos);
+  CHECK(std::chrono::steady_clock::now() - asked < 5s);
+  ws.send(json::serialize(json::object{{"op", "interrupt"}, {"id", "i"}, {"page", page}}));
+  const json::object interrupted = obj(ws.until_done(30s).back());
+  CHECK(interrupted.at("result") == "not-interruptible");
+  CHECK(interrupted.at("dialog").at("kind") == "alert");
+  CHECK(std::string(interrupted.at("message").as_string()).find("held by its own dialog") != std::string::npos);
+
+  // Closed (as a driver, or the person, does): idle again, and evals run.
+  devtools.call("Page.handleJavaScriptDialog", {{"accept", true}});
+  CHECK(wait_state(ws, page, "idle").at("state") == "idle");
+  CHECK(eval(ws, page, "1 + 1").at("value") == 2);
+  ws.send(json::serialize(json::object{{"op", "events"}, {"id", "e"}, {"page", page}}));
+  const std::string events = ws.until_done(30s).back();
+  INFO(events);
+  CHECK(events.find(R"(alert(\"Saved!\") opened by the page)") != std::string::npos);
+  CHECK(events.find(R"(alert(\"Saved!\") closed: accept)") != std::string::npos);
+}

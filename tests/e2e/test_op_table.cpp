@@ -33,6 +33,7 @@ json::value valid_value(ParamType t) {
     case ParamType::symbol: return "Math.max";
     case ParamType::fuzz: return "whitespace";
     case ParamType::request_id: return 7;
+    case ParamType::dialog: return "accept";
     case ParamType::bytes: return 4096;
   }
   return nullptr;
@@ -52,6 +53,7 @@ std::pair<json::value, std::string> wrong_value(ParamType t) {
     case ParamType::symbol: return {"Math.max(1)", "Math.max(1)"};
     case ParamType::fuzz: return {"tabs", "tabs"};
     case ParamType::request_id: return {json::array{1}, ""};
+    case ParamType::dialog: return {"ok", "ok"};
     case ParamType::bytes: return {512, "512"};
   }
   return {nullptr, ""};

@@ -62,7 +62,7 @@ std::vector<json::value> candidates(const ParamRule& r) {
                                max_bytes, max_bytes + 1, max_offset, json::object{}, json::array{},
                                json::array{"a.txt"}, json::array{""}, json::array{1}, "", "a", "walker", "two words",
                                "a.b-c_d", "Math.max", "Math..max", "Math.max(1)", ".max", "max.", "$el._x1", "1abc",
-                               "whitespace", "tabs", "é"};
+                               "whitespace", "tabs", "é", "accept", "dismiss", "accept|dismiss", "Accept"};
   for (std::int64_t n : {r.min - 1, r.min, r.max, r.max + 1}) {
     out.emplace_back(n);
     if (n >= 0 && n < 100000) {
@@ -76,7 +76,7 @@ std::vector<json::value> candidates(const ParamRule& r) {
 }  // namespace
 
 TEST_CASE("param rules: the check and the JSON Schema agree on every type's values", "[ops]") {
-  REQUIRE(param_rules().size() == static_cast<std::size_t>(ParamType::request_id) + 1);
+  REQUIRE(param_rules().size() == static_cast<std::size_t>(ParamType::dialog) + 1);
   for (const ParamRule& r : param_rules()) {
     const json::object schema = param_schema(r.type);
     INFO(json::serialize(schema));
@@ -98,5 +98,9 @@ TEST_CASE("param rules: a refusal names the parameter and the rule's words", "[o
   CHECK(check_value(ParamType::symbol, "symbol", "Math.max(1)") ==
         std::optional<std::string>("symbol must be " + std::string(param_rule(ParamType::symbol))));
   CHECK(!check_value(ParamType::name, "agent", "walker"));
+  CHECK(!check_value(ParamType::dialog, "dialog", "dismiss"));
+  CHECK(check_value(ParamType::dialog, "dialog", "accept|dismiss") ==
+        std::optional<std::string>(R"(dialog must be "accept" or "dismiss")"));
+  CHECK(param_schema(ParamType::dialog).at("enum") == json::array{"accept", "dismiss"});
   CHECK(check_value(ParamType::name, "agent", json::value(std::string(65, 'a'))));
 }

@@ -17,7 +17,9 @@ export function renderPages(pages) {
     name.append(el('span', 'mono', p.page));
     if (p.title) name.append(el('span', 'sub', p.title));
     const running = el('td', 'running');
-    if (p.running) {
+    // Held by its own dialog: what it asks, which only the person can answer.
+    if (p.dialog) running.append(el('code', 'code', p.dialog.kind + ': ' + p.dialog.message));
+    else if (p.running) {
       const since = el('span', 'elapsed');
       since.dataset.since = String(p.running.since_ms);
       since.textContent = ago(Date.now() - p.running.since_ms);
