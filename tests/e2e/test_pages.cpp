@@ -125,6 +125,15 @@ TEST_CASE_METHOD(NodeGateway, "jobs for one page queue in order, and silent eval
   CHECK(test::read_file(log).find("quiet") == std::string::npos);
 }
 
+TEST_CASE_METHOD(NodeGateway, "the Node page has no dialogs: it takes an eval's dialog and prompt_text and ignores them",
+                 "[pages][dialogs]") {
+  const json::object done =
+      eval(ws, "node", "[typeof alert, typeof confirm, 6 * 7]", R"(,"dialog":"accept","prompt_text":"x")").back();
+  CHECK(done.at("value") == json::parse(R"(["undefined", "undefined", 42])"));
+  CHECK_FALSE(done.contains("dialogs"));
+  CHECK(eval(ws, "node", "1", R"(,"dialog":"maybe")").back().at("reason") == "bad_request");
+}
+
 TEST_CASE_METHOD(NodeGateway, "interrupt stops synchronous Node code, and complete and stdin answer", "[pages]") {
 
   ws.send(R"({"op":"interrupt","id":"i0","page":"node"})");
