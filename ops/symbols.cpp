@@ -67,7 +67,7 @@ void op_info(OpCall call) {
   lookup(std::move(call), "info", {std::move(symbol)}, {});
 }
 
-// Seed 003's docs: `class`, and a `selector` of it: its instance method
+// The docs op as the WebSocket protocol names it: `class`, and a `selector` of it: its instance method
 // (on its prototype) if it has one, else its own (static) property.
 // `symbol`, the older name, is any dotted path, and stands in for
 // `class` in the table's check (Param::or_else; docs/decisions/ops.md).

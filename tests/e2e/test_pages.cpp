@@ -254,7 +254,7 @@ TEST_CASE_METHOD(NodeGateway, "info and docs tell about a symbol without running
   CHECK(docs.at("docs").at("source_length") == 49);
   CHECK(docs.at("docs").at("native") == false);
   CHECK(ask("docs", "Math.max").at("docs").at("native") == true);
-  // Seed 003's form: class, and an optional selector (an instance method,
+  // The WebSocket protocol's form: class, and an optional selector (an instance method,
   // else a static one); symbol is the older name.
   auto docs_of = [&](json::object params) {
     params["op"] = "docs";

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Seed 003's ops against a browser tab, as an independent client sees them:
+"""The WebSocket protocol's page ops against a browser tab, as an independent client sees them:
 Python's `websockets` (Debian's python3-websockets), not the project's own
 client, and a real tab: Debian's headless Chromium on a page served from
 127.0.0.1 that loads the gateway's /adapter.js.

@@ -92,7 +92,7 @@ async def play_info_docs(s):
     _, d = await s.call({"op": "describe", "id": "msg-040"})
     for op, params in (("info", ["symbol"]), ("docs", ["class"]), ("stdin", ["value"]), ("complete", ["code"])):
         assert d["ops"][op]["params"] == params, (op, d["ops"][op])
-    # Seed 003's docs: class, and an optional selector; symbol its older name.
+    # docs as the WebSocket protocol names it: class, and an optional selector; symbol its older name.
     assert d["ops"]["docs"]["optional"] == ["selector", "symbol", "page"], d["ops"]["docs"]
     assert "cursor_pos" in d["ops"]["complete"]["optional"], d["ops"]["complete"]
     _, d = await s.call({"op": "docs", "id": "msg-041", "class": "Counter"})

@@ -140,7 +140,7 @@ async def across_connections(server, cookie, a):
     """A session is addressed by its id: a realm one connection opened is used,
     interrupted and closed from another (a client that connects per call); an
     interrupt naming another connection's session ends the eval running there
-    (a command line's Ctrl-C, seed 003)."""
+    (a command line's Ctrl-C)."""
     b = await Conn.open(server, cookie)
     realm = (await a.ok("clone"))["value"]
     e = await b.ok("eval", session=realm, code="globalThis.mark = 'from b'; mark")
