@@ -11,6 +11,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -76,7 +77,6 @@ class OutboxReplies final : public services::Replies {
     body["blocks"] = std::move(blocks_);
     body["file"] = "outbox/" + stem + ".md";
     if (!repl::replace_file(out + ".json", json::serialize(body) + "\n") ||
-        std::rename((agents_ + "/inbox/" + name_).c_str(), (out + ".md").c_str()) != 0 ||
         !repl::replace_file(out + ".completed.marker", std::to_string(sequence_()) + "\n"))
       repl::log_line("cannot answer inbox/" + name_ + " in " + agents_ + "/outbox");
   }
@@ -105,10 +105,22 @@ void take_inbox(services::Gateway& gw, const std::string& agents, const std::str
 
   // Never through a link, never a fifo's wait.
   const int fd = ::open(in.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0 && errno == ENOENT) return;  // taken already (a second event for one drop)
+  const int open_error = errno;
+  // The message leaves the inbox as it is taken, before anything of it is
+  // applied: a second event for the same drop (a later close or rename in)
+  // finds nothing, and the run is never made twice. The descriptor stays good.
+  if (fd < 0 && open_error == ENOENT) return;  // taken already
+  if (std::rename(in.c_str(), (out + ".md").c_str()) != 0) {
+    if (fd >= 0) ::close(fd);
+    if (errno != ENOENT)
+      repl::log_line("cannot take inbox/" + name + " to outbox/" + stem + ".md: " + std::strerror(errno));
+    return;
+  }
   const boost::asio::any_io_executor ex = gw.worker().executor();
   auto replies = std::make_shared<OutboxReplies>(ex, agents, name, std::move(sequence));
   struct stat st {};
+  if (fd < 0 && open_error != ELOOP)
+    return replies->fail({services::Error::io, "the message could not be opened: " + std::string(std::strerror(open_error))}, {});
   if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     if (fd >= 0) ::close(fd);
     return replies->fail({services::Error::bad_request, "not a file"}, {});

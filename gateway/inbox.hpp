@@ -10,7 +10,9 @@
 //                            (["done"], or ["done", "error"] unless every
 //                            block did what was asked and the commit landed)
 //                            and `file`
-//   <name>.md                the message, moved out of the inbox
+//   <name>.md                the message, moved out of the inbox as it is
+//                            taken, before any of it is applied: a second
+//                            event for one drop finds nothing to take
 //   <name>.completed.marker  a sequence number; written last
 // The old answers to a name are removed before its new message is read, and
 // the message leaves the inbox before the marker is written, so "inbox file
@@ -26,7 +28,8 @@
 namespace gateway {
 
 // Takes inbox/<name> (a file name ending in .md) under `agents`. A symlink
-// or anything but a regular file there is refused as "not a file". On the
+// or anything but a regular file there is refused as "not a file"; a file
+// that cannot be opened for another reason, io_error with the system's. On the
 // worker's executor, where the inbox is watched: the call names no session,
 // so the dispatch touches none of the network thread's state, and the run's
 // steps and the answer stay on this thread. `sequence()` gives the marker's

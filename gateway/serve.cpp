@@ -450,7 +450,8 @@ void sweep_sessions(net::steady_timer& timer, services::Gateway& gw) {
                                                            std::chrono::milliseconds(250), std::chrono::seconds(30));
   timer.expires_after(every);
   timer.async_wait([&timer, &gw](boost::system::error_code ec) {
-    if (ec) return;
+    // A wait that completed as the gateway began to stop is not re-armed.
+    if (ec || gw.stopping()) return;
     ops::close_realms(gw, gw.sessions().expire());
     sweep_sessions(timer, gw);
   });

@@ -45,7 +45,9 @@ struct Envelope {
 // by an op that addresses a page (it takes `page`), so a mistyped realm
 // never runs code in the default page, and elsewhere names the commits
 // only. Then the op's handler runs. Every refusal goes to `out`. Called on
-// `out`'s executor.
+// `out`'s executor, which is the network thread's whenever a session is
+// named or the connection has an id (the session table is that thread's);
+// a door with neither (the inbox) may call it from its own.
 void dispatch(services::Gateway& gw, const OpSpec& op, Envelope env, boost::json::object params,
               std::shared_ptr<ConnectionState> conn, std::shared_ptr<services::Replies> out);
 

@@ -6,10 +6,23 @@
 
 namespace services {
 
+namespace {
+
+// Past `max`, the oldest viewer's entry goes, never the person's: sign-ins
+// anyone with the cookie can mint must not push out the one serve printed.
+template <class List>
+void bound(List& list, std::size_t max) {
+  if (list.size() <= max) return;
+  auto oldest = std::find_if(list.begin(), list.end(), [](const auto& e) { return e.grade != Grade::person; });
+  list.erase(oldest != list.end() ? oldest : list.begin());
+}
+
+}  // namespace
+
 std::string DashboardAuth::mint_token(Grade grade) {
   std::string token = random_hex(32);
   tokens_.push_back({token, grade});
-  if (tokens_.size() > max_tokens) tokens_.pop_front();
+  bound(tokens_, max_tokens);
   return token;
 }
 
@@ -24,7 +37,7 @@ std::optional<std::string> DashboardAuth::redeem(std::string_view token) {
   tokens_.erase(found);
   SignIn s{random_hex(32), grade, std::chrono::steady_clock::now()};
   sessions_.push_back(s);
-  if (sessions_.size() > max_sessions) sessions_.pop_front();
+  bound(sessions_, max_sessions);
   return s.id;
 }
 

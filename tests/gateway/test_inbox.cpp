@@ -100,3 +100,28 @@ TEST_CASE("an inbox message whose blocks fail is answered with the failures and 
   CHECK(answer.at("commit").is_null());
   CHECK(test::git_ok(dir.path(), {"rev-list", "--count", "HEAD"}) == "1\n");
 }
+
+TEST_CASE("a second event for one inbox drop, while its run goes on, applies nothing twice", "[gateway][inbox][unit]") {
+  test::TempDir dir;
+  test::git_ok(dir.path(), {"init", "-q"});
+  test::write_file(dir / "notes.txt", "alpha\n");
+  test::git_ok(dir.path(), {"add", "notes.txt"});
+  test::git_ok(dir.path(), {"commit", "-qm", "notes"});
+  // Applied twice, this block would add a second beta: its anchor still matches.
+  test::write_file(dir / "agents/inbox/twice.md", "notes.txt\n««« EDIT\nalpha\n═══════ REPL\nalpha\nbeta\n»»» EDIT END\n");
+  const std::string agents = (dir / "agents").string();
+  auto worker = services::Worker::open(dir.str());
+  REQUIRE(worker);
+  services::Gateway gw(services::Binding{}, "cookie", **worker, services::ServeLimits{}, "workspace");
+  int answers = 0;
+  (*worker)->post([&] {
+    gateway::take_inbox(gw, agents, "twice.md", [&] { return std::uint64_t(++answers); });
+    gateway::take_inbox(gw, agents, "twice.md", [&] { return std::uint64_t(++answers); });
+  });
+  (*worker)->join();
+  CHECK(answers == 1);
+  CHECK(test::read_file(dir / "notes.txt") == "alpha\nbeta\n");
+  CHECK(test::read_file(dir / "agents/outbox/twice.md").find("beta") != std::string::npos);
+  const json::object answer = json::parse(test::read_file(dir / "agents/outbox/twice.json")).as_object();
+  CHECK(answer.at("summary") == "1 applied");
+}
