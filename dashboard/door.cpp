@@ -22,7 +22,7 @@ DashboardAnswer sign_in_page(unsigned status, std::string_view why) {
 }
 
 std::optional<services::Grade> signed_in(const CookieHeaders& cookies, services::Gateway& gw) {
-  return gw.dashboard().signed_in(services::cookie_values(cookies, services::dashboard_cookie_name));
+  return gw.dashboard().signed_in(services::cookie_values(cookies, services::dashboard_cookie_name(gw.binding().port)));
 }
 
 }  // namespace
@@ -43,7 +43,7 @@ std::optional<DashboardAnswer> dashboard_get(const services::Target& target, con
     // sends it.
     return DashboardAnswer{303, "text/plain; charset=utf-8", "signed in\n",
                            {{"Location", "/"},
-                            {"Set-Cookie", std::string(services::dashboard_cookie_name) + "=" + *session +
+                            {"Set-Cookie", services::dashboard_cookie_name(gw.binding().port) + "=" + *session +
                                                "; HttpOnly; SameSite=Strict; Path=/"},
                             {"Referrer-Policy", "no-referrer"}}};
   }

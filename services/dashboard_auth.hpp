@@ -20,7 +20,12 @@
 
 namespace services {
 
-inline constexpr std::string_view dashboard_cookie_name = "editgate_dashboard";
+// The dashboard's cookie, named for the gateway's port: cookies do not
+// separate ports, and gateways of several projects share 127.0.0.1, so one
+// name would let signing in to one sign the browser out of the others.
+inline std::string dashboard_cookie_name(unsigned short port) {
+  return "editgate_dashboard_" + std::to_string(port);
+}
 
 // What a dashboard session may do: look (viewer), or look and decide
 // (person). Ordered: the higher grade wins among a browser's cookies.

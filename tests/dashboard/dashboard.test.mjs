@@ -51,9 +51,10 @@ async function serve(root) {
   const url = m ? m[1] : null;
   const cookie = fs.readFileSync(where.cookie, 'utf8').trim();
   const base = `http://127.0.0.1:${fs.readFileSync(where.port, 'utf8').trim()}`;
-  const workspace = JSON.parse(fs.readFileSync(where.server_json, 'utf8')).workspace_id;
+  const server = JSON.parse(fs.readFileSync(where.server_json, 'utf8'));
+  const workspace = server.workspace_id;
   return {
-    url, base, cookie, workspace,
+    url, base, cookie, workspace, cookieName: `editgate_dashboard_${server.port}`,
     async post(route, body, type = 'application/json') {
       const r = await fetch(base + route, {
         method: 'POST', headers: { Authorization: `Bearer ${cookie}`, 'Content-Type': type },
@@ -122,7 +123,8 @@ describe('dashboard in headless Chromium', { timeout: 180000 }, () => {
     const res = await dash.goto(gw.url);
     assert.equal(res.status(), 200);
     assert.equal(dash.url(), gw.base + '/', 'no token in the address bar');
-    const cookie = (await ctx.cookies(gw.base)).find((c) => c.name === 'editgate_dashboard');
+    // Named for the gateway's port: cookies do not separate ports.
+    const cookie = (await ctx.cookies(gw.base)).find((c) => c.name === gw.cookieName);
     assert.ok(cookie, 'the session cookie is set');
     assert.equal(cookie.httpOnly, true);
     assert.equal(cookie.sameSite, 'Strict');
@@ -369,12 +371,12 @@ describe('dashboard in headless Chromium', { timeout: 180000 }, () => {
     const p = await ctx.newPage();
     try {
       await p.goto(`${tosser.origin}/toss.html`);
-      await p.evaluate(() => { document.cookie = 'editgate_dashboard=tossed; path=/v1/dashboard'; });
-      const tossed = (await ctx.cookies(gw.base + '/v1/dashboard')).filter((c) => c.name === 'editgate_dashboard');
+      await p.evaluate((name) => { document.cookie = `${name}=tossed; path=/v1/dashboard`; }, gw.cookieName);
+      const tossed = (await ctx.cookies(gw.base + '/v1/dashboard')).filter((c) => c.name === gw.cookieName);
       assert.equal(tossed.length, 2, 'the browser holds both');
       await dash.reload();
       await dash.waitForSelector('#conn.ok');
-      await p.evaluate(() => { document.cookie = 'editgate_dashboard=; path=/v1/dashboard; max-age=0'; });
+      await p.evaluate((name) => { document.cookie = `${name}=; path=/v1/dashboard; max-age=0`; }, gw.cookieName);
     } finally {
       await p.close();
       await tosser.close();

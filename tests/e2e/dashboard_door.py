@@ -23,6 +23,9 @@ import websockets
 from seed_client import Session, connected, git, places, stop, wait_for
 
 EDITGATE = sys.argv[1]
+# The dashboard's cookie, named for the running gateway's port (cookies do
+# not separate ports): set by serving().
+NAME = None
 
 
 @contextlib.contextmanager
@@ -51,6 +54,8 @@ def serving(output=None):
             wait_for(where["port"])
             with open(where["server_json"]) as f:
                 server = json.load(f)
+            global NAME
+            NAME = "editgate_dashboard_%d" % server["port"]
             with open(where["cookie"]) as f:
                 cookie = f.read()
             yield root, server, cookie, url
@@ -75,7 +80,7 @@ def sign_in(url):
     cookie = headers["set-cookie"]
     assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Path=/" in cookie, cookie
     name, value = cookie.split(";")[0].split("=", 1)
-    assert name == "editgate_dashboard" and len(value) == 32, cookie
+    assert name == NAME and len(value) == 32, cookie
     return value
 
 
@@ -91,7 +96,7 @@ def check_sign_in(url):
     status, _, _ = get(base + "?token=" + "0" * 32)
     assert status == 401
     # Signed in: the page, its script and style, from the binary, under a strict CSP.
-    status, headers, body = get(base, {"Cookie": "other=1; editgate_dashboard=" + value})
+    status, headers, body = get(base, {"Cookie": "other=1; " + NAME + "=" + value})
     assert status == 200 and b"/dashboard.js" in body, (status, body[:200])
     csp = headers["content-security-policy"]
     assert "script-src 'self'" in csp and "frame-ancestors 'none'" in csp and "unsafe" not in csp, csp
@@ -100,13 +105,13 @@ def check_sign_in(url):
         status, headers, body = get(base + asset)
         assert status == 200 and kind in headers["content-type"] and body, (asset, status)
     # A wrong cookie is no session.
-    status, _, _ = get(base, {"Cookie": "editgate_dashboard=" + "0" * 32})
+    status, _, _ = get(base, {"Cookie": NAME + "=" + "0" * 32})
     assert status == 401
     return value
 
 
 async def refused_upgrade(uri, origin, cookie, headers=None):
-    headers = headers or ({"Cookie": "editgate_dashboard=" + cookie} if cookie else {})
+    headers = headers or ({"Cookie": NAME + "=" + cookie} if cookie else {})
     try:
         async with websockets.connect(uri, origin=origin, extra_headers=headers):
             pass
@@ -118,7 +123,7 @@ async def refused_upgrade(uri, origin, cookie, headers=None):
 async def dashboard_socket(server, cookie, origin, person=True, headers=None):
     """The dashboard's socket signed in by `cookie` (or the Cookie `headers`), of the grade `person` says."""
     ws = await websockets.connect(server["ws"].replace("/ws", "/v1/dashboard"), origin=origin,
-                                  extra_headers=headers or {"Cookie": "editgate_dashboard=" + cookie}, max_size=None)
+                                  extra_headers=headers or {"Cookie": NAME + "=" + cookie}, max_size=None)
     s = Session(ws)
     assert await s.recv() == {"type": "auth_ok"}
     started = await s.recv()
@@ -274,18 +279,18 @@ async def check_socket(server, cookie_text, url, value):
 async def check_tossed(server, base, value):
     """A page on another loopback origin tossed its own editgate_dashboard cookie (a longer path:
     the browser sends it first): the person's session among the values still signs in."""
-    tossed = "editgate_dashboard=tossed; editgate_dashboard=" + value
+    tossed = NAME + "=tossed; " + NAME + "=" + value
     status, _, _ = get(base + "/", {"Cookie": tossed})
     assert status == 200, status
     s = await dashboard_socket(server, value, base, headers={"Cookie": tossed})
     await s.ws.close()
     # In two Cookie headers, too.
-    s = await dashboard_socket(server, value, base, headers=[("Cookie", "editgate_dashboard=tossed"),
-                                                            ("Cookie", "a=1; editgate_dashboard=" + value)])
+    s = await dashboard_socket(server, value, base, headers=[("Cookie", NAME + "=tossed"),
+                                                            ("Cookie", "a=1; " + NAME + "=" + value)])
     await s.ws.close()
     # Tossed ones alone are no session.
     dash = server["ws"].replace("/ws", "/v1/dashboard")
-    assert await refused_upgrade(dash, base, None, {"Cookie": "editgate_dashboard=tossed; editgate_dashboard=x"}) == 401
+    assert await refused_upgrade(dash, base, None, {"Cookie": NAME + "=tossed; " + NAME + "=x"}) == 401
 
 
 def check_new_url(server, cookie_text, url):
