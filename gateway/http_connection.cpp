@@ -185,7 +185,9 @@ class http_connection : public services::Stoppable, public services::HttpRespond
       auto origin = req[http::field::origin];
       if (origin.empty())
         return respond_error(services::Error::forbidden_origin, "a page connects from a browser, which sends Origin", false);
-      if (auto refused = services::page_origin_refused(gw_, origin)) return respond_error(refused->code, refused->message, false);
+      std::string_view workspace;  // the tab's, as its adapter names it in the socket's URL
+      for (const auto& [name, value] : target->params) workspace = name == "workspace" ? std::string_view(value) : workspace;
+      if (auto refused = services::page_origin_refused(gw_, origin, workspace)) return respond_error(refused->code, refused->message, false);
       if (gw_.stopping()) return respond_error(services::Error::shutting_down, "the gateway is stopping", false);
       // Counted by origin as compared (page_origin_allowed normalized it already).
       std::string page_origin = services::normalize_origin(origin).value_or(std::string(origin));

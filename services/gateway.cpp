@@ -59,8 +59,9 @@ void Gateway::stop_connections() {
     if (auto s = weak.lock()) s->stop();
 }
 
-std::optional<Failure> page_origin_refused(Gateway& gw, std::string_view origin) {
+std::optional<Failure> page_origin_refused(Gateway& gw, std::string_view origin, std::string_view workspace) {
   if (page_origin_allowed(origin, gw.binding())) return std::nullopt;
+  if (!workspace.empty() && workspace != gw.workspace_id()) return std::nullopt;
   const std::string shown = editproto::unicode::to_valid_utf8(origin);
   auto normal = normalize_origin(origin);
   if (!normal) return Failure{Error::forbidden_origin, "Origin '" + shown + "' is not scheme://host[:port]; pages cannot connect from it"};

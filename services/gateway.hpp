@@ -157,7 +157,10 @@ class Gateway {
 
 // The page door's Origin rule: loopback and --allow-origin pass; any
 // other origin waits for the person's decision on the dashboard
-// (origin_pending), or was refused there (forbidden_origin).
-std::optional<Failure> page_origin_refused(Gateway& gw, std::string_view origin);
+// (origin_pending), or was refused there (forbidden_origin). A tab of
+// another workspace (`workspace`, from the socket's URL, not this one's) is
+// let through to its hello, which refuses it wrong_workspace with words for
+// its console: its origin is never put before the person.
+std::optional<Failure> page_origin_refused(Gateway& gw, std::string_view origin, std::string_view workspace);
 
 }  // namespace services

@@ -110,7 +110,9 @@ function warn(message) {
 
 function endpoint() {
   var src = new URL(script.src);
-  return (src.protocol === 'https:' ? 'wss:' : 'ws:') + '//' + src.host + '/v1/page';
+  // The workspace in the URL too: a gateway of another never puts this tab's origin before its person.
+  return (src.protocol === 'https:' ? 'wss:' : 'ws:') + '//' + src.host + '/v1/page?workspace=' +
+         encodeURIComponent(workspace);
 }
 
 function connect() {

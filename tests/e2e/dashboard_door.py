@@ -166,11 +166,11 @@ async def call(s, msg):
             return m
 
 
-async def page_upgrade(server, origin):
-    """A page's handshake at /v1/page from `origin`: the HTTP status, and the error body when refused."""
+async def page_upgrade(server, origin, path="/v1/page"):
+    """A page's handshake at `path` from `origin`: the HTTP status, and the error body when refused."""
     u = urllib.parse.urlsplit(server["http"])
     c = http.client.HTTPConnection(u.hostname, u.port, timeout=10)
-    c.request("GET", "/v1/page", headers={"Origin": origin, "Upgrade": "websocket", "Connection": "Upgrade",
+    c.request("GET", path, headers={"Origin": origin, "Upgrade": "websocket", "Connection": "Upgrade",
                                           "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
                                           "Sec-WebSocket-Version": "13"})
     r = c.getresponse()
@@ -241,6 +241,12 @@ async def check_socket(server, cookie_text, url, value):
     ok = await call(s, {"op": "approve", "id": "a3", "origin": "http://other.example", "allow": False})
     status, body = await page_upgrade(server, "http://other.example")
     assert status == 403 and body["error"] == "forbidden_origin" and "refused" in body["message"], body
+    # A tab of another workspace is let through to its hello (refused there, wrong_workspace, with
+    # words for its console): its origin is never put before this gateway's person.
+    status, _ = await page_upgrade(server, "http://elsewhere.example", "/v1/page?workspace=0000000000000000")
+    assert status == 101, status
+    listed = await call(s, {"op": "origins", "id": "o2"})
+    assert "http://elsewhere.example" not in [p["origin"] for p in listed["pending"]], listed
     # The person may type an origin before its page asks: exactly scheme://host[:port].
     typed = await call(s, {"op": "approve", "id": "a4", "origin": "https://Typed.example:8443", "allow": True})
     assert typed["allowed"] is True and typed["origin"] == "https://typed.example:8443", typed
