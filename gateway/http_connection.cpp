@@ -198,7 +198,7 @@ class http_connection : public services::Stoppable, public services::HttpRespond
                                  std::to_string(gw_.limits().page_sockets) + " in all)",
                              false);
       counted_ = false;  // the page socket leaves the pages' pool
-      return start_page_socket(std::move(stream_), parser_->release(), gw_, std::move(page_origin));
+      return start_page_socket(std::move(stream_), parser_->release(), gw_, std::move(page_origin), std::string(workspace));
     }
     // Browsers send Origin; a page from anywhere but an allowed origin
     // never gets past this, whatever else it knows.

@@ -259,8 +259,12 @@ constexpr std::size_t page_message_bytes = 16u << 20;  // a page's result, bound
 
 class page_socket : public services::Stoppable, public std::enable_shared_from_this<page_socket> {
  public:
-  page_socket(beast::tcp_stream&& stream, services::Gateway& gateway, std::string origin)
-      : ws_(std::move(stream)), gw_(gateway), origin_(std::move(origin)), hello_timer_(ws_.get_executor()) {}
+  page_socket(beast::tcp_stream&& stream, services::Gateway& gateway, std::string origin, std::string workspace)
+      : ws_(std::move(stream)),
+        gw_(gateway),
+        origin_(std::move(origin)),
+        url_workspace_(std::move(workspace)),
+        hello_timer_(ws_.get_executor()) {}
 
   ~page_socket() override { gw_.leave_page(origin_); }
 
@@ -360,14 +364,19 @@ class page_socket : public services::Stoppable, public std::enable_shared_from_t
       const boost::json::value* f = o.if_contains(k);
       return f && f->is_string() ? std::string(f->get_string()) : std::string();
     };
-    // A tab's adapter names the workspace its tag was made for: another's
-    // tab is refused before anything of it is made, logged or committed.
-    // (A program speaking the page protocol itself may leave it out.)
-    if (const std::string ws = field("workspace"); !ws.empty() && ws != gw_.workspace_id())
-      return refuse(services::Error::wrong_workspace,
-                    "this tab's tag names workspace " + editproto::unicode::to_valid_utf8(ws.substr(0, 64)) +
-                        ", and the gateway on this port serves another; start `editgate serve` in the tab's "
-                        "project (it listens on the port its tag names), or paste the tag that project's gateway prints");
+    // A tab's adapter names the workspace its tag was made for, in the
+    // socket's URL and in its hello: another's tab is refused before anything
+    // of it is made, logged or committed. (A program speaking the page
+    // protocol itself may leave both out.) The door let a socket whose URL
+    // names another workspace through without its origin's approval, only to
+    // be refused here: so the URL's name counts whatever the hello says.
+    for (const std::string& ws : {url_workspace_, field("workspace")})
+      if (!ws.empty() && ws != gw_.workspace_id())
+        return refuse(services::Error::wrong_workspace,
+                      "this tab's tag names workspace " + editproto::unicode::to_valid_utf8(ws.substr(0, 64)) +
+                          ", and the gateway on this port serves another; start `editgate serve` in the tab's "
+                          "project (it listens on the port its tag names), or paste the tag that project's gateway "
+                          "prints");
     // Whatever the page says, it is a browser: only the gateway starts Node pages.
     repl::Hello h{field("id"),    field("secret"), field("name"),      field("url"),
                   field("title"), "browser",       origin_, field("user_agent")};
@@ -413,6 +422,7 @@ class page_socket : public services::Stoppable, public std::enable_shared_from_t
   websocket::stream<beast::tcp_stream> ws_;
   services::Gateway& gw_;
   std::string origin_;
+  std::string url_workspace_;  // the workspace the socket's URL names; "" when none
   net::steady_timer hello_timer_;
   beast::flat_buffer buffer_;
   bool hello_sent_ = false;
@@ -428,8 +438,9 @@ class page_socket : public services::Stoppable, public std::enable_shared_from_t
 }  // namespace
 
 void start_page_socket(beast::tcp_stream stream, http::request<http::buffer_body> request, services::Gateway& gateway,
-                       std::string origin) {
-  std::make_shared<page_socket>(std::move(stream), gateway, std::move(origin))->run(std::move(request));
+                       std::string origin, std::string workspace) {
+  std::make_shared<page_socket>(std::move(stream), gateway, std::move(origin), std::move(workspace))
+      ->run(std::move(request));
 }
 
 }  // namespace gateway

@@ -16,8 +16,9 @@ void start_agent_socket(beast::tcp_stream stream, http::request<http::buffer_bod
                         std::optional<services::Grade> dashboard = std::nullopt);
 
 // The page door, /v1/page: a page's hello, then its results and events.
-// The request passed the Host check and carries an allowed Origin.
+// The request passed the Host check and carries an allowed Origin, or names
+// another `workspace` in its URL (then the hello is refused, wrong_workspace).
 void start_page_socket(beast::tcp_stream stream, http::request<http::buffer_body> request, services::Gateway& gateway,
-                       std::string origin);
+                       std::string origin, std::string workspace);
 
 }  // namespace gateway

@@ -2,7 +2,7 @@
 // bucket (a burst, then one per interval) and a cap for the run. The
 // REPL's page registry asks it before it makes a page; a page coming back
 // to its instance with its secret is not asked. The built-in Node page
-// (origin "editgate") is exempt: only the gateway starts it.
+// (origin "", which no page door socket has) is exempt: only the gateway starts it.
 #pragma once
 
 #include "repl/error.hpp"

@@ -286,7 +286,7 @@ class NodePage : public RealmHost, public std::enable_shared_from_this<NodePage>
       const boost::json::value* f = v.get_object().if_contains(k);
       return f && f->is_string() ? std::string(f->get_string()) : std::string();
     };
-    repl::Hello h{r.id, r.secret, "node-" + std::to_string(n), field("url"), field("title"), "realm", "editgate",
+    repl::Hello h{r.id, r.secret, "node-" + std::to_string(n), field("url"), field("title"), "realm", "",
                   field("user_agent")};
     auto got = repl_.connect(h, r.link);
     auto opening = std::move(r.opening);
@@ -373,10 +373,10 @@ class NodePage : public RealmHost, public std::enable_shared_from_this<NodePage>
           const boost::json::value* f = o.if_contains(k);
           return f && f->is_string() ? std::string(f->get_string()) : std::string();
         };
-        h = repl::Hello{"", "", field("name"), field("url"), field("title"), "node", "editgate", field("user_agent")};
+        h = repl::Hello{"", "", field("name"), field("url"), field("title"), "node", "", field("user_agent")};
       }
       h.kind = "node";
-      h.origin = "editgate";
+      h.origin = "";  // no web origin: the page door never admits an empty one
       // A restarted child comes back to its log with the instance's secret,
       // which stays in the gateway (its welcome leaves it out): the child proves itself by holding the
       // other end of the socket pair made for it, which nothing else can reach.

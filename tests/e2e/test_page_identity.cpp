@@ -162,6 +162,33 @@ TEST_CASE_METHOD(NodeGateway, "no page-door socket becomes the Node page, even w
   CHECK(children(gw.pid()).size() == 1);
 }
 
+TEST_CASE_METHOD(NodeGateway, "no page socket passes for the gateway's own pages, nor skips approval by naming "
+                 "another workspace", "[pages][security]") {
+  // The Node page has no web origin: "", which no page-door socket has.
+  ws.send(R"({"op":"pages"})");
+  const json::object listed = obj(ws.until_done().back());
+  for (const auto& p : listed.at("pages").as_array())
+    if (p.at("kind") == "node") CHECK(p.at("origin") == "");
+  CHECK(client::ws_refused_status(gw.port(), {{"Origin", "editgate"}}, "/v1/page") == 403);
+  CHECK(client::ws_refused_status(gw.port(), {{"Origin", "http://evil.example"}}, "/v1/page") == 403);
+  // A socket whose URL names another workspace is let through, unapproved,
+  // only to be refused at its hello, whatever the hello says: no workspace,
+  // or this gateway's.
+  for (const char* origin : {"editgate", "http://evil.example"}) {
+    for (const json::value& named : {json::value(nullptr), json::value(gw.workspace())}) {
+      client::Ws sock(gw.port(), {{"Origin", origin}}, "/v1/page?workspace=0000000000000000");
+      sock.send(json::serialize(json::object{{"type", "hello"}, {"name", "Sly"}, {"url", "http://evil.example/"},
+                                             {"title", "Sly"}, {"workspace", named}}));
+      const auto answer = sock.read();
+      REQUIRE(answer);
+      CHECK(obj(*answer).at("type") == "refused");
+      CHECK(obj(*answer).at("error") == "wrong_workspace");
+    }
+  }
+  ws.send(R"({"op":"pages"})");
+  CHECK(obj(ws.until_done().back()).at("pages").as_array().size() == 1);
+}
+
 TEST_CASE("a burst of hellos from one origin is rate-limited and makes no flood of logs or commits",
           "[pages][security]") {
   test::TempDir dir;
