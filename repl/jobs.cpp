@@ -78,7 +78,11 @@ void Repl::pump(Page& p) {
   if (p.running || stopping_ || p.unanswered) return;
   if (!p.link || p.queue.empty()) {
     p.log->place_footer(p.running != nullptr);
-    if (p.log->has_uncommitted()) commit(p, {}, p.stem, "footer of " + p.stem, {{record::trailer::kind, "page"}});
+    // A note says what happened (a reconnect); a footer put back alone says only that.
+    // (A copy: the commit takes the changes, and the notes' words with them.)
+    const std::string noted = p.log->noted();
+    if (p.log->has_uncommitted())
+      commit(p, {}, p.stem, noted.empty() ? "footer of " + p.stem : noted, {{record::trailer::kind, "page"}});
     return;
   }
   std::shared_ptr<Job> job = p.queue.front();

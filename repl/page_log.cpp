@@ -27,8 +27,9 @@ void PageLog::keep(std::vector<FileChange> changes) {
   for (FileChange& c : changes) uncommitted_.push_back(std::move(c));
 }
 
-void PageLog::note(const Lines& lines) {
+void PageLog::note(const Lines& lines, const std::string& what) {
   will_write();
+  if (!what.empty()) noted_ += (noted_.empty() ? "" : "; ") + what;
   Result<FileChange> done = Failure{};
   if (ends_with_footer(chat.known())) {
     Lines with = lines;

@@ -44,14 +44,21 @@ class PageLog {
   void keep(FileChange change) { uncommitted_.push_back(std::move(change)); }
   void keep(std::vector<FileChange> changes);
   // The changes not committed yet, taken out for a commit.
-  std::vector<FileChange> take_uncommitted() { return std::exchange(uncommitted_, {}); }
+  std::vector<FileChange> take_uncommitted() {
+    noted_.clear();
+    return std::exchange(uncommitted_, {});
+  }
   bool has_uncommitted() const { return !uncommitted_.empty(); }
   // Nothing waits to be committed and no draft is open.
   bool settled() const { return uncommitted_.empty() && draft.empty(); }
 
   // Text of the gateway's own above the footer (a reconnect, background
-  // events, a late reply), or at the end while a job runs.
-  void note(const Lines& lines);
+  // events, a late reply), or at the end while a job runs. `what` says what
+  // happened ("page tab-1 reconnected (…)"): the subject of the commit that
+  // takes it when that commit has none of its own (noted()).
+  void note(const Lines& lines, const std::string& what = "");
+  // What the notes not committed yet say, joined by "; "; "" when none said.
+  const std::string& noted() const { return noted_; }
   // The footer at the log's end, unless a job runs (`running`) or it is there.
   void place_footer(bool running);
   // `events` appended to the events log; the change, or none when it could
@@ -67,6 +74,7 @@ class PageLog {
   std::function<void(const std::string&)> before_write_;
   std::size_t inline_result_bytes_;
   std::vector<FileChange> uncommitted_;
+  std::string noted_;
 };
 
 }  // namespace repl

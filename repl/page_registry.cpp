@@ -247,7 +247,8 @@ void Repl::open_log(Page& p, bool returning) {
     }
     if (returning)
       p.log->note({"> _" + p.stem + " reconnected at " + clock_text(wall::now()) + " (" + markdown_inline(p.url) +
-               "): a reload, a navigation or a lost connection_"});
+                   "): a reload, a navigation or a lost connection_"},
+                  "page " + p.stem + " reconnected (" + p.url + ")");
     p.log->place_footer(p.running != nullptr);
     return;
   }

@@ -230,6 +230,20 @@ TEST_CASE("a page that goes away fails its running job context_destroyed, and it
   f.page = again;
 }
 
+TEST_CASE("a page that comes back is committed as 'page X reconnected', not as a footer", "[repl][unit]") {
+  Fixture f;
+  f.repl->disconnect(f.id, f.page.get());
+  f.io.poll();
+  auto again = std::make_shared<FakePage>();
+  REQUIRE(f.repl->connect(f.hello(true), again).has_value());
+  f.io.poll();
+  f.page = again;
+  CHECK(contains(f.log(), f.stem + " reconnected at "));
+  const std::string messages = f.commit_messages();  // newest first
+  CHECK(messages.starts_with("page " + f.stem + " reconnected (http://x)\n"));
+  CHECK_FALSE(contains(messages, "footer of"));
+}
+
 TEST_CASE("past max_queued jobs waiting, a page's queue refuses more with queue_full", "[repl][unit]") {
   repl::Options options;
   options.max_queued = 2;
