@@ -4,6 +4,7 @@
 #include "cli/eval_client.hpp"
 #include "cli/mcp_bridge.hpp"
 #include "cli/mcp_config.hpp"
+#include "cli/mcp_token.hpp"
 #include "record/commit_messages.hpp"
 #include "record/edit_log.hpp"
 #include "cli/dashboard_client.hpp"
@@ -15,6 +16,7 @@
 #include "gateway/serve.hpp"
 #include "cli/lint_command.hpp"
 #include "cli/reference.hpp"
+#include "cli/stop.hpp"
 #include "cli/wait.hpp"
 #include "cli/where.hpp"
 #include "git/repository.hpp"
@@ -332,6 +334,15 @@ CLI::App* add_dashboard(CLI::App& app, DashboardArgs& a) {
   return dash;
 }
 
+CLI::App* add_stop(CLI::App& app, StopArgs& a) {
+  CLI::App* stopc = app.add_subcommand("stop", "Stop the workspace's gateway (the shutdown op) and wait until it is "
+                                               "gone; says so when none runs (exit 0 both ways)");
+  stopc->add_option("--root", a.root, gateway_root_help)->check(CLI::ExistingDirectory);
+  stopc->add_option("--timeout", a.timeout_s, "Seconds to wait for it to go (default: 30; exit 1 past it)")
+      ->check(CLI::PositiveNumber);
+  return stopc;
+}
+
 CLI::App* add_pages(CLI::App& app, PagesArgs& a) {
   CLI::App* pagesc = app.add_subcommand("pages", "List the running gateway's pages: name, kind, state, jobs queued, "
                                                  "log and URL");
@@ -426,9 +437,10 @@ CLI::App* add_push_child(CLI::App& app, PushChildArgs& a) {
 struct McpCommands {
   CLI::App* bridge = nullptr;
   CLI::App* config = nullptr;
+  CLI::App* token = nullptr;
 };
 
-McpCommands add_mcp(CLI::App& app, McpArgs& a, McpConfigArgs& c) {
+McpCommands add_mcp(CLI::App& app, McpArgs& a, McpConfigArgs& c, McpTokenArgs& t) {
   CLI::App* mcp = app.add_subcommand("mcp", "Serve the Model Context Protocol on standard input and output, through "
                                             "the workspace's gateway (started in the background when none runs)");
   mcp->add_option("--root", a.root, gateway_root_help)
@@ -443,7 +455,11 @@ McpCommands add_mcp(CLI::App& app, McpArgs& a, McpConfigArgs& c) {
   config->add_option("--root", c.root, "Pin the snippet to this workspace (default: the folder the client starts "
                                        "the server in decides)")
       ->check(CLI::ExistingDirectory);
-  return {mcp, config};
+  CLI::App* token = mcp->add_subcommand("token", "Print the token of the HTTP snippets (the gateway's cookie), "
+                                                 "starting a gateway in the background when none serves the workspace");
+  token->add_option("--root", t.root, gateway_root_help)->check(CLI::ExistingDirectory);
+  token->add_option("--port", t.port, "Port of the gateway it starts (default: the workspace's own)");
+  return {mcp, config, token};
 }
 
 }  // namespace
@@ -460,11 +476,13 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
   WaitArgs wait_args;
   PagesArgs pages_args;
   DashboardArgs dashboard_args;
+  StopArgs stop_args;
   WhereArgs where_args;
   gateway::ServeArgs serve_args;
   LintArgs lint_args;
   McpArgs mcp_args;
   McpConfigArgs mcp_config_args;
+  McpTokenArgs mcp_token_args;
   CLI::App* check = add_check(app, check_args);
   add_apply(app, apply_args);
   CLI::App* log = add_log(app, log_args);
@@ -473,10 +491,11 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
   CLI::App* waitc = add_wait(app, wait_args);
   CLI::App* pagesc = add_pages(app, pages_args);
   CLI::App* dashc = add_dashboard(app, dashboard_args);
+  CLI::App* stopc = add_stop(app, stop_args);
   CLI::App* wherec = add_where(app, where_args);
   CLI::App* serve = add_serve(app, serve_args);
   CLI::App* lintc = add_lint(app, lint_args);
-  const McpCommands mcpc = add_mcp(app, mcp_args, mcp_config_args);
+  const McpCommands mcpc = add_mcp(app, mcp_args, mcp_config_args, mcp_token_args);
   DescribeArgs describe_args;
   CLI::App* describec = add_describe(app, describe_args);
   PushChildArgs push_child_args;
@@ -499,12 +518,14 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
   if (waitc->parsed()) return run_wait(wait_args, out, err);
   if (pagesc->parsed()) return run_pages(pages_args, out, err);
   if (dashc->parsed()) return run_dashboard(dashboard_args, out, err);
+  if (stopc->parsed()) return run_stop(stop_args, out, err);
   if (wherec->parsed()) return run_where(where_args, out, err);
   if (log->parsed()) return run_log(log_args, out, err);
   if (undo->parsed()) return run_undo(undo_args, out, err);
   if (lintc->parsed()) return run_lint(lint_args, out, err);
   if (describec->parsed()) return run_describe(describe_args, out);
   if (mcpc.config->parsed()) return run_mcp_config(mcp_config_args, out, err);
+  if (mcpc.token->parsed()) return run_mcp_token(mcp_token_args, out, err);
   if (mcpc.bridge->parsed()) return run_mcp(mcp_args, err);
   return run_edits(apply_args, false, in, out, err);
 }

@@ -43,6 +43,7 @@ struct Snippet {
   std::string url;                // Streamable HTTP
   std::string state;              // the gateway's state folder; "" outside any repository
   std::string cookie_file;        // its cookie; "" outside any repository (the shell finds it)
+  std::string workspace;          // "" outside any repository
   bool port_known = false;
 };
 
@@ -76,22 +77,27 @@ std::string stdio_entry(const Snippet& s, bool typed, const std::vector<std::str
 void token_note(std::ostream& out, const Snippet& s, const std::string& how) {
   if (s.state.empty()) {
     // No workspace here: the shell finds the cookie of the one it runs in.
-    out << "# The token is the cookie of the workspace the shell starts in (`editgate where cookie` names "
-           "it); " << how << "\n# PORT is that workspace's: `editgate where port` names its file while a gateway "
-           "runs, and `editgate serve` prints it\n";
+    out << "# The token is the cookie of the workspace the shell starts in: `editgate mcp token` prints it, "
+           "starting that workspace's gateway when none runs; " << how << "\n# PORT is that workspace's: "
+           "`editgate where port` names its file while a gateway runs, and `editgate serve` prints it\n";
     return;
   }
-  out << "# The token is the gateway's cookie (" << s.cookie_file << "); " << how << "\n";
+  out << "# The token is the gateway's cookie (" << s.cookie_file << "): `editgate mcp token` prints it, starting "
+      << "the gateway in the background when none runs (as `editgate mcp` does); " << how << "\n";
   if (!s.port_known)
-    out << "# (no gateway runs there now: " << s.url << " is the workspace's own port, where `editgate serve` "
-        << "and `editgate mcp` start one; the running one's is in " << s.state << "/server.json)\n";
+    out << "# (no gateway runs there now: " << s.url << " is the workspace's own port, where `editgate mcp token`, "
+        << "`editgate serve` and `editgate mcp` start one; the running one's is in " << s.state << "/server.json)\n";
+}
+
+// The command that prints the token, starting the gateway when none runs.
+std::string token_command(const Snippet& s) {
+  const std::string editgate = shell_words({s.command}).substr(1);
+  return s.state.empty() ? editgate + " mcp token" : editgate + " mcp token --root" + shell_words({s.workspace});
 }
 
 void print(const std::string& client, const Snippet& s, std::ostream& out) {
   // Quoted for a shell: a home or a binary's path may hold spaces.
-  const std::string cat = s.state.empty() ? "cat \"$(" + shell_words({s.command}).substr(1) + " where cookie)\""
-                                          : "cat" + shell_words({s.cookie_file});
-  const std::string export_line = "export EDITGATE_TOKEN=\"$(" + cat + ")\"\n";
+  const std::string export_line = "export EDITGATE_TOKEN=\"$(" + token_command(s) + ")\"\n";
   if (client == "claude") {
     out << "# Claude Code: run in the workspace (add --scope project to share it in .mcp.json)\n"
         << "claude mcp add editgate -- " << s.command << shell_words(s.args) << "\n\n"
@@ -124,12 +130,12 @@ void print(const std::string& client, const Snippet& s, std::ostream& out) {
     out << "# VS Code: .vscode/mcp.json in the workspace (or \"MCP: Open User Configuration\")\n"
         << json_file("servers", stdio_entry(s, true, args)) << "\n"
         << "# Streamable HTTP instead: VS Code asks for the token once (an input variable) and keeps it\n";
-    token_note(out, s, "paste its content when asked.");
+    token_note(out, s, "paste what it prints when VS Code asks.");
     out << json_file("servers",
                      "      \"type\": \"http\",\n      \"url\": " + quoted(s.url) +
                          ",\n      \"headers\": {\"Authorization\": \"Bearer ${input:editgate-token}\"}",
                      "  \"inputs\": [\n    {\"type\": \"promptString\", \"id\": \"editgate-token\", "
-                     "\"description\": \"editgate token (`editgate where` names its file)\", \"password\": true}\n  ],\n");
+                     "\"description\": \"editgate token (`editgate mcp token` prints it)\", \"password\": true}\n  ],\n");
   } else {  // gemini
     out << "# Gemini CLI: ~/.gemini/settings.json (or .gemini/settings.json in the workspace), key mcpServers\n"
         << json_file("mcpServers", stdio_entry(s, false, s.args)) << "\n"
@@ -177,6 +183,7 @@ int run_mcp_config(const McpConfigArgs& a, std::ostream& out, std::ostream& err)
     }
     if (!s.port_known) port = std::to_string(services::default_port(places->id));
     s.state = places->state;
+    s.workspace = ws;
     s.cookie_file = places->state + "/cookie";
   }
   s.url = "http://127.0.0.1:" + port + "/mcp";

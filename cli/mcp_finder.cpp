@@ -57,7 +57,8 @@ void GatewayFinder::poll() {
     started_ = true;
     deadline_ = now + start_limit;
     err_ << "editgate mcp: started a gateway for " << root_ << " (pid " << child_ << ", output in "
-         << serve_log(root_) << "); it keeps running after this bridge ends\n";
+         << serve_log(root_) << "); it keeps running after this bridge ends (`editgate stop` stops it), "
+         << "and `editgate dashboard` prints its dashboard's URL\n";
   } else if (!running && exited(child_)) {
     return failed("the gateway started for " + root_ + " stopped at once: " + last_line_of(serve_log(root_)) +
                   " (see " + serve_log(root_) + ")");

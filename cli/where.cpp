@@ -103,6 +103,10 @@ int run_where(const WhereArgs& args, std::ostream& out, std::ostream& err) {
       << "gateway      "
       << (published ? "running at " + url : published.error().message)
       << '\n';
+  // Minting a sign-in token is not where's to do (it makes nothing): it says which command does.
+  if (published)
+    out << "dashboard    `editgate dashboard` prints a URL that signs a browser in, to look; the one that "
+           "approves pages is printed by `editgate serve` run in a terminal\n";
   for (const Place& p : places_list(*places)) {
     std::string key = p.key;
     for (char& c : key)

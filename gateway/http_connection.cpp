@@ -17,6 +17,7 @@
 #include "services/target.hpp"
 #include "ops/http_replies.hpp"
 #include "gateway/http_connection.hpp"
+#include "gateway/token_door.hpp"
 #include "gateway/websockets.hpp"
 #include "repl/assets.hpp"
 
@@ -229,6 +230,8 @@ class http_connection : public services::Stoppable, public services::HttpRespond
       if (auto page = dashboard::dashboard_get(*target, cookie_headers(req), gw_))
         return send_response(static_cast<http::status>(page->status), page->type, std::move(page->body), !has_body,
                              page->headers);
+    if (auto door = oauth_door(path, gw_))
+      return send_response(static_cast<http::status>(door->status), "application/json", std::move(door->body), !has_body);
     if (path == "/mcp") return route_mcp(has_body);
     if (const ops::OpSpec* op = ops::find_route(path)) return route_op(*op, *target, has_body);
     return respond_error(services::Error::not_found, "no route " + path + "; see " + ops::route_list(), !has_body);
@@ -240,9 +243,8 @@ class http_connection : public services::Stoppable, public services::HttpRespond
   bool authorized(bool has_body) {
     auto token = services::bearer_token(parser_->get()[http::field::authorization]);
     if (token && services::constant_time_equal(*token, gw_.cookie())) return true;
-    respond_error(services::Error::unauthorized,
-                  token ? "wrong cookie" : "send 'Authorization: Bearer <cookie>' (the cookie is in the gateway's cookie file: `editgate where` names it)",
-                  !has_body);
+    DoorAnswer refused = token_refused(gw_, token.has_value());
+    send_response(http::status::unauthorized, "application/json", std::move(refused.body), !has_body, refused.headers);
     return false;
   }
 

@@ -499,6 +499,7 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   const std::string url = "http://" + host + ":" + std::to_string(binding.port) + "/";
   services::Gateway gw(binding, state.cookie(), eng, limits_of(args), held->places.id);
   gw.set_url(url);
+  gw.set_cookie_file(state.path() + "/cookie");
   mcp::McpServer mcp(gw, ioc.get_executor());
   services::EventHub events(eng.executor());
   gw.set_events(&events);

@@ -128,7 +128,9 @@ const std::vector<OpSpec>& op_table() {
          "Revert the newest editgate edit that is not undone yet, as a new commit; refused (naming the file) when a "
          "file it changed has changed since."}}},
       {"history",
-       {{"limit", T::count, false, "how many commits"},
+       {{"limit", T::count, false, "how many commits (default 20)"},
+        {"brief", T::flag, false, "each commit as commit, kind, agent, time and summary only (no blocks, authors, "
+         "parents or trailers)"},
         {"agent", T::name, false, "only the commits by this agent"},
         {"of_session", T::name, false, "only the commits of this session"},
         {"kind", T::name, false,
@@ -143,8 +145,9 @@ const std::vector<OpSpec>& op_table() {
        small_params, {{"ref", str}, {"commits", array}, {"next_before", str | null}},
        {{"history", "Edit and REPL history",
          "editgate's commits, newest first: the branch's code changes (edit runs with their blocks, undos); with "
-         "`repl: true` the REPL's history instead (every request and reply with its page and job). `next_before` "
-         "continues with older ones."}}},
+         "`repl: true` the REPL's history instead (every request and reply with its page and job). `limit` "
+         "commits (default 20), `brief: true` for each one's commit, kind, agent, time and summary only; "
+         "`next_before` continues with older ones."}}},
       {"show", {{"commit", T::string, true, "a commit id, or its first 7 or more hex digits"}},
        "one commit (commit: 7 to 40 hex digits): its author, time, summary, editgate's kind, agent, session and "
        "page, the blocks its message lists with their diagnostics while the gateway remembers the run, and its "
@@ -275,7 +278,8 @@ const std::vector<OpSpec>& op_table() {
       {"clear", {{"page", T::string, false, "the page whose globals to remove; default the session's page"}},
        "remove them: a realm gets a fresh context; a tab or the Node page deletes what it can, kept names the rest",
        false, std::nullopt, &op_clear, Effect::destroys},
-      {"shutdown", {{"cookie", T::string, true, "the gateway's cookie (editgate where cookie names its file)"}}, "stop the gateway cleanly", false, std::nullopt, &op_shutdown, Effect::destroys},
+      {"shutdown", {{"cookie", T::string, true, "the gateway's cookie (editgate where cookie names its file)"}},
+       "stop the gateway cleanly (`editgate stop`)", false, HttpRoute{"/v1/shutdown", true}, &op_shutdown, Effect::destroys},
       {"watch", {},
        "the gateway's live events, as they happen, until the connection closes (no final reply): pages, exchange "
        "(a page's log grew), commit, run (an edit run ended), origins",

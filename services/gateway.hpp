@@ -94,6 +94,10 @@ class Gateway {
   // connection is accepted.
   const std::string& url() const { return url_; }
   void set_url(std::string url) { url_ = std::move(url); }
+  // The cookie's file, named to a client that lacks the token; set before
+  // any connection is accepted.
+  const std::string& cookie_file() const { return cookie_file_; }
+  void set_cookie_file(std::string path) { cookie_file_ = std::move(path); }
   // The agents' sessions: the network thread only (every connection's strand).
   SessionTable& sessions() { return sessions_; }
   const ServeLimits& limits() const { return limits_; }
@@ -125,6 +129,7 @@ class Gateway {
  private:
   Binding binding_;
   std::string cookie_;
+  std::string cookie_file_;
   Worker& worker_;
   repl::Repl* repl_ = nullptr;
   RealmHost* realms_ = nullptr;

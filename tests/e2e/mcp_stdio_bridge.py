@@ -442,6 +442,10 @@ def test_starts_gateway_that_outlives_it(binary):
             assert b.wait(5) == 0
             assert b.stdout.read() == b"", "stdout carries nothing but messages"
             assert pid_alive(server["pid"]), "the gateway stopped with the bridge"
+            # Its message to the client's log says how to see and stop that gateway.
+            said = b.stderr.read().decode()
+            assert "`editgate stop` stops it" in said, said
+            assert "`editgate dashboard` prints its dashboard's URL" in said, said
         finally:
             if b.poll() is None:
                 b.kill()
@@ -493,8 +497,42 @@ def test_config_snippets(binary):
                            text=True)
         assert r.returncode == 0, r.stderr
         assert "claude mcp add editgate -- " in r.stdout and " mcp --root" not in r.stdout, r.stdout
-        assert 'export EDITGATE_TOKEN="$(cat "$(' in r.stdout and ' where cookie)")"' in r.stdout, r.stdout
+        assert 'export EDITGATE_TOKEN="$(' in r.stdout and ' mcp token)"' in r.stdout, r.stdout
         assert os.listdir(nowhere) == [], os.listdir(nowhere)
+
+
+def test_http_snippet_on_a_fresh_machine(binary):
+    """Where no gateway ran yet (a state folder of its own, no cookie), the
+    HTTP snippet works as printed: its export line starts the workspace's
+    gateway and yields its token, with which the snippet's URL answers."""
+    import re
+    import urllib.request
+    with tempfile.TemporaryDirectory() as root, tempfile.TemporaryDirectory() as state:
+        subprocess.run(["git", "init", "-q", root], check=True)
+        env = dict(os.environ, XDG_STATE_HOME=state)
+        out = subprocess.run([binary, "mcp", "config", "--client", "claude", "--root", root], env=env, check=True,
+                             capture_output=True, text=True).stdout
+        export = next(l for l in out.splitlines() if l.startswith("export EDITGATE_TOKEN="))
+        url = json.loads(out[out.rindex("\n{\n") + 1:])["mcpServers"]["editgate"]["url"]
+        try:
+            got = subprocess.run(["sh", "-c", export + '\nprintf %s "$EDITGATE_TOKEN"'], env=env, capture_output=True,
+                                 text=True, timeout=60)
+            assert re.fullmatch(r"[0-9a-f]{32}", got.stdout), (got.stdout, got.stderr)
+            moved = re.search(r"listens on port (\d+)", got.stderr)  # the workspace's port was taken
+            if moved:
+                url = "http://127.0.0.1:%s/mcp" % moved.group(1)
+            body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                               "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                                          "clientInfo": {"name": "snippet", "version": "1"}}}).encode()
+            req = urllib.request.Request(url, data=body, method="POST", headers={
+                "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+                "Authorization": "Bearer " + got.stdout})
+            with urllib.request.urlopen(req, timeout=30) as answer:
+                assert answer.status == 200, answer.status
+                assert b'"protocolVersion"' in answer.read()
+        finally:
+            stop = subprocess.run([binary, "stop", "--root", root], env=env, capture_output=True, text=True)
+            assert stop.returncode == 0, stop.stderr
 
 
 def main():
@@ -502,7 +540,7 @@ def main():
     for test in (test_headers_json_sse_errors, test_concurrency_and_modern_cancel, test_eof_cancels_and_ends_session,
                  test_lost_session_initialized_again,
                  test_gateway_gone_mid_call, test_line_bound, test_requests_bound, test_starts_gateway_that_outlives_it,
-                 test_config_snippets):
+                 test_config_snippets, test_http_snippet_on_a_fresh_machine):
         test(binary)
         print("ok", test.__name__)
 

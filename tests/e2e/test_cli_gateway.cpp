@@ -227,3 +227,18 @@ TEST_CASE("cli: wait --inbox prints the failed blocks' diagnostics as apply does
   CHECK(w.out.find(diagnostic) != std::string::npos);
   CHECK(w.out.find("1 applied, 1 failed\n") != std::string::npos);
 }
+
+TEST_CASE("cli: stop ends the workspace's gateway and waits until it is gone, and says so when none runs", "[cli]") {
+  test::TempDir dir;
+  client::Gateway gw(dir.str());
+  const test::Proc stopped = editgate({"stop", "--root", dir.str()});
+  CHECK(stopped.exit_code == 0);
+  const std::string root = test::fs::canonical(dir.path()).string();
+  CHECK(stopped.out == "stopped the gateway serving " + root + " (port " + std::to_string(gw.port()) + ")\n");
+  // Gone when stop returns: its lock released, its port file removed, its process ended cleanly.
+  CHECK_FALSE(test::fs::exists(test::state_of(dir.path()) / "port"));
+  CHECK(gw.wait(5s) == 0);
+  const test::Proc none = editgate({"stop", "--root", dir.str()});
+  CHECK(none.exit_code == 0);
+  CHECK(none.out == "no gateway serves " + root + ": nothing to stop\n");
+}

@@ -95,6 +95,10 @@ TEST_CASE("serve publishes its port and a private cookie in the per-user state f
   CHECK(str(places["url"]) == "http://127.0.0.1:" + std::to_string(gw.port()) + "/");
   CHECK(str(places["cookie"]) == (state / "cookie").string());
   CHECK(str(places["inbox"]) == fs::canonical(ws.dir.path()).string() + "/.git/editgate/inbox");
+  // Its text says how to open the dashboard of a gateway nobody watched start.
+  auto where_text = run({EDITGATE_BIN, "where", "--root", ws.dir.str()});
+  CHECK(where_text.out.find("\ndashboard    `editgate dashboard` prints a URL that signs a browser in") !=
+        std::string::npos);
   auto cookie_path = run({EDITGATE_BIN, "where", "--root", ws.dir.str(), "cookie"});
   CHECK(cookie_path.out == (state / "cookie").string() + "\n");
   auto unknown = run({EDITGATE_BIN, "where", "--root", ws.dir.str(), "cookies"});
@@ -442,6 +446,33 @@ TEST_CASE("GET /v1/history lists editgate's commits", "[server]") {
   CHECK(str(commits[0].at("agent")) == "hist");
   CHECK(str(commits[0].at("session")) == "h1");
   CHECK(client::request(gw.port(), "GET", "/v1/history").status == 401);
+}
+
+TEST_CASE("history's limit and brief: fewer commits, each cut to what a reader scans", "[server]") {
+  Workspace ws;
+  client::Gateway gw(ws.dir.str());
+  for (const char* session : {"b1", "b2"}) {
+    client::EditStream s(gw.port(), gw.cookie(), std::string("?agent=brief&session=") + session);
+    s.send(session == std::string("b1") ? block_a : block_b);
+    s.end();
+    s.rest();
+  }
+  const std::map<std::string, std::string> auth{{"Authorization", "Bearer " + gw.cookie()}};
+  auto whole = client::request(gw.port(), "GET", "/v1/history?limit=1", "", auth);
+  auto brief = client::request(gw.port(), "GET", "/v1/history?limit=1&brief=true", "", auth);
+  REQUIRE(whole.status == 200);
+  REQUIRE(brief.status == 200);
+  const json::array commits = obj(brief.body).at("commits").as_array();
+  REQUIRE(commits.size() == 1);
+  const json::object& c = commits[0].as_object();
+  CHECK(c.size() == 5);
+  CHECK(str(c.at("agent")) == "brief");
+  CHECK(str(c.at("kind")) == "edit");
+  CHECK(str(c.at("commit")) == ws.head());
+  CHECK(c.contains("time"));
+  CHECK(c.contains("summary"));
+  CHECK(obj(brief.body).at("next_before").is_string());  // the first edit is still older
+  CHECK(brief.body.size() * 2 < whole.body.size());
 }
 
 TEST_CASE("WebSocket: the auth handshake, and nothing before it", "[server][ws]") {
