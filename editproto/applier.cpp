@@ -281,7 +281,7 @@ void Applier::attempt(File& f, Pending& p) {
   }
   std::size_t anchor = common_prefix(b.edit, b.repl);
   const std::vector<std::string_view> lines = d.lines();
-  Mismatch m = diagnose_missing(lines, b.edit, anchor, r.path);
+  Mismatch m = diagnose_missing(lines, b.edit, anchor, r.path, opt_.option_syntax);
   if (opt_.check_placeholders) {
     if (std::optional<std::size_t> at = placeholder_not_in_file(b.edit, lines)) {
       r.line = m.line;
@@ -296,7 +296,7 @@ void Applier::attempt(File& f, Pending& p) {
   if (opt_.fuzz_whitespace && m.whitespace_match) {
     apply_at(f, p, *m.whitespace_match, true);
     r.tolerance = "whitespace";
-    r.diagnostic = "applied with --fuzz whitespace: " + m.diagnostic;
+    r.diagnostic = "applied with " + option_named(opt_.option_syntax, "fuzz", "whitespace") + ": " + m.diagnostic;
     return;
   }
   r.line = m.line;

@@ -5,6 +5,7 @@
 
 #include "editproto/block.hpp"
 #include "editproto/document.hpp"
+#include "editproto/option_names.hpp"
 #include "editproto/reason.hpp"
 #include "editproto/workspace.hpp"
 
@@ -25,6 +26,7 @@ struct Options {
   bool dry_run = true;                             // check: validate only
   std::optional<std::vector<std::string>> context; // files the agent has seen; nullopt: no check
   bool fuzz_whitespace = false;                    // apply unique whitespace-tolerant matches
+  OptionSyntax option_syntax = OptionSyntax::command_line;  // how diagnostics name the options (--fuzz)
   // Off for blocks a program makes (the REPL's replies), whose new lines
   // are page output, where a lone "..." is data and not elided code.
   bool check_placeholders = true;

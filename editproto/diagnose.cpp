@@ -63,7 +63,7 @@ double similarity(std::string_view a, std::string_view b) {
 // Steps 1 to 3: the section matches when white space (then look-alikes too)
 // is ignored, at one place or at several.
 bool tolerant_match(const std::vector<std::string_view>& file, std::span<const std::string_view> section,
-                    std::string_view path, Mismatch& m) {
+                    std::string_view path, OptionSyntax syntax, Mismatch& m) {
   const std::string p(path);
   const std::string n_lines = plural(section.size(), "line");
   for (Tolerance t : {Tolerance::whitespace, Tolerance::lookalike}) {
@@ -81,7 +81,8 @@ bool tolerant_match(const std::vector<std::string_view>& file, std::span<const s
                      range(hits[0] + 1, section.size()) + " " + how + ":\n" +
                      window_report(file, section, hits[0], path) +
                      "Copy those lines exactly as the file has them" +
-                     (ws ? " (or run with --fuzz whitespace to accept this difference)." : ".");
+                     (ws ? " (or run with " + option_named(syntax, "fuzz", "whitespace") + " to accept this difference)."
+                         : ".");
     } else {
       m.diagnostic = p + ": the EDIT section (" + n_lines + ") does not occur exactly; " + how + " it matches " +
                      std::to_string(hits.size()) + " places, starting at lines " + line_list(hits) +
@@ -177,9 +178,9 @@ std::string describe_ambiguous(std::span<const std::size_t> starts, std::size_t 
 }
 
 Mismatch diagnose_missing(const std::vector<std::string_view>& file, std::span<const std::string_view> section,
-                          std::size_t anchor, std::string_view path) {
+                          std::size_t anchor, std::string_view path, OptionSyntax syntax) {
   Mismatch m;
-  if (tolerant_match(file, section, path, m) || anchored_mismatch(file, section, anchor, path, m) ||
+  if (tolerant_match(file, section, path, syntax, m) || anchored_mismatch(file, section, anchor, path, m) ||
       closest_place_mismatch(file, section, path, m))
     return m;
   no_line_matches(file, section, path, m);

@@ -3,6 +3,7 @@
 // difference, and a unified diff.
 #pragma once
 
+#include "editproto/option_names.hpp"
 #include "editproto/reason.hpp"
 
 #include <cstddef>
@@ -54,8 +55,10 @@ struct Mismatch {
   std::size_t comparisons = 0;
 };
 
+// `syntax`: how a diagnostic names an option the reader may set (--fuzz).
 Mismatch diagnose_missing(const std::vector<std::string_view>& file, std::span<const std::string_view> section,
-                          std::size_t anchor, std::string_view path);
+                          std::size_t anchor, std::string_view path,
+                          OptionSyntax syntax = OptionSyntax::command_line);
 
 std::string describe_ambiguous(std::span<const std::size_t> starts, std::size_t section_lines,
                                std::string_view path);

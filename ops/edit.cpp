@@ -48,6 +48,8 @@ services::EditParams params_of(const OpCall& call) {
   if (const json::value* v = msg.if_contains("context")) p.context = strings(*v);
   else if (call.conn->context) p.context = std::vector<std::string>(call.conn->context->begin(), call.conn->context->end());
   p.session = call.session;
+  // A door that streams the text takes the other parameters from its query.
+  if (call.text) p.option_syntax = editproto::OptionSyntax::query;
   return p;
 }
 

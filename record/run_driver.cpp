@@ -20,6 +20,7 @@ editproto::Options RunDriver::options() {
   editproto::Options opt;
   opt.dry_run = params_.dry_run;
   opt.fuzz_whitespace = params_.fuzz_whitespace;
+  opt.option_syntax = params_.option_syntax;
   opt.context = params_.context;
   limits_ = opt.limits;
   // Every write is named in the journal first; journal_ is set once the

@@ -26,6 +26,7 @@ namespace record {
 struct RunParams {
   bool dry_run = false;
   bool fuzz_whitespace = false;
+  editproto::OptionSyntax option_syntax = editproto::OptionSyntax::command_line;  // how diagnostics name options
   std::optional<std::vector<std::string>> context;
   std::string agent = "agent";
   std::string session;  // the report's and the commits'; the caller picks it ("" for none)

@@ -16,6 +16,7 @@ record::RunParams run_params(const EditParams& p) {
   record::RunParams r;
   r.dry_run = p.dry_run;
   r.fuzz_whitespace = p.fuzz_whitespace;
+  r.option_syntax = p.option_syntax;
   r.context = p.context;
   r.agent = p.agent;
   r.session = p.session.empty() ? record::new_session_id() : p.session;

@@ -33,6 +33,9 @@ struct EditParams {
   std::string session;  // "": a new id per run
   std::optional<std::vector<std::string>> context;
   bool fuzz_whitespace = false;
+  // How its diagnostics name an option: the gateway's doors take JSON
+  // parameters, but for a query's (POST /v1/edits).
+  editproto::OptionSyntax option_syntax = editproto::OptionSyntax::json;
 };
 
 // The message of one block, on both doors: {"block": {...}}.

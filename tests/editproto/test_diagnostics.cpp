@@ -61,6 +61,24 @@ TEST_CASE("whitespace: quoted lines with numbers / the difference and a diff - n
   CHECK(read_file(d / "t.py") == original);
 }
 
+TEST_CASE("a diagnostic names --fuzz as the run takes its options: command line, JSON or query") {
+  TempDir d;
+  write_file(d / "t.py", "def g():\n\treturn 2\n");
+  const std::string b = block("t.py", {"def g():", "    return 2"}, {"def g():", "    return 3"});
+  editproto::Options o;
+  CHECK_THAT(apply_response(d.str(), b, o).results[0].diagnostic, Contains("(or run with --fuzz whitespace to accept"));
+  o.option_syntax = editproto::OptionSyntax::json;
+  const std::string json = apply_response(d.str(), b, o).results[0].diagnostic;
+  CHECK_THAT(json, Contains("(or run with fuzz: \"whitespace\" to accept"));
+  CHECK(json.find("--fuzz") == std::string::npos);
+  o.option_syntax = editproto::OptionSyntax::query;
+  CHECK_THAT(apply_response(d.str(), b, o).results[0].diagnostic, Contains("(or run with fuzz=whitespace to accept"));
+  // Applied with the tolerance, the block's diagnostic says how it was asked for.
+  o.fuzz_whitespace = true;
+  o.option_syntax = editproto::OptionSyntax::json;
+  CHECK_THAT(apply_response(d.str(), b, o).results[0].diagnostic, Contains("applied with fuzz: \"whitespace\": "));
+}
+
 TEST_CASE("fuzz whitespace applies a unique tolerant match / says so / and keeps the file's indentation") {
   TempDir d;
   write_file(d / "t.py", "class A:\n\tdef g(self):  \n\t\treturn 2\n");
