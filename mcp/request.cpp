@@ -1,6 +1,8 @@
 // One POST /mcp: which revision it speaks, whether it is well formed for
 // that revision, and the method it calls. Tool calls go to the server's
 // calls (mcp/server.cpp); everything else is answered here at once.
+#include "mcp/client_name.hpp"
+#include "mcp/result_text.hpp"
 #include "mcp/rpc.hpp"
 #include "mcp/server.hpp"
 #include "mcp/tools.hpp"
@@ -17,6 +19,7 @@ namespace {
 
 constexpr std::string_view version_key = "io.modelcontextprotocol/protocolVersion";
 constexpr std::string_view capabilities_key = "io.modelcontextprotocol/clientCapabilities";
+constexpr std::string_view client_info_key = "io.modelcontextprotocol/clientInfo";
 constexpr std::array session_versions{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
 
 bool is_legacy(std::string_view v) {
@@ -142,6 +145,7 @@ class McpRequest {
     if (method_ == "initialize") {
       auto s = server_.open_session();
       if (!s) return error(503, RpcCode::session, "every MCP session the gateway keeps is busy; try again later");
+      s->client = author_from_client_info(params_.if_contains("clientInfo"));
       // A client asking for another revision is told the one spoken here.
       json::object r{{"protocolVersion", mcp_session_version},
                      {"capabilities", capabilities(false)},
@@ -244,13 +248,15 @@ class McpRequest {
     // Arguments the model got wrong are a tool result it can act on.
     auto args = tool_params(*tool, params_.if_contains("arguments"));
     if (!args) {
-      json::object r{{"content", json::array{json::object{{"type", "text"}, {"text", args.error().message}}}},
-                     {"structuredContent",
-                      json::object{{"error", to_string(args.error().code)}, {"message", args.error().message}}},
+      json::object failed{{"error", to_string(args.error().code)}, {"message", args.error().message}};
+      json::object r{{"content", json::array{json::object{{"type", "text"}, {"text", result_text(failed, TextStyle::reply)}}}},
+                     {"structuredContent", std::move(failed)},
                      {"isError", true}};
       return result(std::move(r));
     }
-    McpServer::CallContext ctx{session_, id_, std::nullopt, modern_, out_};
+    std::string client =
+        modern_ ? author_from_client_info(meta_ ? meta_->if_contains(client_info_key) : nullptr) : session_->client;
+    McpServer::CallContext ctx{session_, id_, std::nullopt, modern_, out_, std::move(client)};
     if (meta_)
       if (const json::value* t = meta_->if_contains("progressToken"); t && (t->is_string() || t->is_number()))
         ctx.progress_token = *t;

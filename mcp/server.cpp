@@ -1,6 +1,7 @@
 #include "mcp/server.hpp"
 
 #include "services/gateway.hpp"
+#include "mcp/result_text.hpp"
 #include "mcp/rpc.hpp"
 #include "mcp/tools.hpp"
 #include "ops/dispatch.hpp"
@@ -90,28 +91,37 @@ struct McpServer::Call : McpPending, std::enable_shared_from_this<McpServer::Cal
           error = true;
     finished = true;
     ticker.cancel();
-    if (!parts.empty()) structured["out"] = std::move(parts);
+    // The block results are the run's own list; what a page printed stays in `out`.
+    json::array blocks, printed;
+    for (json::value& p : parts) {
+      if (json::value* b = p.get_object().if_contains("block")) blocks.push_back(std::move(*b));
+      else printed.push_back(std::move(p));
+    }
+    if (!blocks.empty()) structured["blocks"] = std::move(blocks);
+    if (!printed.empty()) structured["out"] = std::move(printed);
     if (cancelled) out->drop();
     else out->answer(200, rpc_result(id, tool_result(std::move(structured), error), modern));
     server.call_ended(*this);
   }
 
+  // The text a model reads (result_text) and the whole reply for programs;
+  // past result_inline_bytes of JSON, the reply is kept aside and linked.
   json::object tool_result(json::object structured, bool error) {
-    std::string text = json::serialize(structured);
+    std::string text = result_text(structured, op && op->interruptible ? TextStyle::eval : TextStyle::reply);
+    std::string whole = json::serialize(structured);
     json::object result;
-    if (text.size() > result_inline_bytes) {
-      const std::size_t bytes = text.size();
-      std::string uri = server.keep_result(text);
-      std::string head = head_of(text, 2048);
+    if (whole.size() > result_inline_bytes) {
+      const std::size_t bytes = whole.size();
+      std::string uri = server.keep_result(std::move(whole));
       json::object kept{{"truncated", true}, {"bytes", bytes}, {"resource", uri}};
       for (std::string_view k : {"error", "message"})
         if (const json::value* v = structured.if_contains(k)) kept[k] = *v;
       result["content"] = json::array{
           json::object{{"type", "text"},
-                       {"text", "The result is " + std::to_string(bytes) + " bytes, over the " +
+                       {"text", "The result is " + std::to_string(bytes) + " bytes of JSON, over the " +
                                     std::to_string(result_inline_bytes / 1024) +
                                     " KiB a tool result carries; read it whole at " + uri +
-                                    " (resources/read). It begins: " + head}},
+                                    " (resources/read). It begins:\n" + head_of(text, 2048)}},
           json::object{{"type", "resource_link"},
                        {"uri", uri},
                        {"name", "result"},
@@ -268,6 +278,8 @@ std::shared_ptr<McpPending> McpServer::call_tool(const McpTool& tool, ToolCall a
   call->out = ctx.out;
   if (const json::value* page = args.params.if_contains("page")) call->target["page"] = *page;
   call->op_session = !args.session.empty() ? args.session : call->conn->id;
+  // A model that names no author: the commit is the client's, by its name.
+  if (!ctx.client.empty() && takes_author(tool) && !args.params.contains("agent")) args.params["agent"] = ctx.client;
   // The op knows a call by a key of its own: clients number their
   // requests alike, and an interrupt must find this one.
   call->key = "mcp-" + std::to_string(++calls_made_);

@@ -99,6 +99,7 @@ class McpServer {
     std::shared_ptr<ops::ConnectionState> conn;
     std::chrono::steady_clock::time_point last_used;
     std::map<std::string, std::weak_ptr<Call>> calls;  // running, by Call::key
+    std::string client;  // the author its clientInfo names (author_from_client); "" none
   };
 
  private:
@@ -112,6 +113,7 @@ class McpServer {
     std::optional<boost::json::value> progress_token;
     bool modern = false;
     std::shared_ptr<McpStream> out;
+    std::string client;  // the author the client's name gives; "" none
   };
 
   std::shared_ptr<McpSession> session(const std::string& id);

@@ -1,5 +1,6 @@
 #include "mcp/tools.hpp"
 
+#include "editproto/unicode.hpp"
 #include "services/target.hpp"
 
 #include <boost/json.hpp>
@@ -33,10 +34,34 @@ bool read_only(const McpTool& t) {
 
 bool destructive(const McpTool& t) { return t.op->effect == ops::Effect::destroys && !read_only(t); }
 
+bool takes_author(const McpTool& t) {
+  if (t.op->effect == ops::Effect::reads) return false;
+  for (const ops::Param& p : t.op->params)
+    if (p.name == "agent") return true;
+  return false;
+}
+
 namespace {
 
 bool hidden(const ops::McpFace& face, std::string_view param) {
   return std::find(face.hidden.begin(), face.hidden.end(), param) != face.hidden.end();
+}
+
+bool takes(const McpTool& t, std::string_view name) {
+  if (name == "session") return t.face->session != ops::SessionArg::none;
+  if (hidden(*t.face, name)) return false;
+  for (const ops::Param& p : t.op->params)
+    if (p.name == name) return true;
+  return false;
+}
+
+// The arguments a tool takes, for a refusal: "code, page, session".
+std::string arguments_of(const McpTool& t) {
+  std::string list;
+  for (const ops::Param& p : t.op->params)
+    if (!hidden(*t.face, p.name)) list += (list.empty() ? "" : ", ") + std::string(p.name);
+  if (t.face->session != ops::SessionArg::none) list += list.empty() ? "session" : ", session";
+  return list.empty() ? "no arguments" : list;
 }
 
 json::object input_schema(const ops::McpFace& tool, const ops::OpSpec& op) {
@@ -71,10 +96,11 @@ json::object field_schema(unsigned types) {
 }
 
 // Every result is an object, one of three: the op's final reply (its reply
-// shape, with the block or output messages in `out` for an op that
-// streams), a failure (its code and message, beside what the op said), or
-// a result too large to send, kept aside (McpServer's tool_result). Any of
-// them names the unknown arguments (dispatch's naming_unknown).
+// shape; for an op that streams, the block results before it in `blocks`
+// and what a page printed in `out`), a failure (its code and message,
+// beside what the op said), or a result too large to send, kept aside
+// (McpServer's tool_result). Unknown arguments are refused (tool_params),
+// so no result names them.
 json::object output_schema(const ops::OpSpec& op) {
   json::object properties;
   json::array required;
@@ -82,11 +108,12 @@ json::object output_schema(const ops::OpSpec& op) {
     properties[f.name] = field_schema(f.types);
     if (f.always) required.emplace_back(f.name);
   }
-  if (op.streams) properties["out"] = field_schema(ops::json_array);
+  if (op.streams) {
+    properties["blocks"] = {{"type", "array"}, {"description", "each edit block's result, in order"}};
+    properties["out"] = {{"type", "array"}, {"description", "what the page printed, message by message"}};
+  }
   properties["error"] = {{"type", "string"}, {"description", "the failure's code, when it failed"}};
   properties["message"] = field_schema(ops::json_string);
-  properties["unknown"] = {{"type", "array"}, {"items", json::object{{"type", "string"}}}};
-  properties["unknown_more"] = field_schema(ops::json_integer);
   properties["truncated"] = field_schema(ops::json_boolean);
   properties["bytes"] = field_schema(ops::json_integer);
   properties["resource"] = {{"type", "string"}, {"description", "where resources/read reads a result too large to send"}};
@@ -123,8 +150,18 @@ services::Result<ToolCall> tool_params(const McpTool& t, const json::value* argu
     if (!arguments->is_object()) return services::Failure{services::Error::bad_request, "arguments must be an object"};
     call.params = arguments->get_object();
   }
-  for (std::string_view h : tool.hidden)
-    if (call.params.contains(h)) return services::Failure{services::Error::bad_request, std::string(tool.tool) + " does not take " + std::string(h)};
+  // An argument the tool does not take is refused, as its input schema
+  // says (additionalProperties: false): ignored, a mistyped `page` would
+  // run the code elsewhere.
+  std::string unknown;
+  std::size_t named = 0;
+  for (const auto& kv : call.params)
+    if (!takes(t, kv.key()) && ++named <= 8)
+      unknown += (unknown.empty() ? "\"" : ", \"") + editproto::unicode::to_valid_utf8(kv.key().substr(0, 64)) + "\"";
+  if (named > 8) unknown += " and " + std::to_string(named - 8) + " more";
+  if (!unknown.empty())
+    return services::Failure{services::Error::bad_request,
+                             std::string(tool.tool) + " does not take " + unknown + "; it takes " + arguments_of(t)};
   if (tool.session != ops::SessionArg::none) {
     if (const json::value* s = call.params.if_contains("session")) {
       if (!s->is_string() || !services::valid_name(s->get_string()))

@@ -32,6 +32,11 @@ std::optional<McpTool> find_tool(std::string_view name);
 bool read_only(const McpTool& tool);
 bool destructive(const McpTool& tool);
 
+// Whether the tool's `agent` argument is its commits' author, for which the
+// client's own name stands in when the model gives none: the op takes
+// `agent` and changes something (history's `agent` only filters what it reads).
+bool takes_author(const McpTool& tool);
+
 // tools/list's `tools`: name, title, description, inputSchema (JSON Schema
 // 2020-12, from the op's parameters), outputSchema (from its reply shape) and
 // annotations.

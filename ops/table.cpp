@@ -187,7 +187,8 @@ const std::vector<OpSpec>& op_table() {
        false, std::nullopt, &op_events, Effect::reads, Role::agent, false, small_params, events_reply,
        {{"page_events", "A page's events",
          "A page's console and background events from its events log (what it printed, in evals and outside "
-         "them), the newest first by page; pass next_before as `before` for older ones.",
+         "them): the newest `limit` (default 100), listed oldest first; pass `next_before` as `before` for the "
+         "ones before them.",
          {}, std::nullopt, SessionArg::optional, true}}},
       {"interrupt",
        {{"page", T::string, false, "the page whose job to stop; default the built-in Node page"},
@@ -270,8 +271,8 @@ const std::vector<OpSpec>& op_table() {
       {"close", {}, "end the session (the request's session, else the connection's) and the realm its clone made",
        false, std::nullopt, &op_close, Effect::destroys, Role::agent, false, small_params, {{"value", str}},
        {{"realm_close", "Close a realm",
-         "Close the realm realm_open made (its session); its chat log stays in the history.", {}, std::nullopt,
-         SessionArg::required, true}}},
+         "Close the realm realm_open made (its session); its chat log stays in the history. The session ends "
+         "with it: a second close is refused not_found.", {}, std::nullopt, SessionArg::required}}},
       {"bindings", {{"page", T::string, false, "the page whose globals to list; default the session's page"}},
        "the globals evaluations made in the session's page (or the one named): name to tagged value, at most 200",
        false, std::nullopt, &op_bindings},

@@ -18,6 +18,7 @@ Usage: mcp_door.py EDITGATE_BINARY. Exit 0 on success.
 import http.client
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -222,18 +223,31 @@ def tools_end_to_end(door, root):
     check(second["status"] == "failed" and second["reason"] == "anchor_not_found", second)
     res = result_of(msgs)
     check(res["isError"] is True, res)
-    check("anchor_not_found" in res["content"][0]["text"], res)
+    # The model reads the report, not JSON: each block's status, the
+    # diagnostic as plain lines; the block results are the reply's `blocks`.
+    text = res["content"][0]["text"]
+    check(text.startswith("a.txt:1: applied  block 1") and re.search(r"^a\.txt(:\d+)?: failed \(anchor_not_found\)  block 2", text, re.M), text)
+    check("\\n" not in text and '\\"' not in text and "null" not in text, text)
+    check([b["status"] for b in res["structuredContent"]["blocks"]] == ["applied", "failed"], res)
+    check("out" not in res["structuredContent"], res)
     commit = res["structuredContent"]["commit"]
     check(open(os.path.join(root, "a.txt")).read() == "world\n", "the good block applied")
     log = subprocess.run(["git", "log", "-1", "--format=%H %an"], cwd=root, capture_output=True, text=True).stdout
     check(log.startswith(commit) and "mcp-door" in log, log)
+    # A diagnostic names the option as the tool's argument, not the command line's flag.
+    st, _, msgs = call(door, "edit_check", {"text": "a.txt\n```\n««« EDIT\n  world\n═══════ REPL\nx\n»»» EDIT END\n```\n"})
+    text = result_of(msgs)["content"][0]["text"]
+    check('(or run with fuzz: "whitespace" to accept' in text and "--fuzz" not in text, text)
     wait_for_node_page(door)
     # Wrong arguments are a result the model acts on, not a protocol fault.
     st, _, msgs = call(door, "page_eval", {"code": 42})
     res = result_of(msgs)
     check(res["isError"] is True and res["structuredContent"]["error"] == "bad_request", res)
-    st, _, msgs = call(door, "page_eval", {"code": "6 * 7"})
-    check(result_of(msgs)["structuredContent"].get("value") == 42, msgs)
+    check(res["content"][0]["text"].startswith("error bad_request: "), res)
+    st, _, msgs = call(door, "page_eval", {"code": "console.log('printed'); 6 * 7"})
+    res = result_of(msgs)
+    check(res["structuredContent"].get("value") == 42, msgs)
+    check(res["content"][0]["text"].startswith("printed\n42\n"), res)
     st, _, msgs = call(door, "page_eval", {"code": "1", "session": "nosuchsession"})
     check(result_of(msgs)["structuredContent"]["error"] == "not_found", msgs)
 

@@ -73,18 +73,19 @@ function v2Adapter(client) {
   return { client, call: checked.call, conformed: checked.conformed, list: () => client.listTools() };
 }
 
-// An edit's block results: its progress messages and the final reply's `out`
-// carry the WebSocket's block messages, {"block": {...}}.
-const blocksOf = (sc) => sc.out.map((m) => m.block);
+// An edit's block results: its progress messages carry the WebSocket's
+// block messages, {"block": {...}}; the final reply lists them in `blocks`.
+const blocksOf = (sc) => sc.blocks;
 
 const text = (result) => result.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
 
-// A call that must succeed: its structuredContent, which the text repeats.
+// A call that must succeed: its structuredContent. The text is for the
+// model: it reads as text, not as the JSON (docs/decisions/mcp.md).
 async function ok(mcp, name, args, options) {
   const result = await mcp.call(name, args, options);
   assert.ok(!result.isError, `${name} failed: ${text(result)}`);
   assert.equal(typeof result.structuredContent, 'object', `${name}: no structuredContent`);
-  assert.deepEqual(JSON.parse(text(result)), result.structuredContent, `${name}: the text is not the structuredContent`);
+  assert.ok(!text(result).startsWith('{'), `${name}: the text is JSON: ${text(result)}`);
   return result.structuredContent;
 }
 
@@ -117,6 +118,9 @@ function suite(label, { connect, browser, skip, progressLate }) {
     it('lists the ten tools of the contract, in order, with their input schemas', async () => {
       const { tools } = await mcp.list();
       assert.deepEqual(tools.map((t) => t.name), TOOLS, 'every tool, in the contract\'s order');
+      // A second close is refused (the session is gone): not idempotent.
+      assert.equal(tools.find((t) => t.name === 'realm_close').annotations.idempotentHint, false);
+      assert.match(tools.find((t) => t.name === 'page_events').description, /oldest first/);
       for (const t of tools) {
         assert.equal(t.inputSchema.type, 'object', `${t.name}: inputSchema`);
         assert.ok(t.description, `${t.name}: no description`);
@@ -154,8 +158,11 @@ function suite(label, { connect, browser, skip, progressLate }) {
       if (!progressLate) assert.ok(progress[1].progress > progress[0].progress, 'progress increases');
 
       assert.equal(result.isError, true, 'a failed block makes the result an error');
-      assert.match(text(result), /anchor_not_found/);
-      assert.match(text(result), /no line of the EDIT section/);
+      // The model reads the report: each block's status, the diagnostic as plain lines.
+      assert.match(text(result), /^notes\.txt:\d+: applied {2}block 1/m);
+      assert.match(text(result), /^notes\.txt(:\d+)?: failed \(anchor_not_found\) {2}block 2/m);
+      assert.match(text(result), /^ {4}.*no line of the EDIT section/m);
+      assert.ok(!/\\[n"]/.test(text(result)), `no JSON escapes: ${text(result)}`);
       assert.deepEqual(blocksOf(result.structuredContent), blocks, 'the result repeats the blocks');
       assert.deepEqual(result.structuredContent.counts, { applied: 1, validated: 0, failed: 1, skipped: 0, not_in_context: 0 });
       // The first block is applied and committed, authored by the agent.
@@ -186,6 +193,9 @@ function suite(label, { connect, browser, skip, progressLate }) {
       // A realm's globals are its own.
       assert.equal((await ok(mcp, 'page_eval', { code: 'typeof inRealm' })).value, 'undefined');
       await ok(mcp, 'realm_close', { session: realm.value });
+      const again = await mcp.call('realm_close', { session: realm.value });
+      assert.equal(again.isError, true, 'a second close is refused');
+      assert.equal(again.structuredContent.error, 'not_found', text(again));
       const { pages } = await ok(mcp, 'page_list');
       assert.ok(!pages.some((p) => p.page === realm.page && p.state !== 'disconnected'), 'the realm is closed');
       // A closed realm's session is gone: refused, never run in the default page.
@@ -251,10 +261,21 @@ function suite(label, { connect, browser, skip, progressLate }) {
       assert.equal((await ok(mcp, 'page_eval', { code: '1 + 1' })).value, 2);
     });
 
-    it('page_events pages through the Node page console output', async () => {
+    it('page_events pages through the Node page console output, oldest first', async () => {
+      await ok(mcp, 'page_eval', { code: "console.log('order-1'); console.log('order-2'); console.log('order-3')" });
       const sc = await ok(mcp, 'page_events', { page: nodePage.page, limit: 50 });
       assert.ok(Array.isArray(sc.events), JSON.stringify(sc));
       assert.ok(sc.events.some((e) => String(e.text).includes('mcp-waiting')), JSON.stringify(sc.events));
+      const at = (mark) => sc.events.findIndex((e) => String(e.text).includes(mark));
+      assert.ok(at('order-1') >= 0 && at('order-1') < at('order-2') && at('order-2') < at('order-3'),
+        `oldest first: ${JSON.stringify(sc.events.map((e) => e.text))}`);
+    });
+
+    it('an argument the tool does not take is refused, naming it, as the input schema says', async () => {
+      const result = await mcp.call('page_list', { pagez: 'node' });
+      assert.equal(result.isError, true, text(result));
+      assert.equal(result.structuredContent.error, 'bad_request');
+      assert.match(text(result), /^error bad_request: page_list does not take "pagez"/);
     });
 
     it('history lists the edit on the branch, and the REPL exchanges on their own ref, newest first', async () => {
@@ -286,6 +307,14 @@ function suite(label, { connect, browser, skip, progressLate }) {
       assert.equal(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8'), NOTES);
       git(root, 'merge-base', '--is-ancestor', sc.commit, 'HEAD');
       assert.equal(git(root, 'log', '-1', '--format=%(trailers:key=Editgate-Kind,valueonly)', sc.commit).trim(), 'undo');
+    });
+
+    it('an edit whose model names no agent is authored by the client\'s name (clientInfo)', async () => {
+      const sc = await ok(mcp, 'edit_apply', { text: block('notes.txt', 'gamma', 'gamma\ndelta') });
+      assert.equal(git(root, 'log', '-1', '--format=%an|%(trailers:key=Editgate-Agent,valueonly)', sc.commit).trim(),
+        'editgate-sdk-test|editgate-sdk-test');
+      const named = await ok(mcp, 'edit_undo', {});
+      assert.equal(git(root, 'log', '-1', '--format=%an', named.commit).trim(), 'editgate-sdk-test');
     });
 
     it('every tool\'s results conformed to its outputSchema', () => {
