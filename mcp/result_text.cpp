@@ -95,7 +95,11 @@ void eval_text(std::string& out, const json::object& o) {
   if (!printed.empty() && printed.back() != '\n') printed += '\n';
   out += printed;
   if (const json::value* e = o.if_contains("exception"); e && e->is_object()) {
-    const std::string stack = str(e->get_object(), "stack");
+    // A stack begins with the error's own "Name: message", which the error line said.
+    const std::string whole = str(e->get_object(), "stack");
+    std::string_view stack = whole;
+    const std::string said = str(o, "message");
+    if (!said.empty() && stack.starts_with(said + "\n")) stack.remove_prefix(said.size() + 1);
     if (!stack.empty()) block(out, stack, "");
   } else if (const json::value* v = o.if_contains("value"); v && !o.contains("error")) {
     out += repl::pretty_json(*v) + "\n";

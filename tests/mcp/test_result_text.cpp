@@ -48,7 +48,7 @@ TEST_CASE("an eval reads as what it printed, then its value or its error", "[mcp
                       {"exception", json::object{{"stack", "TypeError: x is not a function\n    at <eval>:1:1"}}},
                       {"page", "node"}};
   CHECK(mcp::result_text(failed, mcp::TextStyle::eval) ==
-        "error page_error: TypeError: x is not a function\nTypeError: x is not a function\n    at <eval>:1:1\npage: node");
+        "error page_error: TypeError: x is not a function\n    at <eval>:1:1\npage: node");
 }
 
 TEST_CASE("a client's name becomes an agent name, or none", "[mcp]") {
