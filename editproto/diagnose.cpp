@@ -81,8 +81,10 @@ bool tolerant_match(const std::vector<std::string_view>& file, std::span<const s
                      range(hits[0] + 1, section.size()) + " " + how + ":\n" +
                      window_report(file, section, hits[0], path) +
                      "Copy those lines exactly as the file has them" +
-                     (ws ? " (or run with " + option_named(syntax, "fuzz", "whitespace") + " to accept this difference)."
-                         : ".");
+                     (ws && syntax != OptionSyntax::none
+                          ? " (or run with " + option_named(syntax, "fuzz", "whitespace") +
+                                " to accept this difference)."
+                          : ".");
     } else {
       m.diagnostic = p + ": the EDIT section (" + n_lines + ") does not occur exactly; " + how + " it matches " +
                      std::to_string(hits.size()) + " places, starting at lines " + line_list(hits) +

@@ -42,6 +42,8 @@ class FileText final : public ops::TextSource {
     // one deep chain of calls.
     boost::asio::post(ex_, [got = std::move(got), piece = std::move(piece)]() mutable { got(std::move(piece)); });
   }
+  // A dropped message sets no option: no diagnostic suggests one.
+  editproto::OptionSyntax option_syntax() const override { return editproto::OptionSyntax::none; }
 
  private:
   boost::asio::any_io_executor ex_;

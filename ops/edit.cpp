@@ -48,8 +48,8 @@ services::EditParams params_of(const OpCall& call) {
   if (const json::value* v = msg.if_contains("context")) p.context = strings(*v);
   else if (call.conn->context) p.context = std::vector<std::string>(call.conn->context->begin(), call.conn->context->end());
   p.session = call.session;
-  // A door that streams the text takes the other parameters from its query.
-  if (call.text) p.option_syntax = editproto::OptionSyntax::query;
+  // A door that streams the text says how its client sets the others.
+  if (call.text) p.option_syntax = call.text->option_syntax();
   return p;
 }
 

@@ -3,6 +3,7 @@
 // The door owns the transport; the op pulls. No Beast here.
 #pragma once
 
+#include "editproto/option_names.hpp"
 #include "services/error.hpp"
 
 #include <functional>
@@ -31,6 +32,9 @@ class TextSource {
   // cut. The first call says the op has started: a door may answer its
   // head then (HTTP's 200 and Expect: 100-continue).
   virtual void next(std::function<void(Piece)> got) = 0;
+  // How the door's client sets the op's other parameters, for the
+  // diagnostics that name one: POST /v1/edits' query by default.
+  virtual editproto::OptionSyntax option_syntax() const { return editproto::OptionSyntax::query; }
 };
 
 }  // namespace ops

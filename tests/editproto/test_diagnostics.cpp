@@ -73,6 +73,10 @@ TEST_CASE("a diagnostic names --fuzz as the run takes its options: command line,
   CHECK(json.find("--fuzz") == std::string::npos);
   o.option_syntax = editproto::OptionSyntax::query;
   CHECK_THAT(apply_response(d.str(), b, o).results[0].diagnostic, Contains("(or run with fuzz=whitespace to accept"));
+  o.option_syntax = editproto::OptionSyntax::none;
+  const std::string none = apply_response(d.str(), b, o).results[0].diagnostic;
+  CHECK_THAT(none, Contains("Copy those lines exactly as the file has them."));
+  CHECK(none.find("fuzz") == std::string::npos);
   // Applied with the tolerance, the block's diagnostic says how it was asked for.
   o.fuzz_whitespace = true;
   o.option_syntax = editproto::OptionSyntax::json;

@@ -125,3 +125,19 @@ TEST_CASE("a second event for one inbox drop, while its run goes on, applies not
   const json::object answer = json::parse(test::read_file(dir / "agents/outbox/twice.json")).as_object();
   CHECK(answer.at("summary") == "1 applied");
 }
+
+TEST_CASE("an inbox message's diagnostic suggests no option: a dropped message sets none", "[gateway][inbox][unit]") {
+  test::TempDir dir;
+  test::git_ok(dir.path(), {"init", "-q"});
+  test::write_file(dir / "notes.txt", "\talpha\n");
+  test::git_ok(dir.path(), {"add", "notes.txt"});
+  test::git_ok(dir.path(), {"commit", "-qm", "notes"});
+  test::write_file(dir / "agents/inbox/ws.md",
+                   "notes.txt\n««« EDIT\n    alpha\n═══════ REPL\n    beta\n»»» EDIT END\n");
+
+  const json::object answer = take(dir, "ws.md");
+  const std::string text(answer.at("text").as_string());
+  CHECK(answer.at("blocks").at(0).at("reason") == "whitespace");
+  CHECK(text.find("Copy those lines exactly as the file has them.") != std::string::npos);
+  CHECK(text.find("fuzz") == std::string::npos);
+}
