@@ -28,6 +28,14 @@ json::object take(const test::TempDir& dir, const std::string& name) {
   return json::parse(test::read_file(dir / ("agents/outbox/" + stem + ".json"))).as_object();
 }
 
+// A repository of `dir` whose one commit holds notes.txt with `text`.
+void committed_notes(const test::TempDir& dir, const std::string& text) {
+  test::git_ok(dir.path(), {"init", "-q"});
+  test::write_file(dir / "notes.txt", text);
+  test::git_ok(dir.path(), {"add", "notes.txt"});
+  test::git_ok(dir.path(), {"commit", "-qm", "notes"});
+}
+
 }  // namespace
 
 TEST_CASE("an inbox message longer than one read is applied whole, each block where the text put it",
@@ -85,10 +93,7 @@ TEST_CASE("an inbox file that is a link is refused as not a file, and what it le
 TEST_CASE("an inbox message whose blocks fail is answered with the failures and an error status, nothing committed",
           "[gateway][inbox][unit]") {
   test::TempDir dir;
-  test::git_ok(dir.path(), {"init", "-q"});
-  test::write_file(dir / "notes.txt", "alpha\n");
-  test::git_ok(dir.path(), {"add", "notes.txt"});
-  test::git_ok(dir.path(), {"commit", "-qm", "notes"});
+  committed_notes(dir, "alpha\n");
   test::write_file(dir / "agents/inbox/bad.md", "notes.txt\n««« EDIT\nbeta\n═══════ REPL\ngamma\n»»» EDIT END\n");
 
   const json::object answer = take(dir, "bad.md");
@@ -103,10 +108,7 @@ TEST_CASE("an inbox message whose blocks fail is answered with the failures and 
 
 TEST_CASE("a second event for one inbox drop, while its run goes on, applies nothing twice", "[gateway][inbox][unit]") {
   test::TempDir dir;
-  test::git_ok(dir.path(), {"init", "-q"});
-  test::write_file(dir / "notes.txt", "alpha\n");
-  test::git_ok(dir.path(), {"add", "notes.txt"});
-  test::git_ok(dir.path(), {"commit", "-qm", "notes"});
+  committed_notes(dir, "alpha\n");
   // Applied twice, this block would add a second beta: its anchor still matches.
   test::write_file(dir / "agents/inbox/twice.md", "notes.txt\n««« EDIT\nalpha\n═══════ REPL\nalpha\nbeta\n»»» EDIT END\n");
   const std::string agents = (dir / "agents").string();
@@ -128,10 +130,7 @@ TEST_CASE("a second event for one inbox drop, while its run goes on, applies not
 
 TEST_CASE("an inbox message's diagnostic suggests no option: a dropped message sets none", "[gateway][inbox][unit]") {
   test::TempDir dir;
-  test::git_ok(dir.path(), {"init", "-q"});
-  test::write_file(dir / "notes.txt", "\talpha\n");
-  test::git_ok(dir.path(), {"add", "notes.txt"});
-  test::git_ok(dir.path(), {"commit", "-qm", "notes"});
+  committed_notes(dir, "\talpha\n");
   test::write_file(dir / "agents/inbox/ws.md",
                    "notes.txt\n««« EDIT\n    alpha\n═══════ REPL\n    beta\n»»» EDIT END\n");
 
