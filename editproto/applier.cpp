@@ -3,6 +3,7 @@
 #include "editproto/diagnose.hpp"
 #include "editproto/path_line.hpp"
 #include "editproto/placeholder.hpp"
+#include "editproto/text_file.hpp"
 #include "editproto/unicode.hpp"
 
 #include <algorithm>
@@ -111,14 +112,6 @@ void set_failure(BlockResult& r, Failure f) {
   r.diagnostic = std::move(f.detail);
 }
 
-// Line and column (1-based) of a byte offset, for encoding errors.
-std::pair<std::size_t, std::size_t> line_col(std::string_view s, std::size_t offset) {
-  std::size_t line = 1 + static_cast<std::size_t>(std::count(s.begin(), s.begin() + offset, '\n'));
-  std::size_t start = s.rfind('\n', offset == 0 ? 0 : offset - 1);
-  start = (start == std::string_view::npos || offset == 0) ? 0 : start + 1;
-  return {line, offset - start + 1};
-}
-
 }  // namespace
 
 Applier::Applier(const Workspace& workspace, Options options) : ws_(workspace), opt_(std::move(options)) {
@@ -138,19 +131,8 @@ void Applier::load(File& f, FileContent content) {
   f.dirty = false;
   if (!f.base_fixed) f.base.reset();
   if (!content.stamp.exists) return;
-  std::string_view head = std::string_view(content.bytes).substr(0, 8192);
-  if (head.find('\0') != std::string_view::npos) {
-    f.unusable = Failure{Reason::binary, f.path + " is a binary file (it has a NUL byte in its first 8 KiB); "
-                                                  "edit blocks only change text files"};
-    return;
-  }
-  if (std::size_t bad = unicode::find_invalid_utf8(content.bytes); bad != std::string_view::npos) {
-    auto [line, col] = line_col(content.bytes, bad);
-    char hex[8];
-    std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(content.bytes[bad]));
-    f.unusable = Failure{Reason::encoding, f.path + " is not valid UTF-8 (byte " + hex + " at line " +
-                                               std::to_string(line) + ", byte " + std::to_string(col) +
-                                               "); edit blocks only change UTF-8 text files"};
+  if (auto refused = not_text(f.path, content.bytes)) {
+    f.unusable = std::move(*refused);
     return;
   }
   f.doc.emplace(std::move(content.bytes));

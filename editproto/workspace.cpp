@@ -100,11 +100,6 @@ bool iequals(std::string_view a, std::string_view b) {
   return true;
 }
 
-// Folders whose content belongs to tools, not to agents.
-bool is_protected(std::string_view component) {
-  return iequals(component, ".git");
-}
-
 mode_t read_umask() {
   std::ifstream status("/proc/self/status");
   std::string key;
@@ -119,6 +114,8 @@ mode_t read_umask() {
 }
 
 }  // namespace
+
+bool Workspace::protected_name(std::string_view component) { return iequals(component, ".git"); }
 
 Outcome<Workspace> Workspace::open(const std::string& root) {
   Workspace ws;
@@ -158,7 +155,7 @@ Outcome<std::string> Workspace::normalize(std::string_view raw) const {
   }
   if (parts.empty()) return Failure{Reason::path_escape, quoted + " names no file"};
   for (const std::string& c : parts)
-    if (is_protected(c))
+    if (Workspace::protected_name(c))
       return Failure{Reason::protected_path,
                      quoted + " is inside " + c + "/, which edit blocks may not change"};
   return join(parts);
@@ -183,7 +180,7 @@ Outcome<Workspace::Located> Workspace::locate(const std::string& rel, bool creat
       dirs.pop_back();
       continue;
     }
-    if (is_protected(c))
+    if (Workspace::protected_name(c))
       return Failure{Reason::protected_path, "'" + rel + "' resolves into " + c + "/, which edit blocks may not change"};
     const bool last = todo.empty();
     struct stat st;
@@ -279,6 +276,22 @@ Outcome<Workspace::Opened> Workspace::open_read(const std::string& real_rel) con
   out.fd = std::move(fd);
   out.stamp = stamp_of(st);
   return out;
+}
+
+Outcome<Fd> Workspace::open_folder(const std::string& real_rel) const {
+  if (real_rel.empty()) {
+    Fd fd(::openat(root_fd_->get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!fd) return os_failure("cannot open folder", ".", errno);
+    return fd;
+  }
+  auto located = locate(real_rel, false);
+  if (!located) return located.error();
+  if (!located->dir) return Failure{Reason::file_not_found, "'" + real_rel + "' does not exist"};
+  Fd fd(::openat(located->dir.get(), located->name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (fd) return fd;
+  if (errno == ENOENT) return Failure{Reason::file_not_found, "'" + real_rel + "' does not exist"};
+  if (errno == ENOTDIR || errno == ELOOP) return Failure{Reason::file_not_found, "'" + real_rel + "' is not a folder"};
+  return os_failure("cannot open folder", real_rel, errno);
 }
 
 Outcome<FileContent> Workspace::read(const std::string& real_rel, std::size_t max_bytes) const {

@@ -78,6 +78,16 @@ class Workspace {
   };
   Outcome<Opened> open_read(const std::string& real_rel) const;
 
+  // A folder opened for listing (O_RDONLY | O_DIRECTORY), reached as every
+  // path is: real_rel "" is the root; file_not_found when there is no such
+  // folder or the path names something else.
+  Outcome<Fd> open_folder(const std::string& real_rel) const;
+
+  // A path component whose folder belongs to tools, not to agents (.git, in
+  // any case): normalize and resolve refuse paths through it
+  // (protected_path), and a listing leaves it out.
+  static bool protected_name(std::string_view component);
+
   // Writes through a temp file in the same folder and a rename. An existing
   // file keeps its mode; a new one gets parents created and default mode.
   // The bytes are the concatenation of `chunks`.

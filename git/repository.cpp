@@ -163,6 +163,14 @@ Result<void> Repository::wait_for_git_locks(std::chrono::steady_clock::time_poin
   return {};
 }
 
+Result<bool> Repository::ignored(const std::string& path, bool folder) const {
+  const std::string full = prefix_ + path + (folder ? "/" : "");
+  int ignored = 0;
+  const int rc = git_ignore_path_is_ignored(&ignored, repo_, full.c_str());
+  if (rc < 0) return failure(rc, "cannot tell whether " + full + " is ignored");
+  return ignored != 0;
+}
+
 Result<std::string> Repository::head_blob(const std::string& path) const {
   auto head = read_head(repo_);
   if (!head) return head.error();

@@ -194,6 +194,11 @@ class Repository {
   // hunks of lines, within `bounds` (git/diff.cpp).
   Result<CommitPatch> patch(const std::string& id, const DiffBounds& bounds) const;
 
+  // Whether .gitignore (and info/exclude, core.excludesFile) ignores
+  // `path`, workspace-relative, a folder when `folder`: the rules alone, as
+  // `git check-ignore --no-index` reads them, tracked or not.
+  Result<bool> ignored(const std::string& path, bool folder) const;
+
   // The blob id of `path` in HEAD's tree; "" when HEAD has no such file.
   Result<std::string> head_blob(const std::string& path) const;
 

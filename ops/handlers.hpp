@@ -70,6 +70,11 @@ void op_events(OpCall call);
 void op_show(OpCall call);
 void op_runs(OpCall call);
 
+// ops/files.cpp: a workspace file's lines, a folder's entries, a text's lines.
+void op_file_read(OpCall call);
+void op_file_list(OpCall call);
+void op_file_search(OpCall call);
+
 // ops/log.cpp: a page's chat log, rendered for people, paged back from its end.
 void op_log(OpCall call);
 

@@ -157,6 +157,57 @@ const std::vector<OpSpec>& op_table() {
        "the gateway's recent edit runs (the newest 200, kept in memory), newest first, committed or not: door, "
        "agent, session, summary, commit, dry_run and each block's status, reason and diagnostic",
        false, std::nullopt, &op_runs},
+      {"file-read",
+       {{"path", T::string, true, "the file, relative to the workspace root"},
+        {"offset", T::offset, false, "the first line to read, 1 for the first (the default); next_offset goes on"},
+        {"limit", T::count, false, "how many lines at most (default 2000)"},
+        {"tail", T::count, false, "the file's last lines, this many, in place of offset"},
+        {"line_numbers", T::flag, false,
+         "number each line \"    12→\" (the default); false: the file's exact text, for an EDIT section"}},
+       "lines of a workspace file, by the edit engine's path rules: text (numbered unless line_numbers is false), "
+       "first_line, lines, total_lines, more, next_offset; at most 128 KiB a reply; path_refused, not_found, "
+       "binary_file, file_too_large",
+       false, HttpRoute{"/v1/files/read", true}, &op_file_read, Effect::reads, Role::agent, false, small_params,
+       {{"path", str}, {"text", str}, {"first_line", integer}, {"lines", integer}, {"total_lines", integer},
+        {"more", boolean}, {"next_offset", integer | null}, {"line_numbers", boolean}, {"bytes", integer}},
+       {{"file_read", "Read a file",
+         "Read a workspace file's lines, each numbered as `    12→text` (the number, then →: what follows the "
+         "first → is the line), at most 2000 lines or 128 KiB a call. When `more` is true, call again with "
+         "`offset` set to `next_offset`; `tail` reads the last lines. Copy EDIT lines without the numbers, or ask "
+         "`line_numbers: false` for the exact text. Paths follow the edit rules: relative, inside the workspace, "
+         "not under .git/; binary and non-UTF-8 files are refused.",
+         {}, std::nullopt, SessionArg::none, true}}},
+      {"file-list",
+       {{"path", T::string, false, "the folder, relative to the workspace root; default the root"},
+        {"depth", T::count, false, "how many levels: 1 the folder's own entries, 2 (the default) theirs too"},
+        {"limit", T::count, false, "how many entries at most (default 500)"}},
+       "a workspace folder's entries, depth first in name order: entries (path, kind, size, ignored), cut, text "
+       "(a path a line, folders ending in /); a folder .gitignore ignores is listed, marked, and not entered; .git "
+       "never",
+       false, HttpRoute{"/v1/files/list", true}, &op_file_list, Effect::reads, Role::agent, false, small_params,
+       {{"path", str}, {"entries", array}, {"cut", boolean}, {"text", str}},
+       {{"file_list", "List a folder",
+         "List a workspace folder (default the root) to `depth` levels (default 2), a path a line, folders ending "
+         "in /, symlinks and ignored entries marked; folders .gitignore ignores (node_modules, build) are not "
+         "entered: name one as `path` to list it. At most `limit` entries (500).",
+         {}, std::nullopt, SessionArg::none, true}}},
+      {"file-search",
+       {{"pattern", T::string, true, "the text to find, as it is written (a fixed string, not a regular expression)"},
+        {"path", T::string, false, "the folder (or file) to search, relative to the workspace root; default the root"},
+        {"glob", T::string, false, "only files whose name matches (*.cpp), or whose path does when it has a /"},
+        {"ignore_case", T::flag, false, "match ASCII letters in either case"},
+        {"limit", T::count, false, "how many matching lines at most (default 100)"}},
+       "the lines of workspace text files that hold pattern (a fixed string), a line each as path:line: text; "
+       "files .gitignore ignores, binary ones and ones over 4 MiB left out; stops at limit matches, 20000 files or "
+       "64 MiB read (cut names which)",
+       false, HttpRoute{"/v1/files/search", true}, &op_file_search, Effect::reads, Role::agent, false, small_params,
+       {{"pattern", str}, {"matches", array}, {"files", integer}, {"skipped", integer}, {"cut", str | null},
+        {"text", str}},
+       {{"file_search", "Search files",
+         "Find the lines that hold `pattern`, a fixed string (not a regular expression), in the workspace's text "
+         "files (or under `path`, those matching `glob`), one `path:line: text` a line; what .gitignore ignores is "
+         "left out. At most `limit` lines (100); `cut` says when a bound stopped the search.",
+         {}, std::nullopt, SessionArg::none, true}}},
       {"pages", {}, "the pages with their state and log", false, HttpRoute{"/v1/pages", true}, &op_pages, Effect::reads, Role::agent, false,
        small_params, {{"pages", array}},
        {{"page_list", "List pages",

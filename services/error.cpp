@@ -75,9 +75,15 @@ constexpr ErrorInfo errors[] = {
      "a tab whose tag names another workspace than the one this gateway serves: nothing of it is kept"},
     {Error::person_only, "person_only", 403,
      "the person's decision: only a dashboard signed in with the URL serve printed on its terminal makes it"},
+    {Error::path_refused, "path_refused", 403,
+     "a path the edit engine refuses: absolute, leaving the workspace by '..' or a symlink, inside .git/"},
+    {Error::binary_file, "binary_file", 415,
+     "a file edit blocks do not change: binary (a NUL byte in its first 8 KiB) or not UTF-8"},
+    {Error::file_too_large, "file_too_large", 413,
+     "a file over the edit engine's 256 MiB, or one line over what one file read carries"},
 };
 
-static_assert(std::size(errors) == static_cast<std::size_t>(Error::person_only));
+static_assert(std::size(errors) == static_cast<std::size_t>(Error::file_too_large));
 
 constexpr bool in_enum_order() {
   for (std::size_t i = 0; i < std::size(errors); ++i)

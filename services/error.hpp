@@ -33,7 +33,7 @@ enum class Error {
   slow_client, shutting_down, in_use, io, internal, module_not_loaded, page_error, page_timeout, dialog_open,
   context_destroyed, interrupted, log_conflict, request_edited, queue_full, too_many_sessions,
   origin_pending, no_remote, push_rejected, remote_unreachable, remote_timeout, remote_auth_failed,
-  rate_limited, wrong_workspace, person_only,
+  rate_limited, wrong_workspace, person_only, path_refused, binary_file, file_too_large,
 };
 
 // A code's row in the error table: its wire name (what clients match on),

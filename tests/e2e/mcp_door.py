@@ -155,8 +155,9 @@ def modern_rules(door):
     st, _, msgs = door.modern("tools/list")
     tools = result_of(msgs)["tools"]
     names = [t["name"] for t in tools]
-    check(names == ["edit_apply", "edit_check", "edit_undo", "history", "page_list", "page_eval", "page_events",
-                     "page_interrupt", "realm_open", "realm_close"], "the tools, in order: %r" % names)
+    check(names == ["edit_apply", "edit_check", "edit_undo", "history", "file_read", "file_list", "file_search",
+                     "page_list", "page_eval", "page_events", "page_interrupt", "realm_open", "realm_close"],
+          "the tools, in order: %r" % names)
     for t in tools:
         check(t["inputSchema"]["type"] == "object" and t["description"], t)
         check(isinstance(t["annotations"]["readOnlyHint"], bool), t)

@@ -24,10 +24,11 @@ const installed = clientsDir && fs.existsSync(path.join(clientsDir, 'node_module
 const requireClient = installed ? createRequire(path.join(clientsDir, 'package.json')) : null;
 
 // The tools of the contract, in tools/list's order.
-const TOOLS = ['edit_apply', 'edit_check', 'edit_undo', 'history', 'page_list', 'page_eval', 'page_events',
-  'page_interrupt', 'realm_open', 'realm_close'];
-const READ_ONLY = ['edit_check', 'history', 'page_list', 'page_events'];
-const REQUIRED = { edit_apply: ['text'], edit_check: ['text'], page_eval: ['code'], realm_close: ['session'] };
+const TOOLS = ['edit_apply', 'edit_check', 'edit_undo', 'history', 'file_read', 'file_list', 'file_search',
+  'page_list', 'page_eval', 'page_events', 'page_interrupt', 'realm_open', 'realm_close'];
+const READ_ONLY = ['edit_check', 'history', 'file_read', 'file_list', 'file_search', 'page_list', 'page_events'];
+const REQUIRED = { edit_apply: ['text'], edit_check: ['text'], file_read: ['path'], file_search: ['pattern'],
+  page_eval: ['code'], realm_close: ['session'] };
 
 const NOTES = 'alpha\ngamma\n';
 const block = (file, from, to) => `${file}\n««« EDIT\n${from}\n═══════ REPL\n${to}\n»»» EDIT END\n`;
@@ -115,7 +116,7 @@ function suite(label, { connect, browser, skip, progressLate }) {
       if (root) fs.rmSync(root, { recursive: true, force: true });
     });
 
-    it('lists the ten tools of the contract, in order, with their input schemas', async () => {
+    it('lists the thirteen tools of the contract, in order, with their input schemas', async () => {
       const { tools } = await mcp.list();
       assert.deepEqual(tools.map((t) => t.name), TOOLS, 'every tool, in the contract\'s order');
       // A second close is refused (the session is gone): not idempotent.
@@ -315,6 +316,32 @@ function suite(label, { connect, browser, skip, progressLate }) {
         'editgate-sdk-test|editgate-sdk-test');
       const named = await ok(mcp, 'edit_undo', {});
       assert.equal(git(root, 'log', '-1', '--format=%an', named.commit).trim(), 'editgate-sdk-test');
+    });
+
+    it('file_list, file_search and file_read give an edit block its lines; refused paths and binary files are named', async () => {
+      fs.mkdirSync(path.join(root, 'src'), { recursive: true });
+      fs.writeFileSync(path.join(root, 'src/app.js'), 'const a = 1;\nconst b = 2;\nconst c = 3;\n');
+      fs.writeFileSync(path.join(root, 'logo.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]));
+      const listed = await ok(mcp, 'file_list', {});
+      assert.ok(listed.entries.some((e) => e.path === 'src/app.js' && e.kind === 'file'), listed.text);
+      assert.ok(!listed.entries.some((e) => e.path.startsWith('.git')), listed.text);
+      const found = await ok(mcp, 'file_search', { pattern: 'const b' });
+      assert.deepEqual(found.matches, [{ path: 'src/app.js', line: 2, text: 'const b = 2;' }]);
+      const read = await ok(mcp, 'file_read', { path: 'src/app.js', offset: 2, limit: 1 });
+      assert.equal(read.text, '     2\u2192const b = 2;\n(lines 2-2 of 3; more from offset 3)\n');
+      assert.equal(read.next_offset, 3);
+      // The line as the model read it, its number stripped (up to the first arrow), is the EDIT section.
+      const line = read.text.split('\n')[0];
+      const edit = line.slice(line.indexOf('\u2192') + 1);
+      await ok(mcp, 'edit_apply', { text: block('src/app.js', edit, 'const b = 20;') });
+      const exact = await ok(mcp, 'file_read', { path: 'src/app.js', line_numbers: false });
+      assert.equal(exact.text, 'const a = 1;\nconst b = 20;\nconst c = 3;\n');
+      for (const [args, code] of [[{ path: '../outside.txt' }, 'path_refused'], [{ path: '.git/config' }, 'path_refused'],
+        [{ path: '/etc/passwd' }, 'path_refused'], [{ path: 'logo.png' }, 'binary_file'], [{ path: 'nope.txt' }, 'not_found']]) {
+        const refused = await mcp.call('file_read', args);
+        assert.equal(refused.isError, true, text(refused));
+        assert.equal(refused.structuredContent.error, code, text(refused));
+      }
     });
 
     it('every tool\'s results conformed to its outputSchema', () => {
