@@ -46,6 +46,14 @@ Result<std::string> start_of(const editproto::Workspace& ws, const std::string& 
   return std::move(*real);
 }
 
+// The ignore test a walk from `start` uses: none inside a folder that is
+// itself ignored (everything under it is, as git reads the rules), so a
+// request that names an ignored folder sees it as any other.
+IgnoreTest ignore_below(const std::string& start, const IgnoreTest& ignored) {
+  if (!ignored || (!start.empty() && ignored(start, true))) return {};
+  return ignored;
+}
+
 struct Entry {
   std::string name;
   std::string kind;  // file, folder, symlink, other
@@ -183,7 +191,8 @@ struct Searcher {
 Result<json::object> list_files(const editproto::Workspace& ws, const ListRequest& req, const IgnoreTest& ignored) {
   auto start = start_of(ws, req.path);
   if (!start) return start.error();
-  Lister lister{.ws = ws, .req = req, .ignored = ignored};
+  const IgnoreTest below = ignore_below(*start, ignored);
+  Lister lister{.ws = ws, .req = req, .ignored = below};
   if (auto r = lister.walk(*start, std::max<std::size_t>(req.depth, 1)); !r) return r.error();
   if (lister.entries.empty()) lister.text = "(the folder is empty)\n";
   if (lister.cut)
@@ -196,7 +205,8 @@ Result<json::object> search_files(const editproto::Workspace& ws, const SearchRe
   if (req.pattern.empty()) return Failure{Error::bad_request, "pattern must not be empty"};
   auto start = start_of(ws, req.path);
   if (!start) return start.error();
-  Searcher s{.ws = ws, .req = req, .ignored = ignored, .needle = req.pattern};
+  const IgnoreTest below = ignore_below(*start, ignored);
+  Searcher s{.ws = ws, .req = req, .ignored = below, .needle = req.pattern};
   if (req.ignore_case) lower(s.needle);
   auto stat = start->empty() ? editproto::Outcome<editproto::Stamp>(editproto::Stamp{}) : ws.stat(*start);
   if (!stat) return from_engine(stat.error());

@@ -27,10 +27,10 @@ inline constexpr std::size_t max_read_bytes = 128 * 1024;
 inline constexpr std::size_t default_read_lines = 2000;
 
 struct ReadRequest {
-  std::string path;
+  std::string path{};
   std::int64_t offset = 1;                  // the first line (1-based; 0 reads as 1)
-  std::optional<std::int64_t> limit;        // how many lines; default_read_lines
-  std::optional<std::int64_t> tail;         // the last lines instead of offset
+  std::optional<std::int64_t> limit{};      // how many lines; default_read_lines
+  std::optional<std::int64_t> tail{};       // the last lines instead of offset
   bool line_numbers = true;                 // "   12→" before each line
 };
 
@@ -44,7 +44,7 @@ Result<boost::json::object> read_file(const editproto::Workspace& ws, const Read
 using IgnoreTest = std::function<bool(const std::string& path, bool folder)>;
 
 struct ListRequest {
-  std::string path;        // a folder; "" or "." the workspace root
+  std::string path{};      // a folder; "" or "." the workspace root
   std::size_t depth = 2;   // 1: the folder's own entries
   std::size_t limit = 500; // entries
 };
@@ -55,9 +55,9 @@ struct ListRequest {
 Result<boost::json::object> list_files(const editproto::Workspace& ws, const ListRequest& req, const IgnoreTest& ignored);
 
 struct SearchRequest {
-  std::string pattern;      // a fixed string, never a regular expression
-  std::string path;         // a folder or a file; "" the workspace root
-  std::string glob;         // only files whose name (or path, with a '/') matches
+  std::string pattern{};    // a fixed string, never a regular expression
+  std::string path{};       // a folder or a file; "" the workspace root
+  std::string glob{};       // only files whose name (or path, with a '/') matches
   bool ignore_case = false; // ASCII letters only
   std::size_t limit = 100;  // matches
 };

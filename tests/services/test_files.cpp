@@ -43,9 +43,10 @@ std::string numbered_lines(std::size_t n) {
   return s;
 }
 
-// A .gitignore stand-in: build/ and *.o.
+// A .gitignore stand-in, "build/" and "*.o", read as git reads it: what is
+// inside an ignored folder is ignored too.
 bool ignored(const std::string& path, bool folder) {
-  return (folder && (path == "build" || path.ends_with("/build"))) || path.ends_with(".o");
+  return (folder && path == "build") || path.starts_with("build/") || path.ends_with(".o");
 }
 
 }  // namespace
@@ -66,7 +67,7 @@ TEST_CASE("file_read refuses every path the edit engine refuses, and reads nothi
   symlink_to("loop1", d / "loop2");
   const auto ws = open_ws(d);
   const std::string escape = "../" + outside.path().filename().string() + "/secret.txt";
-  for (const std::string bad :
+  for (const std::string& bad :
        {escape, outside.str() + "/secret.txt", std::string("/etc/passwd"), std::string("C:\\Windows\\x.txt"),
         std::string("~/x"), std::string("../x"), std::string("a/../../x"), std::string("\\\\server\\share\\x"),
         std::string("."), std::string(""), std::string("a\0b", 3), std::string(".git/config"),
@@ -226,6 +227,7 @@ TEST_CASE("file_list lists depth first in name order, marks ignored folders with
   write_file(d / "src/util/str.cpp", "x\n");
   write_file(d / "src/main.o", "\x7f" "ELF");
   write_file(d / "build/out.bin", "x");
+  write_file(d / "build/sub/deep.txt", "x");
   write_file(d / ".git/HEAD", "ref: refs/heads/main\n");
   write_file(d / "README.md", "# r\n");
   write_file(outside / "secret.txt", "s\n");
@@ -241,7 +243,7 @@ TEST_CASE("file_list lists depth first in name order, marks ignored folders with
   // An ignored folder named as path is listed; the symlink out is not entered.
   auto build = services::list_files(ws, {.path = "build"}, ignored);
   REQUIRE(build.has_value());
-  CHECK(build->at("text") == "build/out.bin\n");
+  CHECK(build->at("text") == "build/out.bin\nbuild/sub/\nbuild/sub/deep.txt\n");
   auto deep = services::list_files(ws, {.path = "./src", .depth = 5}, ignored);
   REQUIRE(deep.has_value());
   CHECK(deep->at("text") == "src/main.cpp\nsrc/main.o (ignored)\nsrc/util/\nsrc/util/str.cpp\n");
@@ -274,7 +276,7 @@ TEST_CASE("file_search finds a fixed string a line at a time, skips what it cann
   write_file(d / "src/b.h", "todo lower\n");
   write_file(d / "src/c.cpp", "(.*)+ literal\n");
   write_file(d / "src/main.o", "TODO in an ignored file\n");
-  write_file(d / "build/gen.cpp", "TODO in an ignored folder\n");
+  write_file(d / "build/gen/gen.cpp", "TODO in an ignored folder\n");
   write_file(d / "bin.dat", std::string("TODO\0\0", 6));
   write_file(d / ".git/TODO", "TODO\n");
   const auto ws = open_ws(d);
@@ -293,7 +295,7 @@ TEST_CASE("file_search finds a fixed string a line at a time, skips what it cann
   // An ignored folder named as path is searched.
   auto named = services::search_files(ws, {.pattern = "TODO", .path = "build"}, ignored);
   REQUIRE(named.has_value());
-  CHECK(named->at("text") == "build/gen.cpp:1: TODO in an ignored folder\n");
+  CHECK(named->at("text") == "build/gen/gen.cpp:1: TODO in an ignored folder\n");
   auto limited = services::search_files(ws, {.pattern = "TODO", .limit = 1}, ignored);
   REQUIRE(limited.has_value());
   CHECK(limited->at("matches").as_array().size() == 1);
