@@ -303,7 +303,9 @@ const std::vector<OpSpec>& op_table() {
         {"limit_bytes", T::bytes, false, "how many bytes of the log one answer reads at most"}},
        "a page's chat log for people (the built-in Node page when none is named): the entries (request, reply, "
        "error, event, note) that end before the cursor before, from its last limit_bytes (default 262144), each "
-       "rendered to safe HTML, oldest first; next_before pages back",
+       "rendered to safe HTML off the worker thread within a time budget (an entry not rendered in it, or over 64 KiB, "
+       "comes as escaped plain text with rendered false), oldest first; next_before pages back; too_many_requests "
+       "when 8 reads wait to be rendered",
        false, std::nullopt, &op_log},
       {"kill", {{"actor", T::string, true, "the page to stop (its pid, from actors)"}},
        "stop a page: the Node page's process is restarted, a tab's connection dropped (it reconnects)", false,

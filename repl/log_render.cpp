@@ -1,4 +1,5 @@
 #include "repl/log_render.hpp"
+#include "repl/log_rendering.hpp"
 #include "repl/read_at.hpp"
 
 #include "editproto/unicode.hpp"
@@ -107,12 +108,41 @@ std::size_t resync(std::string_view w, bool after_newline, bool& found) {
   return skip;
 }
 
-void attach_extensions(cmark_parser* parser) {
+// cmark-gfm's table extension takes time quadratic in a row's cells (a
+// 64 KiB header row of "|a" takes 4 s): a text with a line of more pipes
+// than any table a person reads is rendered without it.
+constexpr std::size_t table_pipes_max = 256;
+
+bool wide_row(std::string_view text) {
+  std::size_t pipes = 0;
+  for (char c : text) {
+    if (c == '\n') pipes = 0;
+    else if (c == '|' && ++pipes > table_pipes_max) return true;
+  }
+  return false;
+}
+
+void attach_extensions(cmark_parser* parser, bool tables) {
   static std::once_flag registered;
   std::call_once(registered, [] { cmark_gfm_core_extensions_ensure_registered(); });
   for (const char* name : {"table", "strikethrough", "autolink"})
-    if (cmark_syntax_extension* ext = cmark_find_syntax_extension(name))
+    if (cmark_syntax_extension* ext = cmark_find_syntax_extension(name); ext && (tables || name != std::string_view("table")))
       cmark_parser_attach_syntax_extension(parser, ext);
+}
+
+// Text as HTML that shows it as it is.
+std::string plain_html(std::string_view text) {
+  std::string out = "<pre class=\"log-plain\">";
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out + "</pre>\n";
 }
 
 }  // namespace
@@ -206,7 +236,7 @@ std::string render_markdown_safe(std::string_view markdown) {
   const std::string text = to_valid_utf8(markdown);
   std::unique_ptr<cmark_parser, void (*)(cmark_parser*)> parser(cmark_parser_new(CMARK_OPT_DEFAULT),
                                                                 cmark_parser_free);
-  attach_extensions(parser.get());
+  attach_extensions(parser.get(), !wide_row(text));
   cmark_parser_feed(parser.get(), text.data(), text.size());
   std::unique_ptr<cmark_node, void (*)(cmark_node*)> doc(cmark_parser_finish(parser.get()), cmark_node_free);
   // CMARK_OPT_DEFAULT has no CMARK_OPT_UNSAFE: raw HTML and unsafe links are left out.
@@ -216,22 +246,25 @@ std::string render_markdown_safe(std::string_view markdown) {
   return to_valid_utf8(out);
 }
 
-json::object entry_json(const LogEntry& e) {
+json::object entry_json(const LogEntry& e, const std::optional<std::string>& rendered) {
   std::string html;
   if (e.cut_head) html += "<p class=\"log-cut\">… the start of this entry is above: page back for it</p>\n";
-  html += render_markdown_safe(e.text);
+  html += rendered ? *rendered : plain_html(to_valid_utf8(e.text));
   if (e.cut_tail) html += "<p class=\"log-cut\">… this entry goes on below</p>\n";
-  json::object o{{"offset", e.offset}, {"kind", to_string(e.kind)}, {"from", e.from}, {"to", e.to},
-                 {"clock", e.clock},   {"suffix", e.suffix},       {"html", std::move(html)}};
+  json::object o{{"offset", e.offset}, {"kind", to_string(e.kind)}, {"from", e.from},
+                 {"to", e.to},         {"clock", e.clock},          {"suffix", e.suffix},
+                 {"html", std::move(html)}, {"rendered", rendered.has_value()}};
   if (e.cut_head || e.cut_tail) o["cut"] = e.cut_head && e.cut_tail ? "both" : e.cut_head ? "head" : "tail";
   return o;
 }
+
+json::object entry_json(const LogEntry& e) { return entry_json(e, render_markdown_safe(e.text)); }
 
 }  // namespace repl
 
 namespace repl {
 
-Result<json::object> Repl::log_tail(const std::string& page, std::optional<std::uint64_t> before,
+Result<LogTail> Repl::log_tail(const std::string& page, std::optional<std::uint64_t> before,
                                     std::size_t window_bytes) {
   auto found = find(page);
   if (!found) return found.error();
@@ -252,11 +285,7 @@ Result<json::object> Repl::log_tail(const std::string& page, std::optional<std::
     if (!got) return got.error();
     read = std::move(*got);
   }
-  json::array entries;
-  for (const LogEntry& e : read.entries) entries.push_back(entry_json(e));
-  json::object out{{"page", p.stem}, {"log", p.log->path()}, {"size", size}, {"entries", std::move(entries)}};
-  out["next_before"] = read.next_before ? json::value(*read.next_before) : json::value(nullptr);
-  return out;
+  return LogTail{p.stem, p.log->path(), size, std::move(read)};
 }
 
 }  // namespace repl

@@ -62,15 +62,21 @@ std::vector<LogEntry> split_entries(std::string_view text, std::uint64_t offset)
 // always moves on.
 Result<LogRead> read_log_back(int fd, std::uint64_t end, std::uint64_t size, const LogLimits& limits);
 
-// Markdown as HTML, with cmark-gfm's tables, strikethrough and autolinks:
+// Markdown as HTML, with cmark-gfm's tables (none in a text with a line
+// of over 256 '|': the table extension is quadratic in a row's cells),
+// strikethrough and autolinks:
 // raw HTML is left out and links and images with an unsafe scheme
 // (javascript:, vbscript:, file:, data: but images) lose their address.
 // The text is made valid UTF-8 first; cmark-gfm turns NUL into U+FFFD.
 std::string render_markdown_safe(std::string_view markdown);
 
 // An entry as the log op replies it: {"offset", "kind", "from", "to",
-// "clock", "suffix", "html"}, with "cut": "head" | "tail" | "both" and a
-// line in the HTML saying so when it is cut.
+// "clock", "suffix", "html", "rendered"}, with "cut": "head" | "tail" |
+// "both" and a line in the HTML saying so when it is cut. `html` is its
+// render_markdown_safe(); nullopt (not rendered): its text, escaped, in a
+// <pre class="log-plain">, and "rendered": false.
+boost::json::object entry_json(const LogEntry& e, const std::optional<std::string>& html);
+// The entry rendered here, on the calling thread.
 boost::json::object entry_json(const LogEntry& e);
 
 }  // namespace repl

@@ -45,6 +45,32 @@ int end_line(cmark_node* node) {
   return end;
 }
 
+// cmark-gfm 0.29.0.gfm.6 takes time quadratic in some runs of brackets
+// (240 KiB of "![[]()" held the worker thread 47 s). Where blocks start and
+// end never depends on a bracket, so fences() hands cmark the text with each
+// '[' and ']' replaced by a control byte the text does not hold (cmark reads
+// it as a plain character: no link, no image is ever looked for), and puts
+// the brackets back in what it takes from the fences.
+struct Unbracketed {
+  std::string text;
+  char open = '\x01', close = '\x02';
+  explicit Unbracketed(std::string_view in) : text(in) {
+    bool seen[256] = {};
+    for (unsigned char c : text) seen[c] = true;
+    // Two bytes absent from the text; with every candidate present (a text
+    // made to defeat this), 1 and 2 in a fence come back as brackets.
+    std::vector<char> spare;
+    for (int c = 1; c < 32 && spare.size() < 2; ++c)
+      if ((c < '\t' || c > '\r') && !seen[c]) spare.push_back(static_cast<char>(c));  // never cmark's spaces
+    if (spare.size() == 2) open = spare[0], close = spare[1];
+    for (char& c : text) c = c == '[' ? open : c == ']' ? close : c;
+  }
+  std::string restore(std::string s) const {
+    for (char& c : s) c = c == open ? '[' : c == close ? ']' : c;
+    return s;
+  }
+};
+
 }  // namespace
 
 std::optional<Header> parse_header(std::string_view line) {
@@ -83,8 +109,9 @@ bool Fence::runs() const { return runnable(lang); }
 
 std::vector<Fence> fences(std::string_view text, const Lines& lines) {
   std::vector<Fence> out;
+  const Unbracketed plain(text);
   std::unique_ptr<cmark_node, void (*)(cmark_node*)> doc(
-      cmark_parse_document(text.data(), text.size(), CMARK_OPT_DEFAULT), cmark_node_free);
+      cmark_parse_document(plain.text.data(), plain.text.size(), CMARK_OPT_DEFAULT), cmark_node_free);
   std::unique_ptr<cmark_iter, void (*)(cmark_iter*)> it(cmark_iter_new(doc.get()), cmark_iter_free);
   for (cmark_event_type ev; (ev = cmark_iter_next(it.get())) != CMARK_EVENT_DONE;) {
     cmark_node* node = cmark_iter_get_node(it.get());
@@ -100,8 +127,8 @@ std::vector<Fence> fences(std::string_view text, const Lines& lines) {
     f.marker = std::string(static_cast<std::size_t>(std::max(length, 3)), fence_char);
     f.closed = f.last > f.first && closes(lines[f.last], fence_char, static_cast<std::size_t>(length));
     const std::string_view info = trim(cmark_node_get_fence_info(node) ? cmark_node_get_fence_info(node) : "");
-    f.lang = std::string(info.substr(0, info.find_first_of(" \t")));
-    f.code = cmark_node_get_literal(node) ? cmark_node_get_literal(node) : "";
+    f.lang = plain.restore(std::string(info.substr(0, info.find_first_of(" \t"))));
+    f.code = plain.restore(cmark_node_get_literal(node) ? cmark_node_get_literal(node) : "");
     out.push_back(std::move(f));
   }
   return out;

@@ -16,6 +16,7 @@
 #include "repl/committer.hpp"
 #include "repl/error.hpp"
 #include "repl/format.hpp"
+#include "repl/log_rendering.hpp"
 #include "repl/modules.hpp"
 #include "repl/page_keys.hpp"
 #include "repl/provenance.hpp"
@@ -181,12 +182,9 @@ class Repl {
   Result<boost::json::object> events(const std::string& page, std::optional<std::uint64_t> before, std::size_t limit);
   // The entries of the page's chat log that end before byte `before`
   // (default: its end), read from a window of at most `window_bytes`
-  // (log_render.cpp): {"page", "log", "size", "entries": [{offset, kind,
-  // from, to, clock, suffix, html}...] oldest first, "next_before": the
-  // cursor for older ones or null}; bad_request when `before` is past the
-  // log's end.
-  Result<boost::json::object> log_tail(const std::string& page, std::optional<std::uint64_t> before,
-                                       std::size_t window_bytes);
+  // (log_render.cpp), oldest first, not yet rendered (log_rendering.hpp:
+  // off this thread); bad_request when `before` is past the log's end.
+  Result<LogTail> log_tail(const std::string& page, std::optional<std::uint64_t> before, std::size_t window_bytes);
   // Stops a live page, with a note in its log: the Node page's process is
   // killed and started again by its transport, a tab's socket is dropped
   // (its adapter connects again). Its running job fails context_destroyed.

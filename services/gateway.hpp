@@ -10,6 +10,7 @@
 #include "services/session_table.hpp"
 #include "services/worker.hpp"
 #include "services/security.hpp"
+#include "repl/render_thread.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -57,6 +58,11 @@ struct ServeLimits {
   std::chrono::milliseconds ws_idle_timeout{120'000};  // a silent peer that answers no ping
   std::chrono::milliseconds shutdown_grace{5'000};   // then connections still open are cut
   SessionLimits sessions;                            // the agents' sessions and realms
+  // The dashboard's log reads, rendered off the worker thread: each waits
+  // at most `render_budget` for its HTML (then the rest comes as plain
+  // text), and past `render_queue` reads waiting a read is refused busy.
+  std::chrono::milliseconds render_budget{2'000};
+  std::size_t render_queue = 8;
 };
 
 // A live connection, as shutdown sees it. stop() may be called from any thread.
@@ -101,6 +107,8 @@ class Gateway {
   // The agents' sessions: the network thread only (every connection's strand).
   SessionTable& sessions() { return sessions_; }
   const ServeLimits& limits() const { return limits_; }
+  // The thread that renders Markdown for the dashboard (log_rendering.hpp). Any thread.
+  repl::RenderThread& renderer() { return renderer_; }
   const std::string& workspace_id() const { return workspace_id_; }
   // New at every start, so a client can tell a restarted gateway.
   const std::string& nonce() const { return nonce_; }
@@ -140,6 +148,7 @@ class Gateway {
   std::string url_;
   SessionTable sessions_;
   ServeLimits limits_;
+  repl::RenderThread renderer_{limits_.render_queue};
   std::string workspace_id_;
   std::string nonce_;
   std::chrono::steady_clock::time_point started_;

@@ -460,6 +460,11 @@ bool Ws::writable(std::chrono::milliseconds wait) {
   return ::poll(&p, 1, static_cast<int>(wait.count())) == 1 && (p.revents & POLLOUT);
 }
 
+bool Ws::readable() const {
+  pollfd p{beast::get_lowest_layer(impl_->ws).socket().native_handle(), POLLIN, 0};
+  return ::poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+}
+
 std::string Ws::close_reason() const { const auto& r = impl_->ws.reason().reason;
   return std::string(r.data(), r.size()); }
 

@@ -118,6 +118,9 @@ class Ws {
   // Whether the socket takes more bytes within `wait`: false when the
   // server stopped reading and the socket buffers are full.
   bool writable(std::chrono::milliseconds wait);
+  // Whether bytes of a message from the server wait to be read: a reply
+  // that has come, or begun to.
+  bool readable() const;
   // The reason of the server's close frame, once read() returned nullopt.
   std::string close_reason() const;
   void close();

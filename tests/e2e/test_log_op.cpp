@@ -8,11 +8,15 @@
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
 
+#include <chrono>
+#include <fstream>
 #include <set>
+#include <thread>
 #include <string>
 #include <vector>
 
 namespace json = boost::json;
+using namespace std::chrono_literals;
 
 TEST_CASE_METHOD(pagetest::NodeGateway, "log renders the Node page's chat log and pages it back from the end",
                  "[pages]") {
@@ -81,4 +85,50 @@ TEST_CASE_METHOD(pagetest::NodeGateway, "log renders the Node page's chat log an
   CHECK(log_op({{"before", size + 1}}).at("reason") == "bad_request");
   CHECK(log_op({{"limit_bytes", 10}}).at("reason") == "bad_request");
   CHECK(log_op({{"limit_bytes", 5 << 20}}).at("reason") == "bad_request");
+}
+
+// cmark-gfm 0.29.0.gfm.6 is quadratic in runs of "![[]()": 40 entries of
+// 60 KiB take tens of seconds to render. The read is rendered off the
+// worker thread: an eval sent after it answers first, and the read answers
+// at its budget with the entries not rendered by then as plain text.
+TEST_CASE_METHOD(pagetest::NodeGateway, "a log slow to render holds neither an eval nor the next read",
+                 "[pages]") {
+  std::string slow;
+  for (int i = 0; i < 40; ++i) {
+    slow += "\n> **" + name + "** to agent at 12:00:" + (i < 10 ? "0" : "") + std::to_string(i) + " (1ms)\n\n";
+    for (int k = 0; k < 10'000; ++k) slow += "![[]()";
+    slow += "\n";
+  }
+  std::ofstream(log, std::ios::app) << slow;
+  client::Ws reader{gw.port()};
+  reader.login(gw.cookie());
+  auto read_log = [&] {
+    reader.send(R"({"op":"log","id":"l","limit_bytes":4194304})");
+    std::this_thread::sleep_for(100ms);  // the read is on its way before the eval
+  };
+  read_log();
+  const auto sent = std::chrono::steady_clock::now();
+  REQUIRE(pagetest::eval(ws, "node", "6 * 7").back().at("value") == 42);
+  CHECK_FALSE(reader.readable());  // the eval answered first: the read is still rendering
+
+  const auto done = reader.until_done(30s);
+  const auto took = std::chrono::steady_clock::now() - sent;
+  CHECK(took < 10s);  // its budget (2 s) and the entry it was in, not the whole rendering
+  const json::object tail = pagetest::obj(done.back());
+  REQUIRE(tail.at("status") == json::array{"done"});
+  std::size_t plain = 0;
+  for (const json::value& v : tail.at("entries").as_array()) {
+    const json::object& e = v.as_object();
+    if (e.at("rendered") == false) {
+      ++plain;
+      const std::string html(e.at("html").as_string());
+      CHECK(html.starts_with("<pre class=\"log-plain\">"));
+    }
+  }
+  CHECK(plain > 0);
+
+  // The abandoned rendering stops at its entry's end: the next read is served.
+  read_log();
+  REQUIRE(pagetest::obj(reader.until_done(30s).back()).at("status") == json::array{"done"});
+  CHECK(std::chrono::steady_clock::now() - sent < 20s);
 }
