@@ -19,11 +19,11 @@
 #include "gateway/http_connection.hpp"
 #include "gateway/token_door.hpp"
 #include "gateway/websockets.hpp"
+#include "gateway/write_queue.hpp"
 #include "repl/assets.hpp"
 
 #include <boost/json.hpp>
 
-#include <deque>
 #include <sstream>
 #include <utility>
 #include <vector>
@@ -485,6 +485,7 @@ class http_connection : public services::Stoppable, public services::HttpRespond
   }
 
   void abort() override { close(); }
+  std::size_t unsent_bytes() const override { return writes_.bytes(); }
 
   // ---- writing -------------------------------------------------------------
 
@@ -579,7 +580,7 @@ class http_connection : public services::Stoppable, public services::HttpRespond
   std::optional<http::request_parser<http::buffer_body>> parser_;
   std::unique_ptr<char[]> body_;
   std::string op_body_;
-  std::deque<std::string> writes_;
+  WriteQueue writes_;
   Then then_ = Then::wait;
   bool counted_ = false;
   bool keep_alive_ = true;

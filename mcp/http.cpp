@@ -12,7 +12,11 @@ const services::HttpHeaders event_headers{{"X-Accel-Buffering", "no"}};
 }  // namespace
 
 void McpHttpStream::event(std::string message) {
+  // An edit's blocks come as one burst: counted before they are posted.
+  if (posted_.load() + http_->unsent_bytes() > unread_progress_max) return;
+  posted_ += message.size();
   boost::asio::post(http_->executor(), [self = shared_from_this(), message = std::move(message)] {
+    self->posted_ -= message.size();
     if (self->answered_) return;
     if (!self->streaming_) self->http_->begin_stream("text/event-stream", event_headers);
     self->streaming_ = true;

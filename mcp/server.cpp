@@ -48,6 +48,8 @@ struct McpServer::Call : McpPending, std::enable_shared_from_this<McpServer::Cal
   std::string op_session;
   std::shared_ptr<McpStream> out;
   json::array parts;
+  std::size_t kept_bytes = 0;  // of parts, as JSON
+  bool dropping = false;       // past output_bytes_kept: parts' last counts the rest
   std::int64_t progress = 0;
   bool finished = false;
   bool cancelled = false;
@@ -61,13 +63,35 @@ struct McpServer::Call : McpPending, std::enable_shared_from_this<McpServer::Cal
     out->event(rpc_notification("notifications/progress", std::move(params)));
   }
 
-  // What a page prints, a block's result: kept for the result and sent as progress.
+  // What a page prints, a block's result: sent as progress and kept for the
+  // result, while the parts kept are under output_bytes_kept.
   void part(json::object body) {
     if (finished || cancelled) return;
     std::string text = json::serialize(body);
+    keep(std::move(body), text.size());
     if (text.size() > progress_message_bytes) text = head_of(text, progress_message_bytes) + "…";
-    parts.emplace_back(std::move(body));
     notify_progress(std::move(text));
+  }
+
+  // 100,000 failing blocks are 300 MB of parts: past the bound a part is
+  // counted in a last one, {"parts_dropped", "bytes_dropped", "message"}.
+  void keep(json::object body, std::size_t bytes) {
+    if (!dropping && kept_bytes + bytes <= server.limits_.output_bytes_kept) {
+      kept_bytes += bytes;
+      parts.emplace_back(std::move(body));
+      return;
+    }
+    if (!dropping) {
+      dropping = true;
+      parts.emplace_back(json::object{
+          {"parts_dropped", 0},
+          {"bytes_dropped", 0},
+          {"message", "the parts past the first " + std::to_string(server.limits_.output_bytes_kept >> 20) +
+                          " MiB of this call's output were sent as progress only"}});
+    }
+    json::object& dropped = parts.back().as_object();
+    dropped["parts_dropped"] = dropped["parts_dropped"].to_number<std::uint64_t>() + 1;
+    dropped["bytes_dropped"] = dropped["bytes_dropped"].to_number<std::uint64_t>() + bytes;
   }
 
   // An eval's "executing (Ns)" ticks, each second while it runs.

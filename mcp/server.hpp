@@ -71,6 +71,10 @@ struct McpLimits {
   std::size_t calls_per_session = 64;  // tool calls running at once in one session
   std::size_t results_kept = 32;       // large results kept for resources/read
   std::size_t result_bytes_kept = 32u << 20;
+  // A call's parts (a block's result, what a page prints) kept for its
+  // result, as JSON bytes: past them a part is sent as progress only and
+  // counted in the result's last part ({"parts_dropped", "bytes_dropped"}).
+  std::size_t output_bytes_kept = 1u << 20;
 };
 
 class McpServer {

@@ -28,6 +28,8 @@ class HttpResponder {
   virtual void end_stream(std::string_view last) = 0;
   // No answer: the connection closes.
   virtual void abort() = 0;
+  // The bytes queued for the client and not yet taken by its socket. Any thread.
+  virtual std::size_t unsent_bytes() const = 0;
 };
 
 }  // namespace services
