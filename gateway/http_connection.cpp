@@ -38,15 +38,6 @@ constexpr std::size_t body_piece = 64 * 1024;
 constexpr std::chrono::seconds write_timeout{30};
 constexpr std::size_t op_body_limit = 16u << 20;  // a POST route's JSON body (an eval's code)
 
-// A piece of the NDJSON response: a chunk for HTTP/1.1; bare for HTTP/1.0,
-// whose clients know no chunks and read to the end of the connection.
-std::string framed(std::string_view data, bool chunked) {
-  if (!chunked) return std::string(data);
-  std::ostringstream s;
-  s << std::hex << data.size() << "\r\n" << data << "\r\n";
-  return s.str();
-}
-
 class http_connection : public services::Stoppable, public services::HttpResponder, public std::enable_shared_from_this<http_connection> {
  public:
   http_connection(tcp::socket&& socket, services::Gateway& gateway, mcp::McpServer& mcp)

@@ -1,16 +1,28 @@
-// What a connection has queued for its client and not yet written, and how
-// many bytes that is: a door that queues for a client that may not read
-// (an MCP event stream) asks before it queues more. The queue is its
-// connection's strand's; the count may be read from any thread.
+// What a connection has queued for its client and not yet written (each
+// piece framed), and how many bytes that is: a door that queues for a
+// client that may not read (an MCP event stream) asks before it queues
+// more. The queue is its connection's strand's; the count may be read from
+// any thread.
 #pragma once
 
 #include <atomic>
 #include <cstddef>
 #include <deque>
+#include <sstream>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace gateway {
+
+// A piece of a streamed response: a chunk for HTTP/1.1; bare for HTTP/1.0,
+// whose clients know no chunks and read to the end of the connection.
+inline std::string framed(std::string_view data, bool chunked) {
+  if (!chunked) return std::string(data);
+  std::ostringstream s;
+  s << std::hex << data.size() << "\r\n" << data << "\r\n";
+  return s.str();
+}
 
 class WriteQueue {
  public:
