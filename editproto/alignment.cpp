@@ -1,6 +1,7 @@
 #include "editproto/alignment.hpp"
 
 #include "editproto/diagnose.hpp"
+#include "editproto/line_share.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -35,6 +36,9 @@ std::optional<std::pair<std::size_t, std::size_t>> span_of(const std::vector<Row
 namespace {
 
 constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::min();
+// The shares of a place's lines cost at most this many steps per cell on
+// average: unrelated lines cost one to three, a line with a typo its length.
+constexpr std::size_t kShareStepsPerCell = 8;
 enum Move : std::uint8_t { from_start, from_diag, from_skip_section, from_skip_file };
 
 // The alignment's table around one place. Cell (j, o): section lines [0, j)
@@ -42,13 +46,29 @@ enum Move : std::uint8_t { from_start, from_diag, from_skip_section, from_skip_f
 struct Band {
   long long start = 0, n = 0, g = 0, width = 0;
   long long lo = 0, hi = 0;                // file lines [lo, hi)
-  std::vector<std::uint32_t> a, b;         // section lines and file lines [lo, hi), as keys
+  std::span<const std::string_view> section_lines, file_lines;  // section lines and file lines [lo, hi)
+  std::vector<std::uint32_t> a, b;         // the same, as keys
   std::uint32_t blank_id = 0;              // the key of a blank line
   std::vector<std::uint8_t> move;          // per cell, the move that reached it
+  std::vector<std::uint16_t> shared;       // per cell, the share of the lines it sets against each other
+  std::size_t share_steps = 0;             // left for shares
 
   long long file_at(long long j, long long o) const { return start + j + o; }
   bool same(long long j, long long i) const {
     return a[static_cast<std::size_t>(j - 1)] == b[static_cast<std::size_t>(i - 1 - lo)];
+  }
+  // How much of section line j matches file line i (both 1-based here).
+  // Past the band's steps for shares (lines crafted to share long starts),
+  // unequal lines count nothing.
+  std::uint32_t share(long long j, long long i, std::size_t& work) {
+    if (same(j, i)) return kWholeLine;
+    if (share_steps == 0) return 0;
+    std::size_t steps = 0;
+    const std::uint32_t s = line_share(section_lines[static_cast<std::size_t>(j - 1)],
+                                       file_lines[static_cast<std::size_t>(i - 1 - lo)], steps);
+    share_steps -= std::min(steps, share_steps);
+    work += steps;
+    return s;
   }
 };
 
@@ -68,17 +88,23 @@ Band keyed_band(const std::vector<std::string_view>& file, std::span<const std::
     return ids.try_emplace(normalize_line(line, Tolerance::lookalike), static_cast<std::uint32_t>(ids.size()))
         .first->second;
   };
+  bd.section_lines = section;
+  bd.file_lines = std::span(file).subspan(static_cast<std::size_t>(bd.lo),
+                                          static_cast<std::size_t>(std::max(0LL, bd.hi - bd.lo)));
   bd.a.resize(section.size());
   bd.b.resize(static_cast<std::size_t>(std::max(0LL, bd.hi - bd.lo)));
   for (std::size_t j = 0; j < bd.a.size(); ++j) bd.a[j] = id_of(section[j]);
   for (std::size_t i = 0; i < bd.b.size(); ++i) bd.b[i] = id_of(file[static_cast<std::size_t>(bd.lo) + i]);
   bd.blank_id = id_of("");
   bd.move.assign(static_cast<std::size_t>((bd.n + 1) * bd.width), from_start);
+  bd.shared.assign(bd.move.size(), 0);
+  bd.share_steps = kShareStepsPerCell * bd.move.size();
   return bd;
 }
 
 // Fills the table row by row; returns the scores of the last row. Score:
-// equal lines first, then how close they sit to the diagonal.
+// how much of the lines set against each other matches (a whole line when
+// they are equal), then how close they sit to the diagonal.
 std::vector<std::int64_t> fill(Band& bd, std::size_t& work) {
   const long long g = bd.g, n = bd.n;
   std::vector<std::int64_t> prev(static_cast<std::size_t>(bd.width), kNone), cur(static_cast<std::size_t>(bd.width));
@@ -93,7 +119,9 @@ std::vector<std::int64_t> fill(Band& bd, std::size_t& work) {
       std::uint8_t how = from_start;
       if (j == 0) best = 0;  // file lines before the place are free
       if (j > 0 && i > bd.lo && prev[c] != kNone) {
-        const std::int64_t v = prev[c] + (bd.same(j, i) ? (std::int64_t{1} << 32) - (o < 0 ? -o : o) : 0);
+        const std::uint32_t share = bd.share(j, i, work);
+        bd.shared[static_cast<std::size_t>(j * bd.width) + c] = static_cast<std::uint16_t>(share);
+        const std::int64_t v = prev[c] + (share ? (std::int64_t{share} << 22) - (o < 0 ? -o : o) : 0);
         if (v > best) best = v, how = from_diag;
       }
       if (j > 0 && o < g && prev[c + 1] != kNone && prev[c + 1] > best) best = prev[c + 1], how = from_skip_section;
@@ -132,9 +160,11 @@ Aligned trace_back(const Band& bd, long long end_o) {
     if (how == from_start) break;
     if (how == from_diag) {
       out.rows.push_back({Row::pair, static_cast<std::size_t>(j - 1), static_cast<std::size_t>(i - 1)});
+      const bool blank = bd.a[static_cast<std::size_t>(j - 1)] == bd.blank_id;
+      if (!blank) out.share += bd.shared[static_cast<std::size_t>(j * bd.width + o + bd.g)];
       if (bd.same(j, i)) {
         ++out.equal;
-        if (bd.a[static_cast<std::size_t>(j - 1)] != bd.blank_id) ++out.equal_nonblank;
+        if (!blank) ++out.equal_nonblank;
       }
       --j;
     } else if (how == from_skip_section) {

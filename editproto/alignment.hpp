@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -38,16 +39,20 @@ std::vector<Row> same_length(std::size_t section_size, std::size_t file_size, st
 std::optional<std::pair<std::size_t, std::size_t>> span_of(const std::vector<Row>& rows);
 
 // The EDIT section aligned with the file around a place, allowing up to
-// `band` lines missing on either side: the best alignment (most lines equal,
-// white space and look-alikes aside) among those within `band` lines of the
-// place's diagonal, preferring lines on it. It costs (section + 1) x (2 x band
-// + 1) steps, counted in `work`, so a line the block invented or left out is
+// `band` lines missing on either side: the best alignment (the most of the
+// lines set against each other matching: a whole line when they are equal,
+// white space and look-alikes aside, else the share of it that matches)
+// among those within `band` lines of the place's diagonal, preferring lines
+// on it. It costs (section + 1) x (2 x band + 1) steps, and the shares of the
+// lines compared, at most 8 steps a cell (past them, unequal lines count
+// nothing), counted in `work`, so a line the block invented or left out is
 // named where it is, instead of every line after it being compared with its
 // neighbour.
 struct Aligned {
   std::vector<Row> rows;
   std::size_t equal = 0;           // section lines equal to their file line
   std::size_t equal_nonblank = 0;  // of which not blank
+  std::uint64_t share = 0;         // over non-blank section lines against a file line (kWholeLine: equal)
 };
 
 Aligned align(const std::vector<std::string_view>& file, std::span<const std::string_view> section, long long start,

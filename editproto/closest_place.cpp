@@ -6,9 +6,9 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <functional>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 
@@ -135,61 +135,90 @@ std::vector<std::uint32_t> count_votes(const KeyedLines& k, const Votes& v, std:
   return votes;
 }
 
-// The places most lines vote for, a few, each more than half a band from
-// the others (the two halves of a place around a line the block invented
-// or left out vote for neighbouring starts, and one alignment covers
-// both): (start, votes).
-std::vector<std::pair<long long, std::size_t>> most_voted(const std::vector<std::uint32_t>& votes,
-                                                          std::size_t section_lines, std::size_t band,
-                                                          std::size_t& comparisons) {
-  const long long apart = std::max<long long>(1, static_cast<long long>(band) / 2);
-  std::vector<std::pair<long long, std::size_t>> places;
-  for (std::size_t round = 0; round < kPlacesAligned; ++round) {
-    long long at = 0;
-    std::size_t most = 0;
-    for (std::size_t v = 0; v < votes.size(); ++v) {
-      if (votes[v] <= most) continue;
-      const long long s = static_cast<long long>(v) - static_cast<long long>(section_lines - 1);
-      if (std::any_of(places.begin(), places.end(), [&](const auto& pl) {
-            return std::llabs(pl.first - s) <= apart;
-          }))
-        continue;
-      at = s;
-      most = votes[v];
-    }
-    comparisons += votes.size();
-    if (most == 0) break;
-    places.emplace_back(at, most);
+// The places to align, up to `most`: start lines in order of their votes,
+// most first and the earlier first on ties. A start within half a band of
+// a place taken with more votes is left out: the two halves of a place
+// around a line the block invented or left out vote for neighbouring
+// starts, and one alignment covers both; places with as many votes are all
+// taken, however near. A counting sort: linear in the file and section sizes.
+std::vector<long long> candidates(const std::vector<std::uint32_t>& votes, std::size_t section_lines,
+                                  std::size_t band, std::size_t most, std::size_t& comparisons) {
+  const std::uint32_t top = votes.empty() ? 0 : *std::max_element(votes.begin(), votes.end());
+  if (top == 0) return {};
+  std::vector<std::size_t> first(top + 1, 0);  // per vote count, where its starts begin in `order`
+  for (std::uint32_t v : votes)
+    if (v) ++first[v];
+  std::size_t voted = 0;
+  for (std::size_t c = top; c >= 1; --c) {
+    const std::size_t starts = first[c];
+    first[c] = voted;
+    voted += starts;
+  }
+  std::vector<std::uint32_t> order(voted);
+  for (std::size_t v = 0; v < votes.size(); ++v)
+    if (votes[v]) order[first[votes[v]]++] = static_cast<std::uint32_t>(v);
+  comparisons += 3 * votes.size() + top;
+  const std::size_t apart = std::max<std::size_t>(1, band / 2);
+  std::vector<std::uint32_t> near_taken(votes.size(), 0);  // the most votes of a place taken near this start
+  std::vector<long long> places;
+  for (std::uint32_t v : order) {
+    if (near_taken[v] > votes[v]) continue;
+    places.push_back(static_cast<long long>(v) - static_cast<long long>(section_lines - 1));
     if (band == 0) break;  // no alignment: the most voted place is shown line for line
+    if (places.size() == most) break;
+    for (std::size_t x = v > apart ? v - apart : 0; x <= v + apart && x < votes.size(); ++x)
+      near_taken[x] = std::max(near_taken[x], votes[v]);
+    comparisons += 2 * apart + 1;
   }
   return places;
 }
 
-// The place shown: of the places, the one the alignment matches best; with
-// no alignment, the first, line for line.
+// The place shown: of the places, in order, as many as are aligned within
+// kAlignCells steps (at least kPlacesAligned), the one where the most of the
+// section's lines matches, counting the share of each line that does (a
+// line with a typo still says where the section belongs); on ties, the one
+// with fewest lines missing on either side, then most equal lines (white
+// space and look-alikes aside, then not), then the first. With no alignment,
+// the first, line for line.
 void line_up(const std::vector<std::string_view>& file, std::span<const std::string_view> section,
-             const KeyedLines& k, const std::vector<std::pair<long long, std::size_t>>& places, std::size_t band,
-             ClosestPlace& out, std::size_t& comparisons) {
+             const KeyedLines& k, const std::vector<long long>& places, std::size_t band, ClosestPlace& out,
+             std::size_t& comparisons) {
   auto clamp_start = [&](long long s) {
     std::size_t start = static_cast<std::size_t>(std::max(0LL, s));
     if (start + section.size() > file.size()) start = file.size() > section.size() ? file.size() - section.size() : 0;
     return start;
   };
+  // Of two places where as much matches: the one in one piece (the other
+  // spreads over lines the block does not have), then the one with more
+  // lines equal, then more equal white space included.
+  using Rank = std::tuple<std::uint64_t, long long, std::size_t, std::size_t, std::size_t>;
+  auto ties = [&](const Aligned& a) {
+    std::size_t gaps = 0, identical = 0;
+    for (const Row& r : a.rows)
+      if (r.kind != Row::pair) ++gaps;
+      else if (file[r.i] == section[r.j]) ++identical;
+    comparisons += a.rows.size();
+    return Rank{a.share, -static_cast<long long>(gaps), a.equal_nonblank, identical, a.equal};
+  };
   std::optional<Aligned> best;
-  if (band > 0)
-    for (const auto& pl : places) {
-      Aligned a = align(file, section, static_cast<long long>(clamp_start(pl.first)), band, comparisons);
-      if (!span_of(a.rows)) continue;
-      if (!best || a.equal_nonblank > best->equal_nonblank ||
-          (a.equal_nonblank == best->equal_nonblank && a.equal > best->equal))
-        best = std::move(a);
+  Rank best_rank{};
+  const std::size_t before = comparisons;
+  for (std::size_t p = 0; band > 0 && p < places.size(); ++p) {
+    if (p >= kPlacesAligned && comparisons - before >= kAlignCells) break;
+    Aligned a = align(file, section, static_cast<long long>(clamp_start(places[p])), band, comparisons);
+    if (!span_of(a.rows)) continue;
+    const auto rank = ties(a);
+    if (!best || rank > best_rank) {
+      best = std::move(a);
+      best_rank = rank;
     }
+  }
   if (best) {
     out.rows = std::move(best->rows);
     out.matching = best->equal_nonblank;
     return;
   }
-  out.rows = same_length(section.size(), file.size(), clamp_start(places.front().first));
+  out.rows = same_length(section.size(), file.size(), clamp_start(places.front()));
   for (const Row& r : out.rows)
     if (k.section_key[r.j] != kNoKey && k.file_key[r.i] == k.section_key[r.j]) ++out.matching;
   comparisons += out.rows.size();
@@ -202,13 +231,15 @@ std::optional<ClosestPlace> closest_place(const std::vector<std::string_view>& f
   const KeyedLines k = key_lines(file, section, comparisons);
   const Votes v = within_budget(k.keys, file.size(), section.size());
   const std::vector<std::uint32_t> votes = count_votes(k, v, section.size(), comparisons);
-  // Each of the places is aligned, within a share of the steps.
+  // At least kPlacesAligned places are aligned, within a share of the steps.
   const std::size_t band = band_for(section.size(), kAlignCells / kPlacesAligned);
-  std::vector<std::pair<long long, std::size_t>> places = most_voted(votes, section.size(), band, comparisons);
+  // No more places than line_up can align: each costs at least its band's steps.
+  const std::size_t most = std::max(kPlacesAligned, kAlignCells / ((section.size() + 1) * (2 * band + 1)));
+  std::vector<long long> places = candidates(votes, section.size(), band, most, comparisons);
   if (places.empty() && v.rarest_skipped) {
     // Only lines left out occur: line up the first file line with the rarest of them.
     const Key& key = k.keys[*v.rarest_skipped];
-    places.emplace_back(static_cast<long long>(key.first_in_file) - static_cast<long long>(key.at.front()), 0);
+    places.push_back(static_cast<long long>(key.first_in_file) - static_cast<long long>(key.at.front()));
   }
   if (places.empty()) return std::nullopt;
   ClosestPlace out;
