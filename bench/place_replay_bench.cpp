@@ -31,7 +31,8 @@ struct Args {
 };
 
 [[noreturn]] void usage(int code) {
-  std::cout << "usage: place_replay_bench [--repo PATH] [--from REV] [--commits N] [--seed N] [--show N] [--no-anchor]\n"
+  std::cout << "usage: place_replay_bench [--repo PATH] [--from REV] [--commits N] [--seed N] [--show N]\n"
+               "                          [--no-anchor]\n"
                "  --repo PATH  the git repository replayed (default: the current folder)\n"
                "  --from REV   the newest commit walked (default HEAD)\n"
                "  --commits N  commits walked, newest first, merges skipped (default 300)\n"

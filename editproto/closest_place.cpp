@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <iterator>
+#include <map>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -173,13 +175,21 @@ std::vector<long long> candidates(const std::vector<std::uint32_t>& votes, std::
   return places;
 }
 
+// Adds a place's lines to `spans` unless they overlap one there.
+void add_apart(std::map<std::size_t, std::size_t>& spans, std::pair<std::size_t, std::size_t> span) {
+  auto next = spans.lower_bound(span.first);
+  if (next != spans.end() && next->first <= span.second) return;
+  if (next != spans.begin() && std::prev(next)->second >= span.first) return;
+  spans.emplace_hint(next, span);
+}
+
 // The place shown: of the places, in order, as many as are aligned within
 // kAlignCells steps (at least kPlacesAligned), the one where the most of the
 // section's lines matches, counting the share of each line that does (a
 // line with a typo still says where the section belongs); on ties, the one
 // with fewest lines missing on either side, then most equal lines (white
-// space and look-alikes aside, then not), then the first. With no alignment,
-// the first, line for line.
+// space and look-alikes aside, then not), then the first; the others as
+// close are named. With no alignment, the first, line for line.
 void line_up(const std::vector<std::string_view>& file, std::span<const std::string_view> section,
              const KeyedLines& k, const std::vector<long long>& places, std::size_t band, ClosestPlace& out,
              std::size_t& comparisons) {
@@ -202,18 +212,27 @@ void line_up(const std::vector<std::string_view>& file, std::span<const std::str
   };
   std::optional<Aligned> best;
   Rank best_rank{};
+  // The places as close as the best, none overlapping another: first line -> last.
+  std::map<std::size_t, std::size_t> as_close;
   const std::size_t before = comparisons;
   for (std::size_t p = 0; band > 0 && p < places.size(); ++p) {
     if (p >= kPlacesAligned && comparisons - before >= kAlignCells) break;
     Aligned a = align(file, section, static_cast<long long>(clamp_start(places[p])), band, comparisons);
-    if (!span_of(a.rows)) continue;
+    const auto span = span_of(a.rows);
+    if (!span) continue;
     const auto rank = ties(a);
     if (!best || rank > best_rank) {
       best = std::move(a);
       best_rank = rank;
+      as_close = {*span};
+    } else if (rank == best_rank) {
+      add_apart(as_close, *span);
     }
   }
   if (best) {
+    const std::size_t shown = span_of(best->rows)->first;
+    for (const auto& [first, last] : as_close)
+      if (first != shown) out.as_close.push_back(first);
     out.rows = std::move(best->rows);
     out.matching = best->equal_nonblank;
     return;

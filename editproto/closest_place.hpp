@@ -18,6 +18,9 @@ struct ClosestPlace {
   std::vector<Row> rows;       // how the section lines up there
   std::size_t matching = 0;    // its non-blank lines equal to their file line there
   std::size_t nonblank = 0;    // its non-blank lines
+  // The first lines of the other places where as much of it matches (none
+  // overlapping another), in file order: a tie nothing in the lines breaks.
+  std::vector<std::size_t> as_close;
   // Set when, to bound the work, lines that occur often in the file did not
   // vote: how many section lines, and the fewest times one of them occurs.
   bool left_out = false;

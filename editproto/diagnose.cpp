@@ -128,6 +128,10 @@ bool closest_place_mismatch(const std::vector<std::string_view>& file, std::span
     left_out = " (to bound the work, the " + plural(place->skipped_lines, "line") +
                " of your EDIT section that occur " + std::to_string(place->skipped_from) +
                " or more times in the file were not used to find this place; the count includes them)";
+  std::string as_close;
+  if (!place->as_close.empty())
+    as_close = "; as much of it matches at " + plural(place->as_close.size(), "other place") + ", starting at " +
+               (place->as_close.size() == 1 ? "line " : "lines ") + line_list(place->as_close);
   bool near = place->matching * 2 >= place->nonblank;
   m.reason = near ? Reason::near_match : Reason::anchor_not_found;
   m.line = span->first + 1;
@@ -135,7 +139,8 @@ bool closest_place_mismatch(const std::vector<std::string_view>& file, std::span
                  ") does not occur in the file. The closest place is " +
                  range(span->first + 1, span->second - span->first + 1) + ", where " +
                  std::to_string(place->matching) + " of its " + std::to_string(place->nonblank) +
-                 " non-blank lines match" + left_out + ":\n" + place_report(file, section, place->rows, path) +
+                 " non-blank lines match" + left_out + as_close + ":\n" +
+                 place_report(file, section, place->rows, path) +
                  "Copy the lines exactly as the file has them now (an earlier block may have changed them).";
   return true;
 }

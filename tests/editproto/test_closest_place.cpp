@@ -87,3 +87,23 @@ TEST_CASE("closest place: thousands of tied places are ranked within the bound /
     CHECK(m.line.has_value());
   }
 }
+
+TEST_CASE("closest place: a tie nothing in the lines breaks / the other places as close are named") {
+  // With the middle line dropped, the block fits f and g alike: its two
+  // lines equal at both, one file line left out at both.
+  const std::string text = "int f() {\n  begin();\n  step_one();\n  end();\n}\n"    // 1-5
+                           "int g() {\n  begin();\n  step_two();\n  end();\n}\n";   // 6-10
+  const editproto::Mismatch m = diagnose(text, {"  begin();", "  end();"});
+  CHECK(m.line.value_or(0) == 2);
+  CHECK_THAT(m.diagnostic, Contains("The closest place is lines 2-4, where 2 of its 2 non-blank lines match; as much "
+                                    "of it matches at 1 other place, starting at line 7:\n"));
+  SECTION("three places: the others are listed") {
+    const editproto::Mismatch three =
+        diagnose(text + "int h() {\n  begin();\n  step_three();\n  end();\n}\n", {"  begin();", "  end();"});
+    CHECK_THAT(three.diagnostic, Contains("as much of it matches at 2 other places, starting at lines 7, 12:\n"));
+  }
+  SECTION("no tie: nothing more is said") {
+    const editproto::Mismatch one = diagnose(text, {"  begin();", "  end();", "}", "int g() {"});
+    CHECK_THAT(one.diagnostic, !Contains("as much of it matches"));
+  }
+}
