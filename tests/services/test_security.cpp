@@ -47,7 +47,7 @@ TEST_CASE("Origin: the gateway's own, or one allowed explicitly", "[security]") 
   CHECK_FALSE(normalize_origin("http://a/b"));
 }
 
-TEST_CASE("an origin a person types is exactly http(s)://host[:port]", "[security]") {
+TEST_CASE("an origin a person types is exactly http(s)://host with an optional :port", "[security]") {
   using services::typed_origin;
   CHECK(typed_origin("https://App.Example.com") == "https://app.example.com");
   CHECK(typed_origin("http://app.example:8443") == "http://app.example:8443");
