@@ -172,7 +172,7 @@ const std::vector<OpSpec>& op_table() {
         {"more", boolean}, {"next_offset", integer | null}, {"line_numbers", boolean}, {"bytes", integer}},
        {{"file_read", "Read a file",
          "Read a workspace file's lines, each numbered as `    12→text` (the number, then →: what follows the "
-         "first → is the line), at most 2000 lines or 128 KiB a call. When `more` is true, call again with "
+         "first → is the line), 2000 lines unless `limit` says (up to 10000), at most 128 KiB a call. When `more` is true, call again with "
          "`offset` set to `next_offset`; `tail` reads the last lines. Copy EDIT lines without the numbers, or ask "
          "`line_numbers: false` for the exact text. Paths follow the edit rules: relative, inside the workspace, "
          "not under .git/; binary and non-UTF-8 files are refused.",
@@ -194,19 +194,19 @@ const std::vector<OpSpec>& op_table() {
       {"file-search",
        {{"pattern", T::string, true, "the text to find, as it is written (a fixed string, not a regular expression)"},
         {"path", T::string, false, "the folder (or file) to search, relative to the workspace root; default the root"},
-        {"glob", T::string, false, "only files whose name matches (*.cpp), or whose path does when it has a /"},
+        {"glob", T::string, false, "only files whose name matches (*.cpp), or, when it has a /, whose path from the workspace root does (* also matches /)"},
         {"ignore_case", T::flag, false, "match ASCII letters in either case"},
         {"limit", T::count, false, "how many matching lines at most (default 100)"}},
-       "the lines of workspace text files that hold pattern (a fixed string), a line each as path:line: text; "
-       "files .gitignore ignores, binary ones and ones over 4 MiB left out; stops at limit matches, 20000 files or "
-       "64 MiB read (cut names which)",
+       "the lines of workspace files that hold pattern (a fixed string), a line each as path:line: text; "
+       "files .gitignore ignores (unless path names them), binary ones (a NUL byte) and ones over 4 MiB left out; "
+       "stops at limit matches, 20000 files, 64 MiB read or 200000 entries looked at (cut names which)",
        false, HttpRoute{"/v1/files/search", true}, &op_file_search, Effect::reads, Role::agent, false, small_params,
        {{"pattern", str}, {"matches", array}, {"files", integer}, {"skipped", integer}, {"cut", str | null},
         {"text", str}},
        {{"file_search", "Search files",
-         "Find the lines that hold `pattern`, a fixed string (not a regular expression), in the workspace's text "
-         "files (or under `path`, those matching `glob`), one `path:line: text` a line; what .gitignore ignores is "
-         "left out. At most `limit` lines (100); `cut` says when a bound stopped the search.",
+         "Find the lines that hold `pattern`, a fixed string (not a regular expression), in the workspace's "
+         "files that are not binary (or under `path`, those matching `glob`), one `path:line: text` a line; what "
+         ".gitignore ignores is left out unless `path` names it. At most `limit` lines (100); `cut` says when a bound stopped the search.",
          {}, std::nullopt, SessionArg::none, true}}},
       {"pages", {}, "the pages with their state and log", false, HttpRoute{"/v1/pages", true}, &op_pages, Effect::reads, Role::agent, false,
        small_params, {{"pages", array}},

@@ -48,16 +48,29 @@ Result<editproto::FileContent> read_whole(const editproto::Workspace& ws, const 
   return Failure{Error::conflict, "'" + real + "' kept changing while it was read; read it again"};
 }
 
-// The lines of `text`, each with its newline when it has one.
-std::vector<std::string_view> lines_of(std::string_view text) {
-  std::vector<std::string_view> lines;
-  while (!text.empty()) {
-    const std::size_t nl = text.find('\n');
-    const std::size_t n = nl == std::string_view::npos ? text.size() : nl + 1;
-    lines.push_back(text.substr(0, n));
-    text.remove_prefix(n);
+// How many lines `text` has (a last line without its newline counts).
+std::size_t count_lines(std::string_view text) {
+  const auto n = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+  return n + (!text.empty() && text.back() != '\n' ? 1 : 0);
+}
+
+// Where line `index` (0-based) starts, or text.size() past the last. No
+// index of every line is built: a file of 250 MiB of empty lines would
+// make gigabytes of them to answer 128 KiB.
+std::size_t line_start(std::string_view text, std::size_t index) {
+  std::size_t at = 0;
+  for (; index > 0 && at < text.size(); --index) {
+    const std::size_t nl = text.find('\n', at);
+    if (nl == std::string_view::npos) return text.size();
+    at = nl + 1;
   }
-  return lines;
+  return at;
+}
+
+// The line at `at`, with its newline when it has one.
+std::string_view line_from(std::string_view text, std::size_t at) {
+  const std::size_t nl = text.find('\n', at);
+  return text.substr(at, nl == std::string_view::npos ? std::string_view::npos : nl + 1 - at);
 }
 
 // "    12→": the number right-aligned in six columns, then the arrow that
@@ -79,23 +92,25 @@ Result<json::object> read_file(const editproto::Workspace& ws, const ReadRequest
   if (!content) return content.error();
   if (auto refused = editproto::not_text(*normal, content->bytes)) return from_engine(*refused);
 
-  const std::vector<std::string_view> lines = lines_of(content->bytes);
-  const std::size_t total = lines.size();
+  const std::string_view bytes = content->bytes;
+  const std::size_t total = count_lines(bytes);
   std::size_t first = req.offset > 1 ? static_cast<std::size_t>(req.offset - 1) : 0;
   if (req.tail) first = total - std::min(total, static_cast<std::size_t>(*req.tail));
   const std::size_t limit = req.limit ? static_cast<std::size_t>(*req.limit) : default_read_lines;
 
   std::string text;
   std::size_t end = first;
-  for (; end < total && end - first < limit; ++end) {
-    std::string_view line = lines[end];
+  for (std::size_t at = line_start(bytes, first); end < total && end - first < limit; ++end) {
+    const std::string_view whole = line_from(bytes, at);
+    at += whole.size();
+    std::string_view line = whole;
     if (req.line_numbers && line.ends_with('\n')) line.remove_suffix(1);
     const std::string head = req.line_numbers ? number(end + 1) : std::string();
     const std::size_t adds = head.size() + line.size() + (req.line_numbers ? 1 : 0);
     if (text.size() + adds > max_read_bytes) {
       if (end == first)
         return Failure{Error::file_too_large, "line " + std::to_string(end + 1) + " of " + *normal + " is " +
-                                                  std::to_string(lines[end].size()) + " bytes, over the " +
+                                                  std::to_string(whole.size()) + " bytes, over the " +
                                                   std::to_string(max_read_bytes) + " one read carries"};
       break;
     }

@@ -87,6 +87,24 @@ std::string joined(const std::string& folder, const std::string& name) {
   return folder.empty() ? name : folder + "/" + name;
 }
 
+// A name as a text line shows it: a control character (a newline in a
+// file's name) would print a line of its own that reads as another entry.
+std::string printable(const std::string& path) {
+  std::string out;
+  for (const char c : editproto::unicode::to_valid_utf8(path)) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u != 0x7f) {
+      out += c;
+      continue;
+    }
+    static constexpr char hex[] = "0123456789abcdef";
+    out += "\\x";
+    out += hex[u >> 4];
+    out += hex[u & 0xf];
+  }
+  return out;
+}
+
 struct Lister {
   const editproto::Workspace& ws;
   const ListRequest& req;
@@ -94,12 +112,13 @@ struct Lister {
   json::array entries{};
   std::string text{};
   bool cut = false;
+  std::size_t visited = 0;
 
   Result<void> walk(const std::string& folder, std::size_t depth) {
     auto list = entries_of(ws, folder);
     if (!list) return list.error();
     for (const Entry& e : *list) {
-      if (entries.size() >= req.limit) {
+      if (entries.size() >= req.limit || ++visited > max_walk_entries) {
         cut = true;
         return {};
       }
@@ -110,7 +129,7 @@ struct Lister {
       if (e.kind == "file") o["size"] = e.size;
       if (skip) o["ignored"] = true;
       entries.emplace_back(std::move(o));
-      text += editproto::unicode::to_valid_utf8(path) + (is_folder ? "/" : "") +
+      text += printable(path) + (is_folder ? "/" : "") +
               (e.kind == "symlink" ? " (symlink)" : "") + (skip ? " (ignored)" : "") + "\n";
       if (is_folder && !skip && depth > 1)
         if (auto r = walk(path, depth - 1); !r) return r;
@@ -137,8 +156,8 @@ struct Searcher {
   std::string needle;
   json::array matches{};
   std::string text{};
-  std::size_t files = 0, skipped = 0, bytes = 0;
-  std::string cut{};  // the bound that stopped the search: matches, files, bytes
+  std::size_t files = 0, skipped = 0, bytes = 0, visited = 0;
+  std::string cut{};  // the bound that stopped the search: matches, files, bytes, entries
 
   bool stopped() const { return !cut.empty(); }
 
@@ -164,7 +183,7 @@ struct Searcher {
       const std::size_t end = std::min(hay.find('\n', at), hay.size());
       std::string shown = editproto::unicode::to_valid_utf8(
           std::string_view(content->bytes).substr(begin, std::min(end - begin, max_match_text)));
-      text += shown_path + ":" + std::to_string(line) + ": " + shown + "\n";
+      text += printable(path) + ":" + std::to_string(line) + ": " + shown + "\n";
       matches.emplace_back(json::object{{"path", shown_path}, {"line", static_cast<std::int64_t>(line)}, {"text", std::move(shown)}});
       at = std::max(end, at + 1);  // the next line: one match a line
     }
@@ -175,6 +194,10 @@ struct Searcher {
     if (!list) return list.error();
     for (const Entry& e : *list) {
       if (stopped()) return {};
+      if (++visited > max_walk_entries) {
+        cut = "entries";
+        return {};
+      }
       const std::string path = joined(folder, e.name);
       if (e.kind != "file" && e.kind != "folder") continue;
       if (ignored && ignored(path, e.kind == "folder")) continue;
@@ -196,7 +219,8 @@ Result<json::object> list_files(const editproto::Workspace& ws, const ListReques
   if (auto r = lister.walk(*start, std::max<std::size_t>(req.depth, 1)); !r) return r.error();
   if (lister.entries.empty()) lister.text = "(the folder is empty)\n";
   if (lister.cut)
-    lister.text += "(cut at " + std::to_string(req.limit) + " entries: name a folder as path, or ask a smaller depth)\n";
+    lister.text += "(cut at " + std::to_string(std::min(req.limit, max_walk_entries)) +
+                   " entries: name a folder as path, or ask a smaller depth)\n";
   return json::object{{"path", *start}, {"entries", std::move(lister.entries)}, {"cut", lister.cut},
                       {"text", std::move(lister.text)}};
 }

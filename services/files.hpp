@@ -67,6 +67,9 @@ inline constexpr std::size_t max_search_files = 20000;
 inline constexpr std::size_t max_search_bytes = 64u << 20;
 inline constexpr std::size_t max_search_file_bytes = 4u << 20;
 inline constexpr std::size_t max_match_text = 400;
+// Entries a search or a listing looks at (files the glob passes over, ones
+// too large, folders): the walk's own time on the worker is bounded too.
+inline constexpr std::size_t max_walk_entries = 200000;
 
 // The lines that hold the pattern, in the files file_list would show
 // (ignored folders and files left out unless `path` names them) that are

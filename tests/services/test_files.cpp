@@ -269,6 +269,30 @@ TEST_CASE("file_list stops at its limit and says so", "[files][unit]") {
   CHECK_THAT(std::string(r->at("text").as_string()), Contains("f109.txt\n(cut at 10 entries"));
 }
 
+TEST_CASE("a name with a newline cannot print a line of its own in the listing's or the search's text",
+          "[files][unit]") {
+  TempDir d;
+  write_file(d / "a\nx.cpp (ignored)", "needle\n");
+  const auto ws = open_ws(d);
+  auto listed = services::list_files(ws, {.path = ""}, ignored);
+  REQUIRE(listed.has_value());
+  CHECK(std::string(listed->at("text").as_string()) == "a\\x0ax.cpp (ignored)\n");
+  CHECK(listed->at("entries").as_array().at(0).at("path") == "a\nx.cpp (ignored)");
+  auto found = services::search_files(ws, {.pattern = "needle"}, ignored);
+  REQUIRE(found.has_value());
+  CHECK(std::string(found->at("text").as_string()) == "a\\x0ax.cpp (ignored):1: needle\n");
+}
+
+TEST_CASE("file_read of a file of many empty lines reads its range and counts them all", "[files][unit]") {
+  TempDir d;
+  write_file(d / "empty.txt", std::string(1u << 20, '\n') + "last");
+  const auto ws = open_ws(d);
+  const json::object r = read(ws, {.path = "empty.txt", .tail = 2});
+  CHECK(r.at("total_lines") == (1 << 20) + 1);
+  CHECK(r.at("first_line") == 1 << 20);
+  CHECK(std::string(r.at("text").as_string()) == "1048576\xE2\x86\x92\n1048577\xE2\x86\x92last\n");
+}
+
 TEST_CASE("file_search finds a fixed string a line at a time, skips what it cannot read as text, and is bounded",
           "[files][unit]") {
   TempDir d;
