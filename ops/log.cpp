@@ -38,8 +38,9 @@ void render_and_answer(services::Gateway& gw, std::shared_ptr<services::Replies>
     out->done(repl::log_json(*shared_tail, job->entries(), job->take()));
   };
   const bool queued = gw.renderer().submit(
-      [job, answer, ex = out->executor(), guard = net::make_work_guard(out->executor())]() mutable {
-        job->run();
+      [job, answer, ex = out->executor(), guard = net::make_work_guard(out->executor())](
+          const std::atomic<bool>& stopping) mutable {
+        job->run(stopping);
         net::post(ex, [answer, guard = std::move(guard)] { answer(); });
       });
   if (!queued)

@@ -13,13 +13,13 @@ namespace json = boost::json;
 LogRendering::LogRendering(std::vector<LogEntry> entries)
     : entries_(std::move(entries)), html_(entries_.size()) {}
 
-void LogRendering::run() {
+void LogRendering::run(const std::atomic<bool>& stopping) {
   // Newest first: a person reads a log from its end, and a slow old entry
   // must not leave the new ones as plain text.
   for (std::size_t i = entries_.size(); i-- > 0;) {
     {
       std::lock_guard lock(mutex_);
-      if (abandoned_) return;
+      if (abandoned_ || stopping) return;
     }
     if (entries_[i].text.size() > render_entry_bytes) continue;
     std::string html = render_markdown_safe(entries_[i].text);

@@ -9,6 +9,7 @@
 
 #include "repl/log_render.hpp"
 
+#include <atomic>
 #include <boost/json/object.hpp>
 
 #include <cstdint>
@@ -33,8 +34,9 @@ class LogRendering {
  public:
   explicit LogRendering(std::vector<LogEntry> entries);
 
-  // On the render thread: each entry's HTML, the newest first, until abandoned.
-  void run();
+  // On the render thread: each entry's HTML, the newest first, until
+  // abandoned or `stopping` (the render thread's end).
+  void run(const std::atomic<bool>& stopping);
   // Abandons the rendering: each entry's HTML, nullopt for those not
   // rendered (yet, or ever). Any thread.
   std::vector<std::optional<std::string>> take();

@@ -7,7 +7,8 @@ namespace repl {
 RenderThread::RenderThread(std::size_t max_queued) : max_queued_(max_queued), thread_([this] { loop(); }) {}
 
 RenderThread::~RenderThread() {
-  std::deque<std::function<void()>> dropped;
+  std::deque<Job> dropped;
+  stop_flag_ = true;
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
@@ -17,7 +18,7 @@ RenderThread::~RenderThread() {
   thread_.join();
 }
 
-bool RenderThread::submit(std::function<void()> job) {
+bool RenderThread::submit(Job job) {
   {
     std::lock_guard lock(mutex_);
     if (stopping_ || jobs_.size() >= max_queued_) return false;
@@ -29,7 +30,7 @@ bool RenderThread::submit(std::function<void()> job) {
 
 void RenderThread::loop() {
   for (;;) {
-    std::function<void()> job;
+    Job job;
     {
       std::unique_lock lock(mutex_);
       wake_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
@@ -37,7 +38,7 @@ void RenderThread::loop() {
       job = std::move(jobs_.front());
       jobs_.pop_front();
     }
-    job();
+    job(stop_flag_);
   }
 }
 

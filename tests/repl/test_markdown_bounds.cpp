@@ -8,12 +8,15 @@
 #include "repl/log_render.hpp"
 #include "repl/log_rendering.hpp"
 #include "repl/markdown.hpp"
+#include "repl/render_thread.hpp"
 
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <string>
+#include <thread>
 
 namespace {
 
@@ -68,10 +71,15 @@ TEST_CASE("a log's rendering gives what it has when taken, and never an entry ov
 
   repl::LogRendering untouched(entries);
   for (const auto& html : untouched.take()) CHECK_FALSE(html);
-  untouched.run();  // abandoned: renders nothing more
+  const std::atomic<bool> going{false}, stopping{true};
+  untouched.run(going);  // abandoned: renders nothing more
+
+  repl::LogRendering stopped(entries);
+  stopped.run(stopping);  // the render thread stops: nothing more either
+  for (const auto& html : stopped.take()) CHECK_FALSE(html);
 
   repl::LogRendering whole(entries);
-  whole.run();
+  whole.run(going);
   const auto html = whole.take();
   REQUIRE(html.size() == 3);
   CHECK(html[0] == repl::render_markdown_safe(entries[0].text));
@@ -87,4 +95,19 @@ TEST_CASE("a log's rendering gives what it has when taken, and never an entry ov
   const boost::json::object plain = repl::entry_json(entries[0], std::nullopt);
   CHECK(plain.at("html") == "<pre class=\"log-plain\">**bold** &lt;b&gt;x&lt;/b&gt;\n</pre>\n");
   CHECK(plain.at("rendered") == false);
+}
+
+TEST_CASE("the render thread's end stops its running job at its next step, not at its end", "[unit][markdown]") {
+  std::atomic<bool> started{false}, saw_stop{false};
+  {
+    repl::RenderThread thread(1);
+    REQUIRE(thread.submit([&](const std::atomic<bool>& stopping) {
+      started = true;
+      // A job of 10,000 steps of 1 ms: the thread's end must not wait for all of them.
+      for (int step = 0; step < 10000 && !stopping; ++step) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      saw_stop = stopping.load();
+    }));
+    while (!started) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  CHECK(saw_stop);
 }
