@@ -2,6 +2,7 @@
 
 #include "services/error.hpp"
 
+#include <boost/asio/ip/address.hpp>
 #include <boost/json.hpp>
 
 #include <array>
@@ -12,13 +13,25 @@ namespace json = boost::json;
 
 namespace {
 
+// Whether every client is this machine's: the gateway listens on loopback.
+bool local_only(const services::Binding& binding) {
+  boost::system::error_code ec;
+  const auto ip = boost::asio::ip::make_address(binding.address, ec);
+  return !ec && ip.is_loopback();
+}
+
 // Where the token is and what needs none. No word of it may read as an
 // authorization failure to a client that classifies error text (mcporter
-// restarts OAuth on "unauthorized", "forbidden", "401").
+// restarts OAuth on "unauthorized", "forbidden", "401"). The file's path
+// names the user's home and project: it is said to this machine's clients
+// only, not to a network a non-loopback --bind opens the door to.
 std::string where_the_token_is(const services::Gateway& gw) {
-  return "send 'Authorization: Bearer <token>', the token being the content of " + gw.cookie_file() +
-         " (`editgate where` names that file); or let the client start `editgate mcp`, the stdio bridge, which "
-         "needs no token";
+  const std::string file = local_only(gw.binding())
+                               ? gw.cookie_file() + " (`editgate where` names that file)"
+                               : "the gateway's cookie file (on its machine, `editgate where` names it and "
+                                 "`editgate mcp token` prints it)";
+  return "send 'Authorization: Bearer <token>', the token being the content of " + file +
+         "; or let the client start `editgate mcp`, the stdio bridge, which needs no token";
 }
 
 std::string serialized(const json::object& body) { return json::serialize(body) + "\n"; }

@@ -90,3 +90,16 @@ test('the official SDK connects with the right token and is told where it is wit
   await assert.rejects(lacking.connect(new StreamableHTTPClientTransport(new URL(gw.url))),
     (e) => e.message.includes(cookieFile));
 });
+
+test('a gateway bound beyond loopback names no path of this machine to whoever reaches it', async () => {
+  const open = await serve(editgate, workspace({ 'b.txt': 'b\n' }), ['--bind', '0.0.0.0']);
+  try {
+    const refused = await fetch(open.url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    assert.equal(refused.status, 401);
+    const { message } = await refused.json();
+    assert.ok(!message.includes(os.homedir()) && !message.includes('/cookie'), message);
+    assert.match(message, /^no token: .*the gateway's cookie file \(on its machine, `editgate where` names it/);
+  } finally {
+    await open.stop();
+  }
+});
