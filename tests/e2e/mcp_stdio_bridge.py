@@ -279,7 +279,8 @@ def test_headers_json_sse_errors(binary):
         assert r["id"] == "h", r
         h = r["result"]["headers"]
         assert h["mcp-session-id"] == SESSION and h["mcp-protocol-version"] == "2025-11-25", h
-        assert fake.requests("notifications/initialized"), fake.seen
+        # The notification's POST and the request's go out side by side: either may land first.
+        fake.wait(lambda: fake.requests("notifications/initialized"))
 
         # Not JSON: a parse error with id null, and the bridge goes on.
         b.send_raw("{not json\n")
@@ -362,7 +363,8 @@ def test_lost_session_initialized_again(binary):
             fake.valid.clear()
         r = call(b, {"jsonrpc": "2.0", "id": "h", "method": "headers"})
         assert r["id"] == "h" and r["result"]["headers"]["mcp-session-id"] == "sess-2", r
-        assert len(fake.requests("initialize")) == 2 and fake.requests("notifications/initialized"), fake.seen
+        assert len(fake.requests("initialize")) == 2, fake.seen
+        fake.wait(lambda: fake.requests("notifications/initialized"))
         b.nothing()
         assert b.close() == 0
 
