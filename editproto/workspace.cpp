@@ -307,9 +307,14 @@ Outcome<FileContent> Workspace::read(const std::string& real_rel, std::size_t ma
   out.stamp = st;
   out.bytes.resize(static_cast<std::size_t>(st.size));
   std::size_t got = 0;
+  char probe[4096];
   while (true) {
-    if (got == out.bytes.size()) out.bytes.resize(got + 65536);  // the file grew
-    ssize_t n = ::read(fd.get(), out.bytes.data() + got, out.bytes.size() - got);
+    // At the size fstat gave, the end is probed in a small buffer: growing
+    // the string for it moved the whole file to a new block at every read.
+    const bool at_size = got == out.bytes.size();
+    ssize_t n = at_size ? ::read(fd.get(), probe, sizeof probe)
+                        : ::read(fd.get(), out.bytes.data() + got, out.bytes.size() - got);
+    if (at_size && n > 0) out.bytes.append(probe, static_cast<std::size_t>(n));  // the file grew
     if (n < 0) {
       if (errno == EINTR) continue;
       return os_failure("cannot read", real_rel, errno);

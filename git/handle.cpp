@@ -2,19 +2,6 @@
 
 namespace editgit::detail {
 
-void init_library() {
-  static const bool done = [] {
-    git_libgit2_init();
-    git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_TREE, static_cast<std::size_t>(4) << 20);
-    // Every commit makes new trees, and all are cached: at libgit2's default
-    // 256 MiB (counted raw; parsed, about twice that) a gateway committing
-    // 1,000 logs grew by 500 MB in 10 minutes. A few recent trees are enough.
-    git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE, static_cast<ssize_t>(32) << 20);
-    return true;
-  }();
-  (void)done;
-}
-
 Failure failure(int rc, std::string_view what) {
   const git_error* e = git_error_last();
   Error code = Error::internal;

@@ -32,12 +32,15 @@ using BlobPtr = Handle<git_blob, git_blob_free>;
 using FilterListPtr = Handle<git_filter_list, git_filter_list_free>;
 using ConfigPtr = Handle<git_config, git_config_free>;
 
-// Starts libgit2 once per process, with its object cache holding trees of
+// Starts libgit2 once per process (git/library_start.cpp), with its object cache holding trees of
 // any size up to 4 MiB: libgit2's default caches only trees up to 4 KiB, so
 // every path looked up in a folder of more than about 100 files would read
 // and inflate that folder's tree again (a commit of 1,000 chat logs in one
 // folder spent 72% of its time there). The cache holds 32 MiB in all.
 void init_library();
+// Starts libgit2's TLS and SSH as well, once per process: only a push needs
+// them, and git_libgit2_init skips them here (git/library_start.cpp).
+Result<void> init_network();
 
 // A Failure naming what was being done, with libgit2's last message (read on
 // this thread, where it was set).

@@ -125,6 +125,7 @@ Failure push_failure(int rc, const Progress& p, const std::string& ref) {
 }  // namespace
 
 Result<Pushed> Repository::push(const PushRequest& request) {
+  if (auto started = init_network(); !started) return started.error();
   auto head = read_head(repo_);
   if (!head) return head.error();
   if (head->ref == "HEAD") return Failure{Error::invalid, "HEAD is detached: there is no branch to push"};

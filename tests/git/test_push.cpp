@@ -101,6 +101,14 @@ TEST_CASE("push: named codes for a closed port, an unknown remote and a detached
   REQUIRE_FALSE(dead.has_value());
   CHECK(dead.error().code == editgit::Error::unreachable);
   CHECK(editgit::to_string(dead.error().code) == "remote_unreachable");
+  // libgit2's TLS and SSH are started by the first push, not by
+  // git_libgit2_init (git/library_start.cpp): the streams must find them.
+  auto tls = p.push("https://127.0.0.1:" + std::to_string(closed_port()) + "/x.git");
+  REQUIRE_FALSE(tls.has_value());
+  CHECK(tls.error().code == editgit::Error::unreachable);
+  auto ssh = p.push("ssh://git@127.0.0.1:" + std::to_string(closed_port()) + "/x.git");
+  REQUIRE_FALSE(ssh.has_value());
+  CHECK(ssh.error().code == editgit::Error::unreachable);
 
   auto unknown = p.push("nosuchremote");
   REQUIRE_FALSE(unknown.has_value());
