@@ -31,12 +31,13 @@ struct Args {
   int git_commits_large = 30;  // git CLI commits above 10,000 files (each takes long)
   std::string workdir = "/tmp";
   std::string editgate;  // the binary for the whole-process row; default ../gateway/editgate from this one
+  std::string editgate_before;  // a second binary for that row (e.g. one built from main), timed in the same run
 };
 
 [[noreturn]] void usage(int code) {
   std::fprintf(code ? stderr : stdout,
                "usage: commit_bench [--sizes 10,1000,...] [--commits N] [--git-commits-large N] [--workdir DIR]\n"
-               "                    [--editgate PATH]\n");
+               "                    [--editgate PATH] [--editgate-before PATH]\n");
   std::exit(code);
 }
 
@@ -57,6 +58,7 @@ Args parse_args(int argc, char** argv) {
     else if (k == "--git-commits-large") a.git_commits_large = std::stoi(next());
     else if (k == "--workdir") a.workdir = next();
     else if (k == "--editgate") a.editgate = next();
+    else if (k == "--editgate-before") a.editgate_before = next();
     else usage(2);
   }
   return a;
@@ -125,7 +127,7 @@ std::string content(const std::string& who, int k, std::size_t i) {
 
 struct Row {
   std::size_t files = 0;
-  Stats floor, once, fresh, cli, index_write, apply;
+  Stats floor, once, fresh, cli, index_write, apply, apply_before;
   int cli_commits = 0;
 };
 
@@ -263,20 +265,21 @@ Row run_size(const Args& a, std::size_t n) {
   }
 
   // `editgate apply` of one block, as a process: start, repository, edit,
-  // commit and exit, the same number of commits as git's row.
-  {
-    std::cerr << "commit_bench: " << n << " files: editgate apply (" << row.cli_commits << " commits)\n";
+  // commit and exit, the same number of commits as git's row; with
+  // --editgate-before, that binary first, then this one, each continuing the file.
+  std::string last = content("git", row.cli_commits, 0);
+  auto apply_row = [&](const std::string& editgate, const std::string& who) {
+    std::cerr << "commit_bench: " << n << " files: editgate apply" << who << " (" << row.cli_commits << " commits)\n";
     const int before = count();
     const fs::path response = scratch / "response.md";
-    std::string last = content("git", row.cli_commits, 0);
     std::vector<double> t;
     for (int k = 1; k <= row.cli_commits; ++k) {
-      const std::string next = content("apply", k, 0);
+      const std::string next = content("apply" + who, k, 0);
       const std::string old_line = last.substr(last.find('\n') + 1, last.size() - last.find('\n') - 2);
       const std::string new_line = next.substr(next.find('\n') + 1, next.size() - next.find('\n') - 2);
       write(response, rel + "\n\u00ab\u00ab\u00ab EDIT\n" + old_line + "\n\u2550\u2550\u2550\u2550\u2550\u2550\u2550 REPL\n" +
                           new_line + "\n\u00bb\u00bb\u00bb EDIT END\n");
-      const std::vector<std::string> argv = {a.editgate, "apply", "--root", dir.string(), response.string()};
+      const std::vector<std::string> argv = {editgate, "apply", "--root", dir.string(), response.string()};
       auto t0 = Clock::now();
       if (bench::run_process(argv) != 0) wrong("failed: " + bench::shell_line(argv));
       t.push_back(ms_since(t0));
@@ -285,8 +288,10 @@ Row run_size(const Args& a, std::size_t n) {
     if (count() != before + row.cli_commits) wrong("editgate apply: commit count");
     if (git_out(dir, {"show", "HEAD:" + rel}, scratch) != last) wrong("editgate apply: HEAD's file");
     clean("editgate apply");
-    row.apply = stats(t);
-  }
+    return stats(t);
+  };
+  if (!a.editgate_before.empty()) row.apply_before = apply_row(a.editgate_before, " before");
+  row.apply = apply_row(a.editgate, "");
   fs::remove_all(dir);
   return row;
 }
@@ -299,6 +304,10 @@ int main(int argc, char** argv) {
     a.editgate = (fs::read_symlink("/proc/self/exe").parent_path().parent_path() / "gateway" / "editgate").string();
   if (::access(a.editgate.c_str(), X_OK) != 0) {
     std::cerr << "commit_bench: no editgate binary at " << a.editgate << " (pass --editgate PATH)\n";
+    return 2;
+  }
+  if (!a.editgate_before.empty() && ::access(a.editgate_before.c_str(), X_OK) != 0) {
+    std::cerr << "commit_bench: no editgate binary at " << a.editgate_before << '\n';
     return 2;
   }
   git_libgit2_init();
@@ -318,10 +327,16 @@ int main(int argc, char** argv) {
                 r.index_write.p90);
 
   std::printf("\nOne block applied and committed by a whole process, against git's two (ms, median / p90)\n\n");
-  std::printf("| files | git add + git commit | editgate apply | editgate apply / git |\n|---|---|---|---|\n");
-  for (const Row& r : rows)
-    std::printf("| %zu | %.2f / %.2f | %.2f / %.2f | %.2f |\n", r.files, r.cli.median, r.cli.p90, r.apply.median,
-                r.apply.p90, r.apply.median / r.cli.median);
+  const bool both = !a.editgate_before.empty();
+  std::printf("| files | git add + git commit |%s editgate apply | editgate apply / git |%s\n|---|---|---|---|%s\n",
+              both ? " before: editgate apply |" : "", both ? " before / git |" : "", both ? "---|---|" : "");
+  for (const Row& r : rows) {
+    std::printf("| %zu | %.2f / %.2f |", r.files, r.cli.median, r.cli.p90);
+    if (both) std::printf(" %.2f / %.2f |", r.apply_before.median, r.apply_before.p90);
+    std::printf(" %.2f / %.2f | %.2f |", r.apply.median, r.apply.p90, r.apply.median / r.cli.median);
+    if (both) std::printf(" %.2f |", r.apply_before.median / r.cli.median);
+    std::printf("\n");
+  }
 
   std::printf("\nGOALS\n");
   bool fast = true, near_floor = true;
