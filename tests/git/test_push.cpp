@@ -9,6 +9,8 @@
 
 #include <boost/asio/ip/tcp.hpp>
 
+#include <dlfcn.h>
+
 #include <string>
 
 using test::TempDir;
@@ -120,6 +122,16 @@ TEST_CASE("push: named codes for a closed port, an unknown remote and a detached
   CHECK(detached.error().code == editgit::Error::invalid);
   // Nothing arrived: the bare repository's branch is still unborn.
   CHECK(test::git(p.bare.path(), {"rev-parse", "--verify", "-q", "refs/heads/main"}).exit_code != 0);
+}
+
+TEST_CASE("push: Kerberos is not in the process until a GSSAPI call loads it", "[git][push]") {
+  // git/gssapi_on_demand.cpp stands for libgssapi_krb5 at link time, so
+  // neither starting nor pushing loads it: the push's credential callback
+  // never offers the default credential that HTTP "Negotiate" needs.
+  CHECK(::dlopen("libgssapi_krb5.so.2", RTLD_NOW | RTLD_NOLOAD) == nullptr);
+  Pair p;
+  REQUIRE(p.push().has_value());
+  CHECK(::dlopen("libgssapi_krb5.so.2", RTLD_NOW | RTLD_NOLOAD) == nullptr);
 }
 
 TEST_CASE("redact_urls: the userinfo of every URL in a text is taken out, and nothing else", "[git][push]") {
