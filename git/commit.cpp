@@ -84,6 +84,8 @@ struct Planned {
   bool takes_earlier = false;  // Change::takes_earlier
   std::optional<git_oid> after;  // nullopt: deleted
   std::optional<struct stat> st; // the file as it is now
+  bool readable = false;         // false: a reader of the change gave nothing
+  std::function<std::optional<std::string>()> read_before;  // Change::read_before
 };
 
 
@@ -203,17 +205,38 @@ Result<Planned> plan_change(git_repository* repo, const Change& c, std::string p
       return failure(rc, "cannot load the filters (.gitattributes) for " + p.path);
     p.filters.reset(fl);
   }
-  if (c.before) {
+  if (c.read_before) {
+    // Not kept until an attempt knows whether it is needed: stored now (an
+    // object git has already is not written again).
+    // Hashed and let go; read again only when an attempt commits it.
+    if (auto bytes = c.read_before()) {
+      const std::string_view piece = *bytes;
+      auto id = blob(repo, p, std::span<const std::string_view>(&piece, 1), false);
+      if (!id) return id.error();
+      p.before = *id;
+      p.read_before = c.read_before;
+    } else {
+      p.takes_earlier = true;
+    }
+  } else if (c.before) {
     p.before_bytes = *c.before;
     auto id = blob(repo, p, std::span<const std::string_view>(&p.before_bytes, 1), false);
     if (!id) return id.error();
     p.before = *id;
   }
-  if (!c.deleted) {
+  if (c.read_after && !c.deleted) {
+    auto bytes = c.read_after();
+    if (!bytes) return p;  // unreadable
+    const std::string_view piece = *bytes;
+    auto id = blob(repo, p, std::span<const std::string_view>(&piece, 1), true);
+    if (!id) return id.error();
+    p.after = *id;
+  } else if (!c.deleted) {
     auto id = blob(repo, p, c.after, true);
     if (!id) return id.error();
     p.after = *id;
   }
+  p.readable = true;
   struct stat st;
   if (!workdir.empty() && ::lstat((workdir + p.path).c_str(), &st) == 0) p.st = st;
   return p;
@@ -237,8 +260,17 @@ Result<Updates> updates_on(git_repository* repo, git_tree* base, std::vector<Pla
     if (p.takes_earlier) continue;
     if (p.before && (!was || !git_oid_equal(&was->id, &*p.before))) {
       if (!p.before_stored) {
-        auto id = blob(repo, p, std::span<const std::string_view>(&p.before_bytes, 1), true);
+        std::optional<std::string> read;
+        std::string_view bytes = p.before_bytes;
+        if (p.read_before) {
+          read = p.read_before();
+          if (!read) return failure(GIT_ERROR, "the earlier text of " + p.path + " changed during its commit");
+          bytes = *read;
+        }
+        auto id = blob(repo, p, std::span<const std::string_view>(&bytes, 1), true);
         if (!id) return id.error();
+        if (!git_oid_equal(&*id, &*p.before))
+          return failure(GIT_ERROR, "the earlier text of " + p.path + " changed during its commit");
         p.before_stored = true;
       }
       u.earlier.push_back({GIT_TREE_UPDATE_UPSERT, *p.before, mode_of(p, was, trust_mode), p.path.c_str()});
@@ -441,6 +473,10 @@ Result<CommitResult> Repository::commit(const CommitRequest& req) {
     }
     auto p = plan_change(repo_, c, prefix_ + c.path, workdir_);
     if (!p) return p.error();
+    if (!p->readable) {
+      result.not_committed.push_back({c.path, "its text changed before its commit could read it"});
+      continue;
+    }
     plan.push_back(std::move(*p));
   }
   if (plan.empty()) return result;
@@ -488,6 +524,10 @@ Result<CommitResult> Repository::commit_side(const CommitRequest& req) {
   for (const Change& c : req.changes) {
     auto p = plan_change(repo_, c, c.path, "");
     if (!p) return p.error();
+    if (!p->readable) {
+      result.not_committed.push_back({c.path, "its text changed before its commit could read it"});
+      continue;
+    }
     plan.push_back(std::move(*p));
   }
   if (plan.empty() && !req.allow_empty) return result;

@@ -43,6 +43,13 @@ struct Change {
   // not an earlier state committed first (a save that is itself the
   // request the commit records).
   bool takes_earlier = false;
+  // A side ref's change may give a text as a reader instead (called once,
+  // when the change is planned, on the commit's thread): its bytes are held
+  // only while their blob is made, never all of a commit's texts at once.
+  // nullopt from read_before: the earlier text is not known, and the change
+  // takes whatever the ref holds (as takes_earlier); from read_after: the
+  // path stays out of the commit (not_committed).
+  std::function<std::optional<std::string>()> read_before = {}, read_after = {};
 };
 
 struct CommitRequest {

@@ -59,41 +59,97 @@ std::size_t last_lines(std::string_view text, std::string_view lines) {
   return at;
 }
 
+// FNV-1a, 64 bits: `state` carried on over `bytes`. A head's checksum
+// tells bytes changed by accident or by another writer's save from the
+// ones the gateway wrote; it is no defence against a crafted collision,
+// which could only misplace bytes in the REPL's history.
+constexpr std::uint64_t sum_start = 0xcbf29ce484222325ull;
+std::uint64_t sum_of(std::string_view bytes, std::uint64_t state = sum_start) {
+  for (unsigned char c : bytes) state = (state ^ c) * 0x100000001b3ull;
+  return state;
+}
+
 }  // namespace
+
+std::optional<std::string> whole_text(const FileChange& change, const Head& head, const std::string& text) {
+  if (head.bytes == 0) return text;
+  if (!change.ws) return std::nullopt;
+  auto now = change.ws->read(change.path, max_log_bytes);
+  std::string out = now && now->stamp.exists ? std::move(now->bytes) : std::string();
+  if (out.size() >= head.bytes) out.resize(head.bytes);
+  if (out.size() < head.bytes || sum_of(out) != head.sum) {
+    if (change.stale) *change.stale = true;
+    return std::nullopt;
+  }
+  out += text;
+  return out;
+}
+
+Head ChatLog::head() const { return Head{at_, head_sum_}; }
+
+bool ChatLog::is_known(std::string_view text) const {
+  return text.size() == size() && text.substr(at_) == *tail_ && sum_of(text.substr(0, at_)) == head_sum_;
+}
+
+std::optional<std::string> ChatLog::known_in(std::string_view found) const {
+  if (found.size() < at_ || sum_of(found.substr(0, at_)) != head_sum_) return std::nullopt;
+  std::string out;
+  out.reserve(size());
+  out.append(found.substr(0, at_)).append(*tail_);
+  return out;
+}
 
 void ChatLog::set_known(std::string text) {
   known_plain_ = plain(text);
-  known_ = std::make_shared<const std::string>(std::move(text));
+  at_ = 0;
+  head_sum_ = sum_start;
+  tail_ = std::make_shared<const std::string>(std::move(text));
+  slide();
 }
 
-void ChatLog::wrote(Text after) {
-  known_ = std::move(after);
+void ChatLog::slide() {
+  const std::string& t = *tail_;
+  if (t.size() <= 2 * keep_bytes) return;
+  const std::size_t end = t.find('\n', t.size() - keep_bytes);
+  if (end == std::string::npos || end + 1 >= t.size()) return;  // one long last line: kept whole
+  head_sum_ = sum_of(std::string_view(t).substr(0, end + 1), head_sum_);
+  at_ += end + 1;
+  tail_ = std::make_shared<const std::string>(t.substr(end + 1));
+}
+
+void ChatLog::wrote(Text tail) {
+  tail_ = std::move(tail);
+  slide();
   if (on_written) on_written();
 }
 
 std::optional<FileChange> ChatLog::write_in_place(std::size_t from, std::size_t to, std::string_view with) {
-  const std::string& text = *known_;
-  if (!journal_ || !known_plain_ || text.empty()) return std::nullopt;
+  const std::string& text = *tail_;
+  if (!journal_ || !known_plain_ || size() == 0 || stale_->exchange(false)) return std::nullopt;
   // What the engine's way would refuse, it refuses, and says why.
   if (with.find('\r') != std::string_view::npos || with.find('\0') != std::string_view::npos ||
       editproto::unicode::find_invalid_utf8(with) != std::string_view::npos)
     return std::nullopt;
-  const std::size_t size = text.size() - (to - from) + with.size();
-  if (size > max_log_bytes) return std::nullopt;
+  if (size() - (to - from) + with.size() > max_log_bytes) return std::nullopt;
   std::string now;
-  now.reserve(size);
+  now.reserve(text.size() - (to - from) + with.size());
   now.append(text, 0, from).append(with).append(text, to);
   // From the line end before the change: the bytes checked in the file are
-  // the lines matched and everything after them.
+  // the lines matched and everything after them. Never before the tail:
+  // the head's bytes stay as they are, so a text waiting for its commit
+  // can read its head from the file.
   const std::size_t start = from > 0 ? from - 1 : 0;
   const std::string_view old_tail = std::string_view(text).substr(start), new_tail = std::string_view(now).substr(start);
   if (old_tail.size() + new_tail.size() > TailJournal::max_record_bytes) return std::nullopt;
-  auto written = ws_.write_tail(path_, start, old_tail, new_tail, [&] {
-    if (auto r = journal_->record(path_, start, old_tail, new_tail); !r)
+  auto written = ws_.write_tail(path_, at_ + start, old_tail, new_tail, [&] {
+    if (auto r = journal_->record(path_, at_ + start, old_tail, new_tail); !r)
       log_line(path_ + ": written in place without its journal record: " + r.error().message);
   });
   if (!written || written->outcome != editproto::Workspace::Tail::written) return std::nullopt;
-  FileChange out{path_, known_, std::make_shared<const std::string>(std::move(now))};
+  FileChange out(path_, tail_, std::make_shared<const std::string>(std::move(now)));
+  out.before_head = out.after_head = head();
+  out.ws = &ws_;
+  out.stale = stale_;
   wrote(out.after);
   return out;
 }
@@ -115,12 +171,13 @@ void ChatLog::create_later(const Lines& lines) {
 Result<FileChange> ChatLog::created_with(const std::function<Result<FileChange>()>& write) {
   Lines lines = std::move(*later_);
   later_.reset();
-  known_ = std::make_shared<const std::string>();
+  set_known({});
   auto made = create(lines);
   if (!made) return made.error();
   auto done = write();
   if (!done) return done.error();  // the new file waits for the log's next commit
   done->before = nullptr;  // one change: the new file
+  done->before_head = {};
   return done;
 }
 
@@ -129,10 +186,11 @@ Result<FileChange> ChatLog::replace(const Lines& old_lines, const Lines& new_lin
   if (old_lines.empty()) return Failure{Error::log_conflict, "nothing to anchor the edit of " + path_ + " on"};
   if (known_plain_) {
     const std::string old_text = joined(old_lines);
-    if (const std::size_t at = last_lines(*known_, old_text); at != std::string::npos) {
+    // In the tail (from its first line: its start is a line's start).
+    if (const std::size_t at = last_lines(*tail_, old_text); at != std::string::npos) {
       const std::size_t end = at + old_text.size();
       std::string with = joined(new_lines);
-      if (blank_after && end < known_->size() && (*known_)[end] != '\n') with += '\n';
+      if (blank_after && end < tail_->size() && (*tail_)[end] != '\n') with += '\n';
       if (auto done = write_in_place(at, end, with)) return std::move(*done);
     }
   }
@@ -166,7 +224,7 @@ Result<FileChange> ChatLog::replace(const Lines& old_lines, const Lines& new_lin
 
 Result<FileChange> ChatLog::append(const Lines& lines) {
   if (later_) return created_with([&] { return append(lines); });
-  if (auto done = write_in_place(known_->size(), known_->size(), joined(lines))) return std::move(*done);
+  if (auto done = write_in_place(tail_->size(), tail_->size(), joined(lines))) return std::move(*done);
   auto now = read();
   if (!now) return now.error();
   if (!*now) return Failure{Error::log_conflict, path_ + " is gone"};
@@ -196,20 +254,29 @@ Result<FileChange> ChatLog::apply(const Lines& old_lines, const Lines& new_lines
   if (changes.empty()) return Failure{Error::io, path_ + ": the edit wrote nothing"};
   FileChange out;
   out.path = changes.front().path;
-  if (changes.front().before) out.before = std::make_shared<const std::string>(*changes.front().before);
+  out.ws = &ws_;
+  out.stale = stale_;
+  static const std::string none;
+  const std::string& found = changes.front().before ? *changes.front().before : none;
+  if (size() > 0 && is_known(found)) {
+    // What the gateway wrote last: its tail, not the whole text.
+    out.before = tail_;
+    out.before_head = head();
+  } else {
+    if (changes.front().before) out.before = std::make_shared<const std::string>(found);
+    if (size() > 0) {
+      if (unseen_)
+        unseen_->found = found;
+      else
+        unseen_ = Unseen{known_in(found), found};
+    }
+  }
   std::string after;
   for (std::string_view piece : changes.front().after) after += piece;
-  known_plain_ = plain(after);
-  out.after = std::make_shared<const std::string>(std::move(after));
-  static const std::string none;
-  const std::string& found = out.before ? *out.before : none;
-  if (!known_->empty() && found != *known_) {
-    if (unseen_)
-      unseen_->found = found;
-    else
-      unseen_ = Unseen{*known_, found};
-  }
-  wrote(out.after);
+  set_known(std::move(after));
+  out.after = tail_;
+  out.after_head = head();
+  if (on_written) on_written();
   return out;
 }
 

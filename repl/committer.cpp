@@ -87,7 +87,7 @@ Result<void> Committer::flush_locked() {
   // (its exchanges grouped) and git's work stays bounded whatever the rate.
   std::size_t bytes = 0;
   for (const auto& [path, at] : held_.newest)
-    if (const auto& after = held_.items[at.first].files[at.second].after) bytes += after->size();
+    if (const FileChange& f = held_.items[at.first].files[at.second]; f.after) bytes += f.after_head.bytes + f.after->size();
   const auto at_rate = std::chrono::duration_cast<Clock::duration>(
       std::chrono::duration<double>(double(bytes) / double(std::max<std::size_t>(opt_.bytes_per_second, 1))));
   gap_ = std::clamp<Clock::duration>(at_rate, opt_.gap, std::max<Clock::duration>(opt_.gap, opt_.max_gap));
@@ -176,6 +176,7 @@ void Committer::Batch::join(CommitItem item) {
     const auto [i, f] = it->second;
     items[i].files[f].after.reset();
     items[at].files[k].before.reset();
+    items[at].files[k].before_head = {};
     it->second = {at, k};
   }
 }
@@ -230,8 +231,10 @@ void Committer::commit(editgit::Repository& repo, Batch& batch) {
       auto [it, fresh] = files.try_emplace(f.path, f);
       if (fresh)
         order.push_back(f.path);
-      else
-        it->second.after = std::move(f.after);  // released (null) until the path's last item
+      else if (f.after) {  // released (null) until the path's last item
+        it->second.after = std::move(f.after);
+        it->second.after_head = f.after_head;
+      }
     }
   editgit::CommitRequest req;
   req.ref = ref_;
@@ -245,8 +248,16 @@ void Committer::commit(editgit::Repository& repo, Batch& batch) {
     editgit::Change c;
     c.path = *in_tree;
     c.takes_earlier = saves.count(path) > 0;
-    if (f.before) c.before = std::string_view(*f.before);
-    c.after = {std::string_view(*f.after)};
+    // A long log's texts are read (their heads from the file) one at a time,
+    // as its blobs are made: a commit never holds all its logs whole.
+    if (f.before && f.before_head.bytes > 0)
+      c.read_before = [&f] { return whole_text(f, f.before_head, *f.before); };
+    else if (f.before)
+      c.before = std::string_view(*f.before);
+    if (f.after_head.bytes > 0)
+      c.read_after = [&f] { return whole_text(f, f.after_head, *f.after); };
+    else
+      c.after = {std::string_view(*f.after)};
     req.changes.push_back(std::move(c));
   }
   auto [subject, kind] = subject_of(items);
@@ -279,6 +290,9 @@ void Committer::commit(editgit::Repository& repo, Batch& batch) {
   if (!done)
     log_line("the REPL commit of " + (order.empty() ? std::string("nothing") : order.front()) +
              " failed: " + done.error().message);
+  if (done)
+    for (const auto& left : done->not_committed)
+      log_line("the REPL commit leaves out " + left.path + ": " + left.why);
   const std::string id = done && done->id ? *done->id : std::string();
   if (done) ++commits_;
   if (!id.empty() && opt_.pack && !packing_failed_) {

@@ -109,9 +109,11 @@ class Committer {
   std::uint64_t commits() const { return commits_; }
 
  private:
-  // Items that go into one commit. Each path keeps its first `before` and
-  // last `after`: the texts in between are let go as items join (each is a
-  // whole log, and many wait while commits lag under load).
+  // Items that go into one commit. Each path keeps its first `before` (what
+  // tells a save made before it) and last `after`: the texts in between are
+  // let go as items join (many wait while commits lag under load). A long
+  // log's texts are its tails; their heads are read from the file when the
+  // commit makes that path's blob.
   struct Batch {
     std::vector<CommitItem> items;
     // path -> the item, and the change in it, with the path's last `after`

@@ -145,7 +145,7 @@ void Repl::start_from_door(Page& p, Job& job, const std::string& ann) {
   for (std::string& l : fenced("JS", job.codes.front())) lines.push_back(std::move(l));
   lines.insert(lines.end(), {"", ann, placeholder(0)});
   Result<FileChange> done = Failure{};
-  if (ends_with_footer(p.log->chat.known())) done = p.log->chat.replace({std::string(footer)}, lines);
+  if (ends_with_footer(p.log->chat.tail())) done = p.log->chat.replace({std::string(footer)}, lines);
   if (!done) {
     lines.insert(lines.begin(), "");
     done = p.log->chat.append(lines);
@@ -225,7 +225,7 @@ void Repl::write_reply(Page& p, Job& job, const Lines& reply, bool more) {
     // Nothing more to run: the footer comes back in the same edit, unless
     // the gateway noted something below the running job meanwhile.
     Lines now = reply;
-    if (!job.from_log && p.queue.empty() && ends_with_lines(p.log->chat.known(), p.log->active))
+    if (!job.from_log && p.queue.empty() && ends_with_lines(p.log->chat.tail(), p.log->active))
       now.insert(now.end(), {"", std::string(footer)});
     written = p.log->chat.replace(p.log->active, now, true);
     p.log->active.clear();

@@ -28,7 +28,8 @@ void Repl::changed(Page& p, const std::string& agent, bool door) {
   // A save the gateway's own write was applied on top of is read first,
   // then whatever changed since.
   for (int round = 0; round < 4; ++round) {
-    std::string seen, found;
+    std::optional<std::string> seen;
+    std::string found;
     bool saved = !door;
     if (auto u = p.log->chat.take_unseen()) {
       seen = std::move(u->known);
@@ -36,12 +37,18 @@ void Repl::changed(Page& p, const std::string& agent, bool door) {
       saved = true;  // someone else's change, under the gateway's own write
     } else {
       auto now = p.log->chat.read();
-      if (!now || !*now || **now == p.log->chat.known()) return;
-      seen = p.log->chat.known();
+      if (!now || !*now || p.log->chat.is_known(**now)) return;
+      seen = p.log->chat.known_in(**now);
       found = std::move(**now);
       p.log->chat.set_known(found);  // seen now: the gateway's next write starts from it
     }
-    auto jobs = take_requests(p, seen, found, agent, saved);
+    if (!seen) {
+      // Changed above the tail the gateway keeps: edited above its end.
+      p.log->draft.clear();
+      log_line(p.log->path() + " was edited above its end; nothing there is run");
+      continue;
+    }
+    auto jobs = take_requests(p, *seen, found, agent, saved);
     check_jobs(p);
     for (auto& job : jobs) submit(p, std::move(job));
   }
@@ -329,7 +336,7 @@ void Repl::mark_interrupted_in(const std::string& file) {
     }
   }
   if (changes.empty()) return;
-  if (!ends_with_footer(log.known()))
+  if (!ends_with_footer(log.tail()))
     if (auto done = log.append({"", std::string(footer)})) changes.push_back(std::move(*done));
   const std::string stem = file.substr(0, file.size() - 3);
   log_line(log.path() + ": " + std::to_string(jobs) +

@@ -31,7 +31,7 @@ void PageLog::note(const Lines& lines, const std::string& what) {
   will_write();
   if (!what.empty()) noted_ += (noted_.empty() ? "" : "; ") + what;
   Result<FileChange> done = Failure{};
-  if (ends_with_footer(chat.known())) {
+  if (ends_with_footer(chat.tail())) {
     Lines with = lines;
     with.push_back("");
     with.emplace_back(footer);
@@ -46,7 +46,7 @@ void PageLog::note(const Lines& lines, const std::string& what) {
 }
 
 void PageLog::place_footer(bool running) {
-  if (running || ends_with_footer(chat.known())) return;
+  if (running || ends_with_footer(chat.tail())) return;
   will_write();
   if (auto done = chat.append({"", std::string(footer)})) keep(std::move(*done));
 }

@@ -237,7 +237,7 @@ void Repl::open_log(Page& p, bool returning) {
   if (existing && *existing) {
     // New to this gateway: what is below the last footer was appended while
     // no gateway watched, and is read as a save once the page is in.
-    if (p.log->chat.known().empty()) {
+    if (p.log->chat.size() == 0) {
       const std::string& text = **existing;
       const std::string line = "\n" + std::string(footer) + "\n";
       const std::size_t at = text.rfind(line);
