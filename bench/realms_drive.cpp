@@ -29,8 +29,6 @@ namespace realms {
 
 namespace {
 
-const std::string code = "1 + 1";
-
 git_repository* open_repo(const fs::path& root);
 
 double since(clock_type::time_point t0) { return bench::ms(clock_type::now() - t0); }
@@ -68,6 +66,7 @@ Args parse_args(int argc, char** argv) {
   Args a;
   bool warmup_set = false;
   double minutes = 10;
+  int follow = -1;  // unset: on in the soak
   for (int i = 1; i < argc; ++i) {
     std::string k = argv[i];
     auto value = [&] {
@@ -87,10 +86,14 @@ Args parse_args(int argc, char** argv) {
     else if (k == "--soak") a.soak = true;
     else if (k == "--minutes") minutes = std::stod(value());
     else if (k == "--no-floor") a.no_floor = true;
+    else if (k == "--reply-chars") a.reply_chars = std::stoi(value());
+    else if (k == "--follow") follow = 1;
+    else if (k == "--no-follow") follow = 0;
     else throw std::runtime_error("unknown option " + k);
   }
   if (a.editgate.empty() || a.workdir.empty()) throw std::runtime_error("--editgate and --workdir are required");
   if (a.realms < 1 || a.agents < 1 || a.agents > a.realms) throw std::runtime_error("1 <= --agents <= --realms");
+  a.follow = follow < 0 ? a.soak : follow == 1;
   if (a.soak) {
     // The soak: measured after a warm-up of a fifth of its time, a row every 10 s.
     const double total = minutes * 60;
@@ -101,6 +104,16 @@ Args parse_args(int argc, char** argv) {
       if (std::string(argv[i]) == "--interval") a.interval = std::stod(argv[i + 1]);
   }
   return a;
+}
+
+std::string eval_code(const Args& a) {
+  return a.reply_chars > 0 ? "'x'.repeat(" + std::to_string(a.reply_chars) + ")" : "1 + 1";
+}
+
+bool expected_value(const Args& a, const json::value& v) {
+  if (a.reply_chars <= 0) return v == json::value(2);
+  return v.is_string() && v.as_string().size() == static_cast<std::size_t>(a.reply_chars) &&
+         v.as_string().find_first_not_of('x') == json::string::npos;
 }
 
 void window_stats(const std::vector<Sample>& samples, double from, double to, Result& into) {
@@ -388,6 +401,7 @@ double Load::clone_realms() {
 void Load::agent_loop(Agent& ag, clock_type::time_point t0) {
   client::Ws& ws = *ag.ws;
   std::vector<double> sent(ag.realms.size());
+  const std::string code = eval_code(a_);
   auto send = [&](std::size_t i) {
     sent[i] = since(t0);
     ws.send(json::serialize(json::object{{"op", "eval"}, {"id", i}, {"agent", "bench"},
@@ -404,7 +418,7 @@ void Load::agent_loop(Agent& ag, clock_type::time_point t0) {
     const std::size_t i = static_cast<std::size_t>(o.at("id").to_number<std::int64_t>());
     Realm& r = realms_[ag.realms[i]];
     const json::value* value = o.if_contains("value");
-    if (!value || *value != json::value(2)) {
+    if (!value || !expected_value(a_, *value)) {
       std::lock_guard lock(ag.m);
       if (ag.failures++ == 0) ag.first_failure = *m;
     } else {
@@ -505,6 +519,7 @@ Result drive_floor(const Args& a, const fs::path& root) {
   const double total = a.warmup + a.floor_seconds;
   std::uint64_t job = 0;
   std::unordered_map<std::uint64_t, std::pair<int, double>> flying;  // job -> realm, sent
+  const std::string code = eval_code(a);
   std::string batch;
   auto send = [&](int realm) {
     flying[++job] = {realm, since(t0)};
@@ -523,7 +538,7 @@ Result drive_floor(const Args& a, const fs::path& root) {
     const auto [realm, sent] = it->second;
     flying.erase(it);
     const double read = since(t0);
-    if (!m.contains("value") || m.at("value") != json::value(2)) {
+    if (!m.contains("value") || !expected_value(a, m.at("value"))) {
       if (out.failures++ == 0) out.first_failure = json::serialize(m);
     } else {
       samples.push_back({sent, read, static_cast<std::uint32_t>(realm), 0});

@@ -5,6 +5,8 @@
 
 #include "percentiles.hpp"
 
+#include <boost/json/value.hpp>
+
 #include <sys/types.h>
 
 #include <atomic>
@@ -34,7 +36,12 @@ struct Args {
   int poll_ms = 5;       // the logs' ref's poll
   bool soak = false;
   bool no_floor = false;
+  int reply_chars = 0;   // > 0: each eval returns a string of this many characters, not 2
+  bool follow = false;   // the dashboard follows the first realm's log (the soak's default)
 };
+// The code each eval runs, and the value its reply must hold.
+std::string eval_code(const Args& a);
+bool expected_value(const Args& a, const boost::json::value& v);
 Args parse_args(int argc, char** argv);
 
 // One eval answered. Times in ms since the load started; `size` the
