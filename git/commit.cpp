@@ -205,34 +205,24 @@ Result<Planned> plan_change(git_repository* repo, const Change& c, std::string p
       return failure(rc, "cannot load the filters (.gitattributes) for " + p.path);
     p.filters.reset(fl);
   }
-  if (c.read_before) {
-    // Not kept until an attempt knows whether it is needed: stored now (an
-    // object git has already is not written again).
-    // Hashed and let go; read again only when an attempt commits it.
-    if (auto bytes = c.read_before()) {
-      const std::string_view piece = *bytes;
-      auto id = blob(repo, p, std::span<const std::string_view>(&piece, 1), false);
+  if (c.read_before || c.before) {
+    // A reader's text is hashed and let go: read again when an attempt stores it.
+    std::optional<std::string> read = c.read_before ? c.read_before() : std::nullopt;
+    const std::string_view bytes = !c.read_before ? *c.before : read ? std::string_view(*read) : std::string_view();
+    if (c.read_before && !read) {
+      p.takes_earlier = true;
+    } else {
+      auto id = blob(repo, p, std::span<const std::string_view>(&bytes, 1), false);
       if (!id) return id.error();
       p.before = *id;
-      p.read_before = c.read_before;
-    } else {
-      p.takes_earlier = true;
+      if (c.read_before) p.read_before = c.read_before; else p.before_bytes = bytes;
     }
-  } else if (c.before) {
-    p.before_bytes = *c.before;
-    auto id = blob(repo, p, std::span<const std::string_view>(&p.before_bytes, 1), false);
-    if (!id) return id.error();
-    p.before = *id;
   }
-  if (c.read_after && !c.deleted) {
-    auto bytes = c.read_after();
-    if (!bytes) return p;  // unreadable
-    const std::string_view piece = *bytes;
-    auto id = blob(repo, p, std::span<const std::string_view>(&piece, 1), true);
-    if (!id) return id.error();
-    p.after = *id;
-  } else if (!c.deleted) {
-    auto id = blob(repo, p, c.after, true);
+  if (!c.deleted) {
+    std::optional<std::string> read = c.read_after ? c.read_after() : std::nullopt;
+    if (c.read_after && !read) return p;  // unreadable
+    const std::string_view piece = read ? std::string_view(*read) : std::string_view();
+    auto id = read ? blob(repo, p, std::span<const std::string_view>(&piece, 1), true) : blob(repo, p, c.after, true);
     if (!id) return id.error();
     p.after = *id;
   }
@@ -260,13 +250,8 @@ Result<Updates> updates_on(git_repository* repo, git_tree* base, std::vector<Pla
     if (p.takes_earlier) continue;
     if (p.before && (!was || !git_oid_equal(&was->id, &*p.before))) {
       if (!p.before_stored) {
-        std::optional<std::string> read;
-        std::string_view bytes = p.before_bytes;
-        if (p.read_before) {
-          read = p.read_before();
-          if (!read) return failure(GIT_ERROR, "the earlier text of " + p.path + " changed during its commit");
-          bytes = *read;
-        }
+        std::optional<std::string> read = p.read_before ? p.read_before() : std::nullopt;
+        const std::string_view bytes = read ? std::string_view(*read) : p.before_bytes;
         auto id = blob(repo, p, std::span<const std::string_view>(&bytes, 1), true);
         if (!id) return id.error();
         if (!git_oid_equal(&*id, &*p.before))
@@ -473,11 +458,8 @@ Result<CommitResult> Repository::commit(const CommitRequest& req) {
     }
     auto p = plan_change(repo_, c, prefix_ + c.path, workdir_);
     if (!p) return p.error();
-    if (!p->readable) {
-      result.not_committed.push_back({c.path, "its text changed before its commit could read it"});
-      continue;
-    }
-    plan.push_back(std::move(*p));
+    if (!p->readable) result.not_committed.push_back({c.path, "its text changed before its commit could read it"});
+    else plan.push_back(std::move(*p));
   }
   if (plan.empty()) return result;
 
@@ -524,11 +506,8 @@ Result<CommitResult> Repository::commit_side(const CommitRequest& req) {
   for (const Change& c : req.changes) {
     auto p = plan_change(repo_, c, c.path, "");
     if (!p) return p.error();
-    if (!p->readable) {
-      result.not_committed.push_back({c.path, "its text changed before its commit could read it"});
-      continue;
-    }
-    plan.push_back(std::move(*p));
+    if (!p->readable) result.not_committed.push_back({c.path, "its text changed before its commit could read it"});
+    else plan.push_back(std::move(*p));
   }
   if (plan.empty() && !req.allow_empty) return result;
   Signatures sigs;
