@@ -86,6 +86,7 @@ struct Planned {
   std::optional<struct stat> st; // the file as it is now
   bool readable = false;         // false: a reader of the change gave nothing
   std::function<std::optional<std::string>()> read_before;  // Change::read_before
+  struct timespec looked_at{};    // when `st` was taken, by the file system's (coarse) clock
 };
 
 
@@ -228,7 +229,10 @@ Result<Planned> plan_change(git_repository* repo, const Change& c, std::string p
   }
   p.readable = true;
   struct stat st;
-  if (!workdir.empty() && ::lstat((workdir + p.path).c_str(), &st) == 0) p.st = st;
+  if (!workdir.empty() && ::lstat((workdir + p.path).c_str(), &st) == 0) {
+    p.st = st;
+    ::clock_gettime(CLOCK_REALTIME_COARSE, &p.looked_at);
+  }
   return p;
 }
 
@@ -408,25 +412,63 @@ Result<bool> retry_move(int rc, int attempt, const Options& opt, const std::stri
   return false;
 }
 
-// The index entries of our paths, and only those, now match the new commit
+bool not_before(const struct timespec& a, const struct timespec& b) {
+  return a.tv_sec > b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec >= b.tv_nsec);
+}
+
+// The index entries of our paths, and only those, to match the new commit
 // and the files on disk, so `git status` is clean for them. `head` is the
 // tree the last attempt built on.
-Result<void> update_index(IndexFile& index, CommitLock& own, Clock::time_point deadline,
-                          const std::vector<Planned>& plan, git_tree* head, bool trust_mode) {
-  std::vector<IndexEdit> edits;
+std::vector<LaterEdit> index_edits(const std::vector<Planned>& plan, git_tree* head, bool trust_mode) {
+  std::vector<LaterEdit> edits;
   for (const Planned& p : plan) {
-    if (!p.after || !p.st)
-      edits.push_back({p.path, std::nullopt});
-    else
-      edits.push_back({p.path, index_entry(p, mode_of(p, entry_at(head, p.path), trust_mode))});
+    if (!p.after || !p.st) {
+      edits.push_back({{p.path, std::nullopt}, p.after});
+      continue;
+    }
+    // Written in the tick it was looked at: a write later in that tick would leave the same stat data.
+    const bool racy = not_before(p.st->st_mtim, p.looked_at) || not_before(p.st->st_ctim, p.looked_at);
+    edits.push_back({{p.path, index_entry(p, mode_of(p, entry_at(head, p.path), trust_mode))}, p.after, racy});
   }
-  own.holding(index.lock_path());
-  auto updated = index.update(deadline, edits);
+  return edits;
+}
+
+// A deferred edit still holds while HEAD's tree has at its path what the
+// commit put there: after a checkout or reset of the user's it would stage
+// a change nobody made.
+std::function<bool(const LaterEdit&)> still_in(git_tree* head) {
+  return [head](const LaterEdit& e) {
+    const auto now = entry_at(head, e.edit.path);
+    if (!now || !e.in_head) return !now && !e.in_head;
+    return git_oid_equal(&now->id, &*e.in_head) != 0;
+  };
+}
+
+}  // namespace
+
+// The deferred index edits into the index file, under `own`. While git is in
+// the middle of an operation the index is the operation's: they are dropped.
+Result<void> Repository::write_index(CommitLock& own, Clock::time_point deadline, const std::vector<IndexEdit>& edits) {
+  auto head = read_head(repo_);
+  if (!head) return head.error();
+  const bool busy = git_repository_state(repo_) != GIT_REPOSITORY_STATE_NONE;
+  own.holding(index_->lock_path());
+  auto updated = index_->update(deadline, edits,
+                                busy ? std::function<bool(const LaterEdit&)>([](const LaterEdit&) { return false; })
+                                     : still_in(head->tree.get()));
   own.released();
   return updated;
 }
 
-}  // namespace
+Result<void> Repository::settle_index() {
+  if (!index_ || index_->deferred() == 0) return {};
+  const auto deadline = Clock::now() + opt_.lock_timeout;
+  auto own = CommitLock::take(gitdir_, commondir_, deadline);
+  if (!own) return own.error();
+  return write_index(*own, deadline, {});
+}
+
+std::size_t Repository::index_deferred() const { return index_ ? index_->deferred() : 0; }
 
 Result<CommitResult> Repository::commit(const CommitRequest& req) {
   if (!req.ref.empty()) return commit_side(req);
@@ -489,7 +531,9 @@ Result<CommitResult> Repository::commit(const CommitRequest& req) {
   }
 
   for (const Planned& p : plan) result.paths.push_back(p.rel);
-  if (auto updated = update_index(*index_, *own, deadline, plan, head->tree.get(), trust_mode); !updated)
+  index_->defer(index_edits(plan, head->tree.get(), trust_mode));
+  if (opt_.defer_index && index_->deferred() < kMaxDeferredEdits) return result;
+  if (auto updated = write_index(*own, deadline, {}); !updated)
     result.warning = "the commit landed, but the index was not updated (git status may show the committed files "
                      "as changed): " + updated.error().message;
   return result;
@@ -569,10 +613,7 @@ Result<std::optional<std::string>> Repository::untrack(const std::vector<std::st
     // The files stay; git stops tracking them.
     std::vector<IndexEdit> edits;
     for (const std::string& g : gone) edits.push_back({g, std::nullopt});
-    own->holding(index_->lock_path());
-    auto updated = index_->update(deadline, edits);
-    own->released();
-    if (!updated) return updated.error();
+    if (auto updated = write_index(*own, deadline, edits); !updated) return updated.error();
     return std::optional<std::string>(hex(id));
   }
 }

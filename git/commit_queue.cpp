@@ -6,8 +6,16 @@
 
 namespace editgit {
 
+namespace {
+Options deferring() {
+  Options o;
+  o.defer_index = true;
+  return o;
+}
+}  // namespace
+
 Result<std::unique_ptr<CommitQueue>> CommitQueue::open(const std::string& root, std::size_t bound) {
-  auto repo = Repository::open(root, {}, false);
+  auto repo = Repository::open(root, deferring(), false);
   if (!repo) return repo.error();
   return std::unique_ptr<CommitQueue>(new CommitQueue(std::move(*repo), bound));
 }
@@ -65,7 +73,21 @@ Result<void> CommitQueue::run(Work work) {
   return {};
 }
 
-void CommitQueue::wait_idle() { loop_.wait_idle(); }
+void CommitQueue::wait_idle() {
+  // An item of the queue's own, weightless, so the index is written before
+  // this returns; after stop() it is refused, and stop()'s last step wrote it.
+  std::promise<void> done;
+  auto settled = done.get_future();
+  const Work write = [&](Repository&) {
+    struct Told {
+      std::promise<void>& done;
+      ~Told() { done.set_value(); }  // whatever settle does
+    } told{done};
+    settle(true);
+  };
+  if (!loop_.on_thread() && loop_.post({write, nullptr, false}, 0)) settled.wait();
+  loop_.wait_idle();
+}
 
 void CommitQueue::stop() { loop_.stop(OnStop::drain); }
 
@@ -80,14 +102,31 @@ void CommitQueue::forget(std::size_t observer) {
   std::erase_if(observers_, [observer](const auto& o) { return o.first == observer; });
 }
 
+std::optional<std::chrono::steady_clock::time_point> CommitQueue::settle(bool now) {
+  using Clock = std::chrono::steady_clock;
+  if (repo_.index_deferred() == 0) {
+    unsettled_ = 0;
+    return std::nullopt;
+  }
+  if (unsettled_ == 0) deferring_since_ = Clock::now();
+  if (!now && ++unsettled_ < kSettleEvery && Clock::now() - deferring_since_ < kSettleAfter)
+    return Clock::now();  // a step at once: with an item when one waits, else with none, which writes
+  // A failure leaves git status showing the committed files changed, as a
+  // commit's own failed index update does; the commits stand.
+  (void)repo_.settle_index();
+  unsettled_ = 0;
+  return std::nullopt;
+}
+
 std::optional<std::chrono::steady_clock::time_point> CommitQueue::step(std::vector<Item>& items) {
-  if (items.empty()) return std::nullopt;  // the last step of stop(): nothing to observe
+  if (items.empty()) return settle(true);  // nothing waits (or the last step of stop())
   try {
     items.front().work(repo_);
   } catch (...) {
     // A work that throws ends alone (run() hands its exception to the
     // waiter); the queue, and everyone behind it, goes on.
   }
+  if (!items.front().observed) return std::nullopt;
   std::lock_guard lock(observing_);
   for (auto& [number, observer] : observers_) {
     try {
@@ -97,7 +136,7 @@ std::optional<std::chrono::steady_clock::time_point> CommitQueue::step(std::vect
       // observers go on.
     }
   }
-  return std::nullopt;
+  return settle(false);
 }
 
 }  // namespace editgit

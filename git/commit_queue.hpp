@@ -5,6 +5,12 @@
 // order submitted. So two writers of one file commit in the order they wrote
 // it, without waiting on each other, and git is never on a socket's path.
 //
+// The index: commits on the branch defer their index entries
+// (Options::defer_index), which are written in one write of the index when
+// the queue has nothing more waiting, or after kSettleEvery items or
+// kSettleAfter of deferring under a steady stream, and by wait_idle() and
+// stop(). A busy queue so writes the index once for many commits.
+//
 // Bounded: past `bound` waiting items, submit() refuses with
 // Error::queue_full and the caller keeps its file written but uncommitted
 // (the next commit of that file carries it as its earlier state).
@@ -14,6 +20,7 @@
 #include "git/repository.hpp"
 #include "git/worker_loop.hpp"
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -29,6 +36,8 @@ class CommitQueue {
  public:
   using Work = std::function<void(Repository&)>;
   static constexpr std::size_t default_bound = 10'000;
+  static constexpr int kSettleEvery = 32;
+  static constexpr std::chrono::milliseconds kSettleAfter{50};
 
   // Opens the repository of `root` for the queue's thread, and starts it.
   static Result<std::unique_ptr<CommitQueue>> open(const std::string& root, std::size_t bound = default_bound);
@@ -57,7 +66,8 @@ class CommitQueue {
   // again, so what it points at may go.
   void forget(std::size_t observer);
 
-  // Blocks until everything submitted so far has run.
+  // Blocks until everything submitted so far has run and the index holds
+  // its commits.
   void wait_idle();
   // Runs what is queued, then stops the thread; later submits are refused
   // (Error::queue_full).
@@ -69,11 +79,17 @@ class CommitQueue {
   struct Item {
     Work work;
     const void* owner;
+    bool observed = true;  // false: the queue's own (the index's write), no commit to tell of
   };
   // One item on the queue's thread, then the observers.
   std::optional<std::chrono::steady_clock::time_point> step(std::vector<Item>& items);
 
+  // The index's deferred entries written now, or when to write them.
+  std::optional<std::chrono::steady_clock::time_point> settle(bool now);
+
   Repository repo_;  // the queue's thread only
+  int unsettled_ = 0;  // items run since the index was last written (the queue's thread only)
+  std::chrono::steady_clock::time_point deferring_since_;
   const std::size_t bound_;
   // Guards the observers: added and forgotten on any thread, run on the
   // queue's; held while they run, so forget() waits for them.

@@ -64,7 +64,9 @@ Repository::Repository(git_repository* repo, std::string workdir, std::string pr
       gitdir_(git_repository_path(repo)),
       commondir_(git_repository_commondir(repo)),
       opt_(std::move(options)),
-      index_(std::make_unique<detail::IndexFile>(git_repository_path(repo))) {}
+      index_(std::make_unique<detail::IndexFile>(git_repository_path(repo))) {
+  index_->before_rename = opt_.before_index_rename;
+}
 
 Repository::Repository(Repository&& o) noexcept
     : repo_(std::exchange(o.repo_, nullptr)),
@@ -90,6 +92,9 @@ Repository& Repository::operator=(Repository&& o) noexcept {
 }
 
 Repository::~Repository() {
+  // Deferred index entries are written, not lost (a failure leaves git
+  // status showing the committed files changed, as a failed commit's would).
+  if (repo_ && index_deferred() > 0) (void)settle_index();
   if (repo_) git_repository_free(repo_);
 }
 

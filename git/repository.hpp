@@ -25,7 +25,9 @@ struct git_repository;
 namespace editgit {
 
 namespace detail {
+class CommitLock;
 class IndexFile;
+struct IndexEdit;
 }
 
 struct Identity {
@@ -94,7 +96,18 @@ struct Options {
   Identity committer{"editgate", "editgate@editgate.invalid"};
   // Tests: runs just before the branch is moved, on every attempt.
   std::function<void()> before_update;
+  // A commit onto the branch leaves its index entries for settle_index()
+  // (or the next commit past kMaxDeferredEdits, or untrack) instead of
+  // writing the index file itself: the commit queue's way of writing the
+  // index once for the commits that come together. Until then `git status`
+  // shows the committed files as changed (docs/decisions/git-history.md).
+  bool defer_index = false;
+  // Tests: runs after a new index file is written, before it replaces the old.
+  std::function<void()> before_index_rename;
 };
+
+// Index edits a Repository keeps deferred at most: past them a commit writes the index.
+inline constexpr std::size_t kMaxDeferredEdits = 4096;
 
 struct CommitInfo {
   std::string id;
@@ -164,6 +177,13 @@ class Repository {
 
   // Commits the changes on top of whatever HEAD is when the branch moves.
   Result<CommitResult> commit(const CommitRequest& request);
+  // Writes the index entries the commits deferred (Options::defer_index), in
+  // one write of the index, those whose path HEAD still has as committed;
+  // none while git is in the middle of an operation. They are gone after
+  // this whatever it returns. Error::locked past Options::lock_timeout.
+  Result<void> settle_index();
+  // The index edits deferred and not yet written.
+  std::size_t index_deferred() const;
 
   // Commits reachable from `from` (HEAD when "", else a ref's full name or
   // a commit's 40-hex id), newest first, that `keep` accepts, at most
@@ -245,6 +265,9 @@ class Repository {
   std::string ref_lock(const std::string& ref) const;
   // commit() onto a side ref (CommitRequest::ref).
   Result<CommitResult> commit_side(const CommitRequest& request);
+  // The deferred index edits, then `edits`, into the index file, under `own`.
+  Result<void> write_index(detail::CommitLock& own, std::chrono::steady_clock::time_point deadline,
+                           const std::vector<detail::IndexEdit>& edits);
 
   git_repository* repo_ = nullptr;
   std::string workdir_;  // ends in '/'
