@@ -433,42 +433,7 @@ std::vector<LaterEdit> index_edits(const std::vector<Planned>& plan, git_tree* h
   return edits;
 }
 
-// A deferred edit still holds while HEAD's tree has at its path what the
-// commit put there: after a checkout or reset of the user's it would stage
-// a change nobody made.
-std::function<bool(const LaterEdit&)> still_in(git_tree* head) {
-  return [head](const LaterEdit& e) {
-    const auto now = entry_at(head, e.edit.path);
-    if (!now || !e.in_head) return !now && !e.in_head;
-    return git_oid_equal(&now->id, &*e.in_head) != 0;
-  };
-}
-
 }  // namespace
-
-// The deferred index edits into the index file, under `own`. While git is in
-// the middle of an operation the index is the operation's: they are dropped.
-Result<void> Repository::write_index(CommitLock& own, Clock::time_point deadline, const std::vector<IndexEdit>& edits) {
-  auto head = read_head(repo_);
-  if (!head) return head.error();
-  const bool busy = git_repository_state(repo_) != GIT_REPOSITORY_STATE_NONE;
-  own.holding(index_->lock_path());
-  auto updated = index_->update(deadline, edits,
-                                busy ? std::function<bool(const LaterEdit&)>([](const LaterEdit&) { return false; })
-                                     : still_in(head->tree.get()));
-  own.released();
-  return updated;
-}
-
-Result<void> Repository::settle_index() {
-  if (!index_ || index_->deferred() == 0) return {};
-  const auto deadline = Clock::now() + opt_.lock_timeout;
-  auto own = CommitLock::take(gitdir_, commondir_, deadline);
-  if (!own) return own.error();
-  return write_index(*own, deadline, {});
-}
-
-std::size_t Repository::index_deferred() const { return index_ ? index_->deferred() : 0; }
 
 Result<CommitResult> Repository::commit(const CommitRequest& req) {
   if (!req.ref.empty()) return commit_side(req);
