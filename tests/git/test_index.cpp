@@ -93,17 +93,24 @@ void check_index(const Repo& r) {
   CHECK(r.git({"write-tree"}) == r.git({"rev-parse", "HEAD^{tree}"}));
 }
 
-}  // namespace
-
-TEST_CASE("git index: commits keep the index whole and current in every format version") {
-  const std::string version = GENERATE("2", "3", "4");
-  Repo r;
+// A repository of 3 folders of 4 files and top.txt, committed by git.
+void populate(const Repo& r) {
   for (int d = 0; d < 3; ++d)
     for (int f = 0; f < 4; ++f)
       write_file(r.dir / ("d" + std::to_string(d) + "/s/f" + std::to_string(f) + ".txt"), "file " + std::to_string(f) + "\n");
   write_file(r.dir / "top.txt", "top\n");
   git_ok(r.dir.path(), {"add", "-A"});
   git_ok(r.dir.path(), {"commit", "-q", "-m", "init"});
+}
+
+std::string porcelain(const Repo& r) { return r.git({"--no-optional-locks", "status", "--porcelain"}); }
+
+}  // namespace
+
+TEST_CASE("git index: commits keep the index whole and current in every format version") {
+  const std::string version = GENERATE("2", "3", "4");
+  Repo r;
+  populate(r);
   if (version == "3") {
     write_file(r.dir / "d2/intent.txt", "intent\n");  // an intent-to-add entry has the extended flags
     r.git({"add", "-N", "d2/intent.txt"});
@@ -155,22 +162,6 @@ TEST_CASE("git index: a file staged by git between two commits stays staged") {
   r.git({"fsck", "--strict", "--no-dangling"});
   git_libgit2_shutdown();
 }
-
-namespace {
-
-// A repository of 3 folders of 4 files and top.txt, committed by git.
-void populate(const Repo& r) {
-  for (int d = 0; d < 3; ++d)
-    for (int f = 0; f < 4; ++f)
-      write_file(r.dir / ("d" + std::to_string(d) + "/s/f" + std::to_string(f) + ".txt"), "file " + std::to_string(f) + "\n");
-  write_file(r.dir / "top.txt", "top\n");
-  git_ok(r.dir.path(), {"add", "-A"});
-  git_ok(r.dir.path(), {"commit", "-q", "-m", "init"});
-}
-
-std::string porcelain(const Repo& r) { return r.git({"--no-optional-locks", "status", "--porcelain"}); }
-
-}  // namespace
 
 TEST_CASE("git index: deferred commits leave the index alone until one write takes them all") {
   Repo r;
@@ -258,18 +249,15 @@ TEST_CASE("git index: an entry written in its file's tick stays compared by cont
     write_file(r.dir / path, text);
     const struct timespec times[2] = {t, t};
     REQUIRE(::utimensat(AT_FDCWD, (r.dir / path).c_str(), times, 0) == 0);
-    struct stat st;
-    REQUIRE(::lstat((r.dir / path).c_str(), &st) == 0);
-    git_index_entry e{};
-    e.mtime = {static_cast<int32_t>(st.st_mtim.tv_sec), static_cast<uint32_t>(st.st_mtim.tv_nsec)};
-    e.ctime = {static_cast<int32_t>(st.st_ctim.tv_sec), static_cast<uint32_t>(st.st_ctim.tv_nsec)};
-    e.dev = static_cast<uint32_t>(st.st_dev);
-    e.ino = static_cast<uint32_t>(st.st_ino);
-    e.mode = GIT_FILEMODE_BLOB;
-    e.uid = st.st_uid;
-    e.gid = st.st_gid;
-    e.file_size = static_cast<uint32_t>(st.st_size);
-    REQUIRE(git_oid_fromstr(&e.id, r.git({"hash-object", "-w", path}).substr(0, 40).c_str()) == 0);
+    // The entry as libgit2 stages it (stat data and blob), in memory only.
+    git_repository* repo = nullptr;
+    REQUIRE(git_repository_open(&repo, r.dir.str().c_str()) == 0);
+    git_index* staged = nullptr;
+    REQUIRE(git_repository_index(&staged, repo) == 0);
+    REQUIRE(git_index_add_bypath(staged, path.c_str()) == 0);
+    const git_index_entry e = *git_index_get_bypath(staged, path.c_str(), 0);
+    git_index_free(staged);
+    git_repository_free(repo);
     return editgit::detail::LaterEdit{{path, e}, e.id, racy};
   };
   auto index_mtime = [&] {
