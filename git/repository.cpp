@@ -79,6 +79,7 @@ Repository::Repository(Repository&& o) noexcept
 
 Repository& Repository::operator=(Repository&& o) noexcept {
   if (this != &o) {
+    if (repo_ && index_deferred() > 0) (void)settle_index();  // as the destructor
     if (repo_) git_repository_free(repo_);
     repo_ = std::exchange(o.repo_, nullptr);
     workdir_ = std::move(o.workdir_);
