@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cerrno>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -41,6 +42,59 @@ std::uint64_t marker_number(const std::string& path) {
   std::fclose(f);
   return n;
 }
+
+namespace {
+
+// The spare of `path`: the hidden file beside it whose inode the next
+// update writes and swaps in, so an update creates no inode (ext4 spends
+// most of a new file's cost finding one) and frees none.
+std::string spare_of(const fs::path& path) {
+  return (path.parent_path() / ("." + path.filename().string() + ".spare")).string();
+}
+
+bool swap_in(const fs::path& path, std::string_view bytes) {
+  const std::string spare = spare_of(path);
+  const int fd = ::open(spare.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) return false;
+  struct stat st;
+  bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  // Never shorter than what the spare held: a reader still holding this
+  // inode open from two updates ago reads the new bytes over the old, never
+  // a cut file. JSON takes spaces before its last line end; a marker's
+  // number only grows, so its text does not shrink (and is cut if it did).
+  std::string padded;
+  const auto old_size = ok ? static_cast<std::size_t>(st.st_size) : 0;
+  if (ok && bytes.size() < old_size && path.extension() == ".json" && !bytes.empty() && bytes.back() == '\n') {
+    padded.assign(bytes.substr(0, bytes.size() - 1));
+    padded.append(old_size - bytes.size(), ' ');
+    padded.push_back('\n');
+    bytes = padded;
+  }
+  for (std::size_t done = 0; ok && done < bytes.size();) {
+    const ssize_t n = ::pwrite(fd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(done));
+    ok = n > 0;
+    if (ok) done += static_cast<std::size_t>(n);
+  }
+  if (ok && bytes.size() < old_size) ok = ::ftruncate(fd, static_cast<off_t>(bytes.size())) == 0;
+  ::close(fd);
+  if (!ok) return false;
+  if (::renameat2(AT_FDCWD, spare.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) == 0) return true;
+  // No file there yet (or a file system without the exchange): the spare
+  // becomes it, and the next update makes a new spare.
+  return ::rename(spare.c_str(), path.c_str()) == 0;
+}
+
+// An erased file becomes the spare again when there is none, so a marker
+// that comes and goes (ready.marker) reuses its inode too.
+void erase_keeping_spare(const fs::path& path) {
+  const std::string spare = spare_of(path);
+  struct stat st;
+  if (::lstat(spare.c_str(), &st) != 0 && errno == ENOENT && ::rename(path.c_str(), spare.c_str()) == 0) return;
+  std::error_code ec;
+  fs::remove(path, ec);
+}
+
+}  // namespace
 
 bool replace_file(const std::string& path, std::string_view bytes) {
   const std::string temp = path + ".tmp";
@@ -115,19 +169,14 @@ void AgentFiles::write(std::vector<Op>& batch) {
 
 void AgentFiles::run(const Op& op) {
   const fs::path path = fs::path(dir_) / op.rel;
-  std::error_code ec;
-  if (op.kind == Op::erase) {
-    fs::remove(path, ec);
+  if (!folder_ready(path.parent_path().string())) {
+    log_line("not written through a link or a missing folder: " + op.rel);
     return;
   }
-  fs::create_directories(path.parent_path(), ec);
-  // Folders of its own, never links: what is written here lands where an
-  // agent reads it, not where a link would lead.
-  for (fs::path d = path.parent_path(); d.string().size() > dir_.size(); d = d.parent_path())
-    if (fs::is_symlink(d, ec)) {
-      log_line("not written through the link " + d.string() + ": " + op.rel);
-      return;
-    }
+  if (op.kind == Op::erase) {
+    erase_keeping_spare(path);
+    return;
+  }
   if (op.kind == Op::append) {
     // One write with O_APPEND: a reader sees whole lines.
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
@@ -142,7 +191,21 @@ void AgentFiles::run(const Op& op) {
       log_line("cannot move " + path.string() + " aside");
     return;
   }
-  if (!replace_file(path.string(), op.content)) log_line("cannot write " + path.string());
+  if (!swap_in(path, op.content)) log_line("cannot write " + path.string());
+}
+
+// Made once and checked once per folder: folders of its own, never links,
+// so what is written lands where an agent reads it, not where a link leads.
+bool AgentFiles::folder_ready(const std::string& folder) {
+  if (ready_folders_.count(folder)) return true;
+  std::error_code ec;
+  fs::create_directories(folder, ec);
+  for (fs::path d = folder; d.string().size() > dir_.size(); d = d.parent_path())
+    if (fs::is_symlink(d, ec) || !fs::is_directory(d, ec)) return false;
+  // Bounded: pages come and go over a long session.
+  if (ready_folders_.size() >= 4096) ready_folders_.clear();
+  ready_folders_.insert(folder);
+  return true;
 }
 
 }  // namespace repl

@@ -7,8 +7,10 @@
 //   pages/<page>/chat_history.jsonl  one JSON record per request and per reply
 // A marker holds a job's sequence number, and numbers only grow (across
 // restarts too), so a marker an earlier job left is never taken for the
-// current one. Files are replaced atomically (temp file + rename) by a
-// thread of their own, in the order asked, so the REPL never waits on them.
+// current one. Files are replaced atomically by a thread of their own, in
+// the order asked, so the REPL never waits on them: each file has a hidden
+// spare beside it (.status.json.spare) that the update writes and swaps in
+// (renameat2 RENAME_EXCHANGE), so no update creates or frees an inode.
 #pragma once
 
 #include "git/worker_loop.hpp"
@@ -18,6 +20,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 namespace repl {
@@ -59,9 +62,11 @@ class AgentFiles {
   // On the thread: every op waiting, each file replaced once.
   void write(std::vector<Op>& batch);
   void run(const Op& op);
+  bool folder_ready(const std::string& folder);
 
   std::string dir_;
   std::uint64_t last_ = 0;
+  std::unordered_set<std::string> ready_folders_;  // on the thread
   editgit::WorkerLoop<Op> loop_;  // last: its thread uses dir_
 };
 
