@@ -174,24 +174,48 @@ void AgentFiles::run(const Op& op) {
     return;
   }
   if (op.kind == Op::erase) {
+    // A marker erased at every job's start is mostly gone already.
+    if (absent_.contains(op.rel)) return;
     erase_keeping_spare(path);
+    if (absent_.size() >= max_remembered) absent_.clear();
+    absent_.insert(op.rel);
     return;
   }
+  absent_.erase(op.rel);
   if (op.kind == Op::append) {
-    // One write with O_APPEND: a reader sees whole lines.
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0 || !write_all(fd, op.content)) log_line("cannot append to " + path.string());
-    struct stat st;
-    const bool full = fd >= 0 && ::fstat(fd, &st) == 0 && static_cast<std::uint64_t>(st.st_size) >= append_limit;
-    if (fd >= 0) ::close(fd);
-    // Bounded like a log: the file past its limit becomes <name>.1 (the one
-    // before goes) and the next line starts a new one. The whole history
-    // is in git.
-    if (full && ::rename(path.c_str(), (path.string() + ".1").c_str()) != 0)
-      log_line("cannot move " + path.string() + " aside");
+    append_to(path.string(), op);
     return;
   }
   if (!swap_in(path, op.content)) log_line("cannot write " + path.string());
+}
+
+// One write with O_APPEND on a descriptor kept open: a reader sees whole
+// lines. A file removed or replaced meanwhile (no link left to the open
+// one) is opened again first.
+void AgentFiles::append_to(const std::string& path, const Op& op) {
+  auto it = appending_.find(op.rel);
+  if (it == appending_.end()) {
+    if (appending_.size() >= max_open_appends) appending_.clear();
+    it = appending_.emplace(op.rel, editproto::Fd()).first;
+  }
+  editproto::Fd& fd = it->second;
+  struct stat st;
+  if (!fd || ::fstat(fd.get(), &st) != 0 || st.st_nlink == 0) {
+    fd = editproto::Fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600));
+    if (!fd || ::fstat(fd.get(), &st) != 0) {
+      log_line("cannot append to " + path);
+      appending_.erase(it);
+      return;
+    }
+  }
+  if (!write_all(fd.get(), op.content)) log_line("cannot append to " + path);
+  // Bounded like a log: the file past its limit becomes <name>.1 (the one
+  // before goes) and the next line starts a new one. The whole history
+  // is in git.
+  if (static_cast<std::uint64_t>(st.st_size) + op.content.size() >= append_limit) {
+    appending_.erase(it);
+    if (::rename(path.c_str(), (path + ".1").c_str()) != 0) log_line("cannot move " + path + " aside");
+  }
 }
 
 // Made once and checked once per folder: folders of its own, never links,
@@ -203,7 +227,7 @@ bool AgentFiles::folder_ready(const std::string& folder) {
   for (fs::path d = folder; d.string().size() > dir_.size(); d = d.parent_path())
     if (fs::is_symlink(d, ec) || !fs::is_directory(d, ec)) return false;
   // Bounded: pages come and go over a long session.
-  if (ready_folders_.size() >= 4096) ready_folders_.clear();
+  if (ready_folders_.size() >= max_remembered) ready_folders_.clear();
   ready_folders_.insert(folder);
   return true;
 }

@@ -13,6 +13,7 @@
 // (renameat2 RENAME_EXCHANGE), so no update creates or frees an inode.
 #pragma once
 
+#include "editproto/workspace.hpp"
 #include "git/worker_loop.hpp"
 
 #include <boost/json/object.hpp>
@@ -20,6 +21,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -62,11 +64,16 @@ class AgentFiles {
   // On the thread: every op waiting, each file replaced once.
   void write(std::vector<Op>& batch);
   void run(const Op& op);
+  void append_to(const std::string& path, const Op& op);
+  static constexpr std::size_t max_remembered = 1024, max_open_appends = 64;
   bool folder_ready(const std::string& folder);
 
   std::string dir_;
   std::uint64_t last_ = 0;
-  std::unordered_set<std::string> ready_folders_;  // on the thread
+  // On the thread, each bounded (cleared when full): folders made and
+  // checked, files erased and not written since, and the open appends.
+  std::unordered_set<std::string> ready_folders_, absent_;
+  std::unordered_map<std::string, editproto::Fd> appending_;
   editgit::WorkerLoop<Op> loop_;  // last: its thread uses dir_
 };
 

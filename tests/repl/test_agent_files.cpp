@@ -71,3 +71,25 @@ TEST_CASE("a link where the agents' page folder should be is not written through
   files.flush();
   CHECK(test::count_entries(elsewhere.path()) == 0);
 }
+
+TEST_CASE("the chat history kept open for appends follows a removed file and moves aside past its limit", "[repl][unit]") {
+  test::TempDir dir;
+  const auto history = dir.path() / "pages" / "tab-1" / "chat_history.jsonl";
+  repl::AgentFiles files(dir.path().string());
+  files.record("tab-1", {{"job", 1}});
+  files.flush();
+  std::filesystem::remove(history);  // someone cleans up
+  files.record("tab-1", {{"job", 2}});
+  files.flush();
+  REQUIRE(std::filesystem::exists(history));
+  CHECK(test::read_file(history).find("\"job\":2") != std::string::npos);
+  CHECK(test::read_file(history).find("\"job\":1") == std::string::npos);
+  // Past the limit the file becomes .1 and the next record starts a new one.
+  const std::string big(repl::AgentFiles::append_limit, 'x');
+  files.record("tab-1", {{"job", 3}, {"text", big}});
+  files.record("tab-1", {{"job", 4}});
+  files.flush();
+  CHECK(test::read_file(history.string() + ".1").find("\"job\":3") != std::string::npos);
+  CHECK(test::read_file(history).find("\"job\":4") != std::string::npos);
+  CHECK(test::read_file(history).find("\"job\":3") == std::string::npos);
+}
