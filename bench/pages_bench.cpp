@@ -394,26 +394,6 @@ class FileAgent {
   int fd_;
 };
 
-// The gateway's CPU per exchange over `exchanges`, thread by thread, as a
-// line of the report: its time on the reply's path (network, worker) and
-// beside it (status files, commits, packing).
-std::string cpu_line(const char* what, const std::map<std::string, double>& spent, std::size_t exchanges) {
-  double total = 0;
-  std::string parts;
-  for (const auto& [name, ns] : spent) {
-    total += ns;
-    if (ns / 1e3 / static_cast<double>(exchanges) < 0.5) continue;
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "%s%s %.0f", parts.empty() ? "" : ", ", name.c_str(),
-                  ns / 1e3 / static_cast<double>(exchanges));
-    parts += buf;
-  }
-  char head[160];
-  std::snprintf(head, sizeof head, "gateway CPU per exchange, %s: %.0f us (", what,
-                total / 1e3 / static_cast<double>(exchanges));
-  return head + parts + ")\n";
-}
-
 void print_row(const char* name, const bench::Percentiles& s, const bench::Percentiles& floor,
                const bench::Percentiles* pw) {
   std::printf("| %s | %.3f | %.3f | %.2f |", name, s.p50, s.p99, s.p50 / floor.p50);
@@ -476,7 +456,7 @@ int run(int argc, char** argv) {
     }
     // The commits of the last exchanges come at most a second later.
     std::this_thread::sleep_for(std::chrono::milliseconds(1500));
-    node_cpu = cpu_line("Node page", bench::cpu_spent(cpu_before, bench::thread_cpu_ns(gw.pid())), node_gw.size());
+    node_cpu = bench::cpu_line("Node page", bench::cpu_spent(cpu_before, bench::thread_cpu_ns(gw.pid())), node_gw.size());
     agent.close();
     expect(gw.stop() == 0, "the gateway's exit");
     check_committed(dir, {page}, static_cast<std::size_t>(a.warmup + per_round * a.rounds));
@@ -524,7 +504,7 @@ int run(int argc, char** argv) {
         playwright.push_back(v.to_number<double>());
       }
     }
-    chrome_cpu = cpu_line("Chromium tab", chrome_spent, chrome_gw.size());
+    chrome_cpu = bench::cpu_line("Chromium tab", chrome_spent, chrome_gw.size());
     agent.close();
     expect(gw.stop() == 0, "the gateway's exit");
     check_committed(dir, {page}, static_cast<std::size_t>(a.warmup + per_round * a.rounds));

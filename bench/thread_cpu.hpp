@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -35,6 +36,26 @@ inline std::map<std::string, double> cpu_spent(const std::map<std::string, doubl
     spent[name] = ns - (b == before.end() ? 0 : b->second);
   }
   return spent;
+}
+
+// A report line: "gateway CPU per exchange, <what>: T us (thread t, ...)",
+// the threads under half a microsecond left out.
+inline std::string cpu_line(const std::string& what, const std::map<std::string, double>& spent,
+                            std::size_t exchanges) {
+  if (exchanges == 0) return {};
+  const double n = static_cast<double>(exchanges);
+  double total = 0;
+  std::string parts;
+  for (const auto& [name, ns] : spent) {
+    total += ns;
+    if (ns / 1e3 / n < 0.5) continue;
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%s%s %.0f", parts.empty() ? "" : ", ", name.c_str(), ns / 1e3 / n);
+    parts += buf;
+  }
+  char head[160];
+  std::snprintf(head, sizeof head, "gateway CPU per exchange, %s: %.0f us (", what.c_str(), total / 1e3 / n);
+  return head + parts + ")\n";
 }
 
 }  // namespace bench
