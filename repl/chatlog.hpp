@@ -82,7 +82,7 @@ class ChatLog {
   // it was written by someone else): its size, and its last bytes (at least
   // `keep_bytes` once it is that long, from a line's start); the bytes before
   // are known by their checksum only, so a log costs its tail in memory.
-  static constexpr std::size_t keep_bytes = 16u << 10;
+  static constexpr std::size_t keep_bytes = 4u << 10;
   std::size_t size() const { return at_ + tail_->size(); }
   const std::string& tail() const { return *tail_; }
   // Whether `text` is that text; the text rebuilt on `found`'s first bytes
