@@ -247,7 +247,9 @@ class RawPages {
       beast::flat_buffer buffer;
       http::request<http::string_body> req;
       http::read(s, buffer, req);
-      if (websocket::is_upgrade(req) && req.target() == "/v1/page") {
+      const std::string target(req.target());
+      // The adapter's socket URL names its workspace (/v1/page?workspace=ID); only the path counts.
+      if (websocket::is_upgrade(req) && target.substr(0, target.find('?')) == "/v1/page") {
         auto ws = std::make_unique<websocket::stream<tcp::socket>>(std::move(s));
         ws->accept(req);
         beast::flat_buffer hello;
@@ -262,7 +264,6 @@ class RawPages {
         return;
       }
       http::response<http::string_body> res{http::status::ok, req.version()};
-      const std::string target(req.target());
       std::string gateway;
       {
         std::lock_guard lock(shared->m);
