@@ -240,7 +240,10 @@ TEST_CASE("a page that comes back is committed as 'page X reconnected', not as a
   f.page = again;
   CHECK(contains(f.log(), f.stem + " reconnected at "));
   const std::string messages = f.commit_messages();  // newest first
-  CHECK(messages.starts_with("page " + f.stem + " reconnected (http://x)\n"));
+  INFO(messages);
+  // Its own commit's subject, or its line in a commit it shares when the
+  // machine is slow enough for the committer to group it with another item.
+  CHECK(contains(messages, "page " + f.stem + " reconnected (http://x)"));
   CHECK_FALSE(contains(messages, "footer of"));
 }
 
