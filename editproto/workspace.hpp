@@ -77,6 +77,10 @@ class Workspace {
     Stamp stamp;
   };
   Outcome<Opened> open_read(const std::string& real_rel) const;
+  // The file's first out.size() bytes into `out`: false when the file is
+  // missing, shorter, or cannot be read (the descriptor is open for this
+  // read alone).
+  bool read_start(const std::string& real_rel, std::span<char> out) const;
 
   // A folder opened for listing (O_RDONLY | O_DIRECTORY), reached as every
   // path is: real_rel "" is the root; file_not_found when there is no such

@@ -49,6 +49,11 @@ bool write_exact(int fd, std::string_view bytes, off_t at) {
 
 }  // namespace
 
+bool Workspace::read_start(const std::string& real_rel, std::span<char> out) const {
+  auto opened = open_read(real_rel);
+  return opened && opened->fd && read_exact(opened->fd.get(), out.data(), out.size(), 0);
+}
+
 Outcome<Workspace::TailWrite> Workspace::write_tail(const std::string& real_rel, std::size_t offset,
                                                      std::string_view old_tail, std::string_view new_tail,
                                                      const std::function<void()>& before_write) const {

@@ -5,27 +5,11 @@
 #include "editproto/unicode.hpp"
 #include "repl/log.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 
 namespace repl {
 
 namespace {
-
-// `n` bytes from `at`, all of them, or false.
-bool read_at(int fd, char* out, std::size_t n, off_t at) {
-  while (n > 0) {
-    const ssize_t got = ::pread(fd, out, n, at);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) return false;
-    out += got;
-    n -= static_cast<std::size_t>(got);
-    at += got;
-  }
-  return true;
-}
 
 constexpr std::size_t max_log_bytes = 64u << 20;
 
@@ -93,12 +77,7 @@ std::optional<std::string> whole_text(const FileChange& change, const Head& head
   // Only the head's bytes: the descriptor is open for that read alone (an
   // in-place write meanwhile would find its lease refused).
   std::string out(head.bytes, '\0');
-  bool read = false;
-  {
-    auto opened = change.ws->open_read(change.path);
-    read = opened && opened->fd && read_at(opened->fd.get(), out.data(), out.size(), 0);
-  }
-  if (!read || sum_of(out) != head.sum) {
+  if (!change.ws->read_start(change.path, out) || sum_of(out) != head.sum) {
     if (change.stale) *change.stale = true;
     return std::nullopt;
   }
