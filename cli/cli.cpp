@@ -392,6 +392,13 @@ CLI::App* add_serve(CLI::App& app, gateway::ServeArgs& a) {
                     "session, whichever connection opened it (default: 600)")
       ->check(CLI::Range(1u, 604'800u));
   serve->add_flag("!--no-node", a.node, "Do not start the built-in Node page");
+  serve->add_option("--browser", a.browser_program,
+                    "The headless browser page-open starts at its first call, driven over a pipe (default: chromium "
+                    "on PATH)");
+  serve->add_flag("!--no-browser", a.browser, "Offer no page-open: the gateway never starts a browser");
+  serve->add_option("--max-owned-pages", a.owned_pages,
+                    "Pages the gateway's own browser holds open at once (page-open; default: 8)")
+      ->check(CLI::Range(1u, 256u));
   serve->add_option("--settle", a.settle_ms,
                     "Milliseconds a saved chat log or inbox file must be quiet before it is read (default: 150)")
       ->check(CLI::Range(1u, 60'000u));

@@ -6,6 +6,7 @@
 #include "services/gateway.hpp"
 #include "gateway/inbox.hpp"
 #include "services/node_page.hpp"
+#include "services/owned_pages.hpp"
 #include "gateway/http_connection.hpp"
 #include "mcp/server.hpp"
 #include "repl/agent_files.hpp"
@@ -465,6 +466,7 @@ void sweep_sessions(net::steady_timer& timer, services::Gateway& gw) {
 void wind_down(services::Gateway& gw, repl::Repl& pages, repl::Committer& committer, services::NodePage* node_page, services::Pusher* pusher,
                std::ostream& err) {
   if (node_page) services::stop_node_page(*node_page);
+  if (gw.owned()) services::stop_owned_pages(*gw.owned());
   gw.worker().post([&pages, &committer] {
     pages.shutdown();
     committer.flush();
@@ -532,6 +534,13 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   Watchdog watchdog;
   net::steady_timer sweeper(ioc);
   std::shared_ptr<services::NodePage> node_page;
+  // Its browser starts at the first page-open, not here.
+  std::shared_ptr<services::OwnedPages> owned;
+  if (args.browser) {
+    owned = services::make_owned_pages(eng, pages, {args.browser_program, args.owned_pages, state.path() + "/browser.log",
+                                                    url + "adapter.js?workspace=" + gw.workspace_id()});
+    gw.set_owned(owned.get());
+  }
   gw.on_stop([&] {
     net::post(ioc, [&] {
       err << "editgate: stopping\n";
@@ -547,6 +556,7 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
         pages.shutdown();
       });
       if (node_page) services::stop_node_page(*node_page);
+      if (owned) services::stop_owned_pages(*owned);
       watchdog.start(ioc, gw.limits().shutdown_grace);
     });
   });
@@ -562,6 +572,7 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
     err << "editgate serve: " << p.error().message << '\n';
     // The worker and its hooks (the events') end before what they point at.
     if (node_page) services::stop_node_page(*node_page);
+    if (owned) services::stop_owned_pages(*owned);
     eng.join();
     return 2;
   }

@@ -21,6 +21,9 @@ struct ServeArgs {
   unsigned job_timeout_ms = 60'000;  // a page's job, unless the request says otherwise
   unsigned realm_idle_s = 600;       // a realm with no request this long is closed
   bool node = true;                  // start the built-in Node page
+  bool browser = true;               // offer page-open: a headless browser of the gateway's own, started at first use
+  std::string browser_program;       // the browser to start; "" finds chromium on PATH
+  unsigned owned_pages = 8;          // pages that browser holds open at once
   unsigned settle_ms = 150;          // a saved chat log or inbox file is read once quiet this long
   unsigned pages_per_origin = 64;    // new page instances one origin may make in this run
   unsigned pages_kept = 256;         // pages kept in memory; past it idle disconnected ones are forgotten

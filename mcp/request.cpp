@@ -3,6 +3,7 @@
 // calls (mcp/server.cpp); everything else is answered here at once.
 #include "mcp/client_name.hpp"
 #include "mcp/result_text.hpp"
+#include "services/base64.hpp"
 #include "mcp/rpc.hpp"
 #include "mcp/server.hpp"
 #include "mcp/tools.hpp"
@@ -36,27 +37,7 @@ std::optional<std::string> header_value(std::string_view v) {
   while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
   constexpr std::string_view open = "=?base64?", close = "?=";
   if (!v.starts_with(open) || !v.ends_with(close) || v.size() < open.size() + close.size()) return std::string(v);
-  v = v.substr(open.size(), v.size() - open.size() - close.size());
-  std::string out;
-  unsigned bits = 0, acc = 0;
-  for (char c : v) {
-    int d = c >= 'A' && c <= 'Z'   ? c - 'A'
-            : c >= 'a' && c <= 'z' ? c - 'a' + 26
-            : c >= '0' && c <= '9' ? c - '0' + 52
-            : c == '+'             ? 62
-            : c == '/'             ? 63
-            : c == '='             ? -2
-                                   : -1;
-    if (d == -1) return std::nullopt;
-    if (d == -2) break;
-    acc = (acc << 6) | static_cast<unsigned>(d);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((acc >> bits) & 0xff));
-    }
-  }
-  return out;
+  return services::base64_decode(v.substr(open.size(), v.size() - open.size() - close.size()));
 }
 
 // The cache hints 2026-07-28 asks of list and discover results: the answer

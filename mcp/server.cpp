@@ -13,6 +13,8 @@
 #include <boost/asio/strand.hpp>
 #include <boost/json.hpp>
 
+#include <optional>
+
 namespace mcp {
 
 namespace json = boost::json;
@@ -131,6 +133,12 @@ struct McpServer::Call : McpPending, std::enable_shared_from_this<McpServer::Cal
   // The text a model reads (result_text) and the whole reply for programs;
   // past result_inline_bytes of JSON, the reply is kept aside and linked.
   json::object tool_result(json::object structured, bool error) {
+    // A screenshot's PNG goes as an image the model sees, not as text to read.
+    std::optional<json::object> image;
+    if (auto it = structured.find("png"); it != structured.end() && it->value().is_string()) {
+      image = json::object{{"type", "image"}, {"data", std::move(it->value())}, {"mimeType", "image/png"}};
+      structured.erase(it);
+    }
     std::string text = result_text(structured, op && op->interruptible ? TextStyle::eval : TextStyle::reply);
     std::string whole = json::serialize(structured);
     json::object result;
@@ -156,6 +164,7 @@ struct McpServer::Call : McpPending, std::enable_shared_from_this<McpServer::Cal
       result["content"] = json::array{json::object{{"type", "text"}, {"text", std::move(text)}}};
       result["structuredContent"] = std::move(structured);
     }
+    if (image) result["content"].as_array().push_back(std::move(*image));
     if (error) result["isError"] = true;
     return result;
   }

@@ -40,6 +40,11 @@ void end_open_edits(services::Gateway& gw, const std::shared_ptr<ConnectionState
 
 // ops/pages.cpp: the live pages (the REPL).
 void op_eval(OpCall call);
+// The gateway's own browser's pages (owned.cpp).
+void op_page_open(OpCall call);
+void op_page_go(OpCall call);
+void op_page_screenshot(OpCall call);
+void op_page_close(OpCall call);
 void op_pages(OpCall call);
 void op_interrupt(OpCall call);
 void op_complete(OpCall call);

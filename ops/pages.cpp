@@ -38,6 +38,7 @@ services::Error code_of(repl::Error e) {
     case repl::Error::commit_queue_full: return services::Error::commit_failed;  // written, not committed
     case repl::Error::page_error: return services::Error::page_error;
     case repl::Error::dialog_open: return services::Error::dialog_open;
+    case repl::Error::too_many_screenshots: return services::Error::too_many_screenshots;
   }
   return services::Error::internal;
 }

@@ -30,12 +30,13 @@ constexpr std::array rows{
     ParamRule{T::fuzz, K::string, "\"whitespace\"", 0, -1, {}, "whitespace"},
     ParamRule{T::request_id, K::id, "a string or a number, as the request's id was sent"},
     ParamRule{T::dialog, K::string, "\"accept\" or \"dismiss\"", 0, -1, {}, "accept|dismiss"},
+    ParamRule{T::navigation, K::string, "\"back\", \"forward\" or \"reload\"", 0, -1, {}, "back|forward|reload"},
 };
 
 constexpr bool in_type_order() {
   for (std::size_t i = 0; i < rows.size(); ++i)
     if (static_cast<std::size_t>(rows[i].type) != i) return false;
-  return rows.size() == static_cast<std::size_t>(T::dialog) + 1;
+  return rows.size() == static_cast<std::size_t>(T::navigation) + 1;
 }
 static_assert(in_type_order(), "one rule per ParamType, in its order");
 

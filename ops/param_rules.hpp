@@ -30,6 +30,7 @@ enum class ParamType {
   fuzz,    // only "whitespace"
   request_id,  // another request's id, as it was sent: a string or a number
   dialog,  // "accept" or "dismiss": how a page's dialogs are answered
+  navigation,  // "back", "forward" or "reload": where page-go takes a page
 };
 
 // The largest offset: the largest whole number a JSON number carries

@@ -59,6 +59,9 @@ const std::vector<ReplyField> eval_reply{
     {"log_error", str, false}, {"events_dropped", integer, false}, {"exception", object, false},
     {"interrupted", boolean, false}, {"status", array, false}, {"dialogs", array, false},
     {"dialogs_dropped", integer, false}};
+// What page-open and page-go answer once the page has loaded and connected.
+const std::vector<ReplyField> owned_reply{{"page", str}, {"url", str},    {"title", str},
+                                          {"log", str},  {"owned", boolean}, {"opened", boolean}};
 const std::vector<ReplyField> events_reply{{"page", str},          {"events_log", str},
                                            {"events", array},      {"next_before", integer | null},
                                            {"cut", str, false},    {"unlogged", integer, false}};
@@ -213,6 +216,55 @@ const std::vector<OpSpec>& op_table() {
        {{"page_list", "List pages",
          "The live pages (the built-in Node page, its realms, browser tabs) with their kind, state, queue and chat "
          "log."}}},
+      {"page-open",
+       {{"url", T::string, true, "the http or https URL to load; its origin must be one pages may connect from"},
+        {"page", T::string, false, "a page page-open opened: load the URL in it (one page, one log) instead of a new one"},
+        {"name", T::string, false, "the new page's name, before its id in the log's name (default the URL's host)"},
+        {"timeout", T::millis, false, "milliseconds to wait for the page to load and connect (default 30000)"},
+        author},
+       "open a URL in the gateway's own headless browser (or load it in a page it opened): a page like a tab, with "
+       "its chat log, once it has loaded and connected",
+       false, HttpRoute{"/v1/pages/open", true}, &op_page_open, Effect::writes, Role::agent, false, small_params,
+       owned_reply,
+       {{"page_open", "Open a page in the gateway's browser",
+         "Load `url` in a headless browser the gateway runs (a fresh profile per page: no person's cookies) and "
+         "return the page's name once it has loaded and connected; run code in it with page_eval (`page`: that "
+         "name), see it with page_screenshot. With `page`, load the URL in that page instead (one page, one log). "
+         "Only origins pages may connect from: localhost, or those serve was started with (--allow-origin).",
+         {}, std::nullopt, SessionArg::none, false, true}}},
+      {"page-go",
+       {{"page", T::string, true, "a page page-open opened"},
+        {"to", T::navigation, true, "back, forward or reload"},
+        {"timeout", T::millis, false, "milliseconds to wait for the page to load and connect (default 30000)"}},
+       "go back, forward or reload in a page page-open opened, once it has loaded and connected again",
+       false, HttpRoute{"/v1/pages/go", true}, &op_page_go, Effect::writes, Role::agent, false, small_params,
+       owned_reply,
+       {{"page_go", "Back, forward or reload a page",
+         "Go back, forward or reload in a page page_open opened, and return once it has loaded and connected "
+         "again. Its globals are gone (a new document); its chat log goes on."}}},
+      {"page-screenshot",
+       {{"page", T::string, true, "a page page-open opened"},
+        {"selector", T::string, false, "a CSS selector: that element only"},
+        {"full_page", T::flag, false, "the whole page, not the viewport (cut at 4096 x 16384 CSS pixels)"},
+        author},
+       "a PNG of a page page-open opened (its viewport, the full page or one element), saved beside its chat log "
+       "(debug/<page>.screenshots/<n>.png), linked from it and committed; at most 8 MiB",
+       false, HttpRoute{"/v1/pages/screenshot", true}, &op_page_screenshot, Effect::writes, Role::agent, false,
+       small_params,
+       {{"page", str}, {"path", str}, {"width", integer}, {"height", integer}, {"bytes", integer}, {"cut", boolean},
+        {"png", str, false}},
+       {{"page_screenshot", "Screenshot a page",
+         "See a page page_open opened: its viewport as a PNG image (or the full page, or the element `selector` "
+         "matches). The image is saved beside the page's chat log, linked from it and committed, so a reviewer "
+         "sees what you saw."}}},
+      {"page-close",
+       {{"page", T::string, true, "a page page-open opened"}, author},
+       "close a page page-open opened: its browser context ends; its chat log stays", false,
+       HttpRoute{"/v1/pages/close", true}, &op_page_close, Effect::destroys, Role::agent, false, small_params,
+       {{"page", str}, {"closed", boolean}},
+       {{"page_close", "Close a page",
+         "Close a page page_open opened (its cookies and storage end with it); its chat log and screenshots stay "
+         "in the history."}}},
       {"eval",
        {{"code", T::string, true, "JavaScript to run; top-level await allowed; its last expression is the value"},
         run_page, wait, author, {"silent", T::flag, false, "neither logged nor committed"},

@@ -29,9 +29,18 @@ std::string shared_js() {
 }
 }  // namespace
 
-std::string adapter_js() {
-  return "(function () {\n" + shared_js() + std::string(view(js_dialogs_js, js_dialogs_js_size)) + "\n" +
-         std::string(view(js_adapter_js, js_adapter_js_size)) + "\n})();\n";
+namespace {
+std::string adapter_with(const std::string& owned) {
+  return "(function (editgateOwned) {\n" + shared_js() + std::string(view(js_dialogs_js, js_dialogs_js_size)) + "\n" +
+         std::string(view(js_adapter_js, js_adapter_js_size)) + "\n})(" + owned + ");\n";
+}
+}  // namespace
+
+std::string adapter_js() { return adapter_with("null"); }
+
+std::string owned_adapter_js(const std::string& config, const std::string& source_url) {
+  // The URL its frames show in stacks, as the tag's copy would.
+  return adapter_with(config) + "//# sourceURL=" + source_url + "\n";
 }
 
 std::string node_page_js() {

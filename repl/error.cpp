@@ -23,6 +23,7 @@ std::string_view to_string(Error e) {
     case Error::io: return "io";
     case Error::page_error: return "page_error";
     case Error::dialog_open: return "dialog_open";
+    case Error::too_many_screenshots: return "too_many_screenshots";
   }
   return "io";
 }

@@ -29,6 +29,7 @@ enum class Error {
   io,
   page_error,          // the code threw: the eval's outcome, its message the exception's own "Name: message"
   dialog_open,         // the page is held by a dialog of its own (alert, confirm, prompt) until it is closed
+  too_many_screenshots,  // an owned page has as many screenshots as a gateway run keeps
 };
 
 std::string_view to_string(Error e);

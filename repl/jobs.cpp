@@ -74,6 +74,7 @@ void Repl::submit(Page& p, std::shared_ptr<Job> job) {
 }
 
 void Repl::pump(Page& p) {
+  if (!p.running && !p.held_notes.empty()) flush_notes(p);
   if (p.link) refuse_held(p);
   if (p.running || stopping_ || p.unanswered) return;
   if (!p.link || p.queue.empty()) {

@@ -48,6 +48,7 @@ json::array Repl::actors() const {
         {"spawned_at", epoch_seconds(p->connected_at)},
         {"state", state_of(*p)},
         {"queued", p->queue.size()},
+        {"owned", p->owned},
     });
   }
   return out;

@@ -145,7 +145,7 @@ void Repl::forget_pages() {
     auto oldest = pages_.end();
     for (auto it = pages_.begin(); it != pages_.end(); ++it) {
       const Page& p = *it->second;
-      const bool idle = !p.link && p.kind != "node" && !p.running && p.queue.empty() && p.answers.empty() &&
+      const bool idle = !p.link && p.kind != "node" && !p.owned && !p.running && p.queue.empty() && p.answers.empty() &&
                         p.progress.settled() && p.background.empty() && (!p.log || p.log->settled());
       if (idle && (oldest == pages_.end() || p.last_seen < oldest->second->last_seen)) oldest = it;
     }
@@ -169,6 +169,7 @@ Result<Repl::Page*> Repl::returning_page(const Hello& hello) {
                                         "); a second socket may not take it over"};
     return p;
   }
+  if (Page* p = reserved_page(hello.id)) return p;
   DIR* dir = ::opendir((ws_.root() + "/debug").c_str());
   if (!dir) return static_cast<Page*>(nullptr);
   // The gateway restarted: the page comes back to its log.
@@ -298,6 +299,7 @@ Result<Repl::Welcome> Repl::connect(const Hello& raw_hello, std::shared_ptr<Page
   changed(*p, "agent", false);
   pump(*p);
   write_status(*p);
+  if (page_connected) page_connected(p->id);
   return Welcome{p->id, secret};
 }
 
@@ -377,6 +379,8 @@ boost::json::array Repl::pages() const {
         {"queued", p->queue.size()},
         {"last_seen", clock_text(p->last_seen)},
         {"user_agent", p->user_agent},
+        {"owned", p->owned},
+        {"screenshots", json::array(p->screenshots.begin(), p->screenshots.end())},
     });
   }
   return out;

@@ -107,6 +107,17 @@ struct Repl::Page {
   wall::time_point connected_at;  // its link's, the actors' spawned_at
   std::deque<Event> recent;       // its last events, cut short, for inspect (keep_recent)
   std::optional<OpenDialog> dialog;  // its own dialog, open now
+  // A page of the gateway's own browser (page_owned.cpp): its screenshots'
+  // paths (the last ones), and notes that wait for the running job's end.
+  bool owned = false;
+  std::deque<std::string> screenshots;
+  unsigned last_screenshot = 0;
+  struct HeldNote {
+    Lines lines;
+    std::string summary, agent;
+    std::vector<FileChange> files;
+  };
+  std::deque<HeldNote> held_notes;
 };
 
 // A page's state as pages, inspect, the actors and the dashboard show it:

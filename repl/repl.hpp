@@ -231,6 +231,28 @@ class Repl {
   // the gateway wrote page `page`'s log. Whoever listens coalesces them.
   std::function<void()> pages_changed;
   std::function<void(const std::string& page, const std::string& log)> log_changed;
+  // A page's hello was taken (its instance id): the gateway's own browser
+  // waits for its pages' (services/owned_pages.hpp).
+  std::function<void(const std::string& id)> page_connected;
+
+  // Pages the gateway's own browser opens (page_owned.cpp). An instance is
+  // reserved before its page exists, so the browser hands the page its id
+  // and secret and every document it loads comes back to one log.
+  struct Reserved {
+    std::string id, secret, stem;
+  };
+  Reserved reserve_owned(const std::string& name);
+  // The page is no longer the browser's: `why` noted in its log (a page
+  // that never connected leaves nothing).
+  void release_owned(const std::string& id, const std::string& why);
+  // A line in an owned page's log, committed: a crash, a restart.
+  void note_owned(const std::string& id, const std::string& text, const std::string& summary);
+  // A screenshot of an owned page: saved as debug/<stem>.screenshots/<n>.png,
+  // linked from a note in its log (after the running job, when one runs) and
+  // committed with it. Its path; too_many_screenshots past the bound.
+  Result<std::string> add_screenshot(const std::string& id, std::string png, const std::string& agent,
+                                     const std::string& what);
+  static constexpr unsigned max_screenshots = 1000;  // per page and gateway run
 
   // Where the pages' status, markers and chat history go; job
   // numbers continue after the highest marker's. Before any page connects.
@@ -259,6 +281,8 @@ class Repl {
   Page* by_log(const std::string& path);
   Result<Page*> returning_page(const Hello& hello);
   Result<Page*> new_page(const Hello& hello, std::string& secret);
+  Page* reserved_page(const std::string& id);
+  void flush_notes(Page& p);  // the owned page's notes held while a job ran
   void open_log(Page& p, bool returning);
   void forget_pages();
   void registry_changed();
@@ -346,6 +370,7 @@ class Repl {
   GitProvenance provenance_;
   StatusFiles status_;  // status.json, the markers, the chat history; the commits
   std::optional<TailJournal> journal_;
+  std::map<std::string, std::string> reserved_;  // owned instances not connected yet: id -> stem
 };
 
 }  // namespace repl

@@ -82,9 +82,22 @@ constexpr ErrorInfo errors[] = {
      "a file edit blocks do not change: binary (a NUL byte in its first 8 KiB) or not UTF-8"},
     {Error::file_too_large, "file_too_large", 413,
      "a file over the edit engine's 256 MiB, or one line over what one file read carries"},
+    {Error::browser_unavailable, "browser_unavailable", 503,
+     "the gateway's own browser cannot start: no chromium on PATH (serve --browser names one), or it exited at once"},
+    {Error::browser_crashed, "browser_crashed", 503,
+     "the gateway's own browser ended under the page: it restarts and reopens its pages, up to 3 times a minute"},
+    {Error::browser_error, "browser_error", 502, "the browser refused a command (its own words follow)"},
+    {Error::navigation_failed, "navigation_failed", 502,
+     "the browser could not load the URL (its network error follows: refused, not resolved, ...)"},
+    {Error::not_owned, "not_owned", 409,
+     "a page the gateway's browser did not open (a person's tab, the Node page, a realm): only page_open's pages are "
+     "navigated, shot or closed"},
+    {Error::screenshot_too_large, "screenshot_too_large", 413,
+     "a screenshot over 8 MiB of PNG: take an element (selector) or the viewport instead of the full page"},
+    {Error::too_many_screenshots, "too_many_screenshots", 429, "a page has 1000 screenshots from this gateway run"},
 };
 
-static_assert(std::size(errors) == static_cast<std::size_t>(Error::file_too_large));
+static_assert(std::size(errors) == static_cast<std::size_t>(Error::too_many_screenshots));
 
 constexpr bool in_enum_order() {
   for (std::size_t i = 0; i < std::size(errors); ++i)

@@ -34,6 +34,8 @@ enum class Error {
   context_destroyed, interrupted, log_conflict, request_edited, queue_full, too_many_sessions,
   origin_pending, no_remote, push_rejected, remote_unreachable, remote_timeout, remote_auth_failed,
   rate_limited, wrong_workspace, person_only, path_refused, binary_file, file_too_large,
+  browser_unavailable, browser_crashed, browser_error, navigation_failed, not_owned, screenshot_too_large,
+  too_many_screenshots,
 };
 
 // A code's row in the error table: its wire name (what clients match on),

@@ -31,6 +31,7 @@ class Repl;
 namespace services {
 
 class EventHub;
+class OwnedPages;
 class Pusher;
 
 struct ServeLimits {
@@ -85,6 +86,10 @@ class Gateway {
   // The built-in Node page's realms; null without it. Worker thread only.
   RealmHost* realms() { return realms_; }
   void set_realms(RealmHost* r) { realms_ = r; }
+  // The pages of the gateway's own browser (page-open); null when serve has
+  // none. Set before any op runs; used on the worker thread.
+  OwnedPages* owned() { return owned_; }
+  void set_owned(OwnedPages* o) { owned_ = o; }
   // The live events the dashboard watches; null when nobody set them up
   // (tests of other parts). Any thread.
   EventHub* events() { return events_; }
@@ -141,6 +146,7 @@ class Gateway {
   Worker& worker_;
   repl::Repl* repl_ = nullptr;
   RealmHost* realms_ = nullptr;
+  OwnedPages* owned_ = nullptr;
   EventHub* events_ = nullptr;
   Pusher* pusher_ = nullptr;
   DashboardAuth dashboard_;

@@ -12,7 +12,10 @@ var FIRST_DELAY_MS = 250;
 var MAX_DELAY_MS = 5000;
 var MAX_BUFFERED = 1000;
 var AsyncFunction = Object.getPrototypeOf(async function () {}).constructor;
-var script = document.currentScript;  // only set while this script first runs
+// A page the gateway's own browser opened gets this file injected with `editgateOwned` ({src, id,
+// secret}: where a tag would have loaded it from, and the instance reserved for the page), so every
+// document of the page, whatever its origin, is that one instance; a tag's copy gets null.
+var script = editgateOwned ? { src: editgateOwned.src, crossOrigin: 'anonymous' } : document.currentScript;
 var ownWarn = console.warn;  // the page's own, for the adapter's warnings (not captured as events)
 var workspace = script && script.src ? new URL(script.src).searchParams.get('workspace') : null;
 var lastRefusal = '';  // the gateway's last refusal, warned once until another comes
@@ -23,7 +26,7 @@ var hidden = false;  // the document was left (pagehide): no socket until it is 
 var retry = null;  // the pending reconnect's timer
 var delay = FIRST_DELAY_MS;
 var inUseSince = 0;  // when the gateway first refused our id as in use, 0 when it has not
-var instance = readInstance();  // {id, secret} or null
+var instance = editgateOwned ? { id: editgateOwned.id, secret: editgateOwned.secret } : readInstance();
 var buffered = [];  // events while the socket is down
 var dropped = 0;
 var created = new Set();  // the globals evaluations made (see noteGlobals)
@@ -50,6 +53,8 @@ var page = editgateProtocol({
 
 if (window.editgate) {
   // Included twice: the first copy already has the connection.
+} else if (editgateOwned && window.top !== window) {
+  // A frame of an owned page: the page is its top document.
 } else if (!script || !script.src) {
   console.warn('editgate: load adapter.js with the tag `editgate serve` prints');
 } else if (!workspace) {
@@ -207,6 +212,7 @@ function refused(msg) {
     lastRefusal = said;
     return;
   }
+  if (editgateOwned) return;  // its instance is the page's: the document it replaced lets go of it soon
   if (!inUseSince) {
     inUseSince = Date.now();
   } else if (Date.now() - inUseSince >= IN_USE_PATIENCE_MS) {

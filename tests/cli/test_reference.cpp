@@ -42,5 +42,5 @@ TEST_CASE("the reference has every op, tool and error code once", "[cli]") {
     CHECK(services::http_status(e.code) == e.status);
     CHECK(text.find("| `" + std::string(e.name) + "` | " + std::to_string(e.status) + " |") != std::string::npos);
   }
-  CHECK(names.size() == static_cast<std::size_t>(services::Error::file_too_large));
+  CHECK(names.size() == static_cast<std::size_t>(services::Error::too_many_screenshots));
 }

@@ -156,7 +156,8 @@ def modern_rules(door):
     tools = result_of(msgs)["tools"]
     names = [t["name"] for t in tools]
     check(names == ["edit_apply", "edit_check", "edit_undo", "history", "file_read", "file_list", "file_search",
-                     "page_list", "page_eval", "page_events", "page_interrupt", "realm_open", "realm_close"],
+                     "page_list", "page_open", "page_go", "page_screenshot", "page_close", "page_eval", "page_events",
+                     "page_interrupt", "realm_open", "realm_close"],
           "the tools, in order: %r" % names)
     for t in tools:
         check(t["inputSchema"]["type"] == "object" and t["description"], t)

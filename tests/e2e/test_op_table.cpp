@@ -34,6 +34,7 @@ json::value valid_value(ParamType t) {
     case ParamType::fuzz: return "whitespace";
     case ParamType::request_id: return 7;
     case ParamType::dialog: return "accept";
+    case ParamType::navigation: return "reload";
     case ParamType::bytes: return 4096;
   }
   return nullptr;
@@ -54,6 +55,7 @@ std::pair<json::value, std::string> wrong_value(ParamType t) {
     case ParamType::fuzz: return {"tabs", "tabs"};
     case ParamType::request_id: return {json::array{1}, ""};
     case ParamType::dialog: return {"ok", "ok"};
+    case ParamType::navigation: return {"home", "home"};
     case ParamType::bytes: return {512, "512"};
   }
   return {nullptr, ""};

@@ -25,10 +25,12 @@ const requireClient = installed ? createRequire(path.join(clientsDir, 'package.j
 
 // The tools of the contract, in tools/list's order.
 const TOOLS = ['edit_apply', 'edit_check', 'edit_undo', 'history', 'file_read', 'file_list', 'file_search',
-  'page_list', 'page_eval', 'page_events', 'page_interrupt', 'realm_open', 'realm_close'];
+  'page_list', 'page_open', 'page_go', 'page_screenshot', 'page_close', 'page_eval', 'page_events', 'page_interrupt',
+  'realm_open', 'realm_close'];
 const READ_ONLY = ['edit_check', 'history', 'file_read', 'file_list', 'file_search', 'page_list', 'page_events'];
 const REQUIRED = { edit_apply: ['text'], edit_check: ['text'], file_read: ['path'], file_search: ['pattern'],
-  page_eval: ['code'], realm_close: ['session'] };
+  page_eval: ['code'], realm_close: ['session'], page_open: ['url'], page_go: ['page', 'to'], page_screenshot: ['page'],
+  page_close: ['page'] };
 
 const NOTES = 'alpha\ngamma\n';
 const block = (file, from, to) => `${file}\n««« EDIT\n${from}\n═══════ REPL\n${to}\n»»» EDIT END\n`;
@@ -116,7 +118,7 @@ function suite(label, { connect, browser, skip, progressLate }) {
       if (root) fs.rmSync(root, { recursive: true, force: true });
     });
 
-    it('lists the thirteen tools of the contract, in order, with their input schemas', async () => {
+    it('lists the seventeen tools of the contract, in order, with their input schemas', async () => {
       const { tools } = await mcp.list();
       assert.deepEqual(tools.map((t) => t.name), TOOLS, 'every tool, in the contract\'s order');
       // A second close is refused (the session is gone): not idempotent.

@@ -62,7 +62,8 @@ std::vector<json::value> candidates(const ParamRule& r) {
                                max_bytes, max_bytes + 1, max_offset, json::object{}, json::array{},
                                json::array{"a.txt"}, json::array{""}, json::array{1}, "", "a", "walker", "two words",
                                "a.b-c_d", "Math.max", "Math..max", "Math.max(1)", ".max", "max.", "$el._x1", "1abc",
-                               "whitespace", "tabs", "é", "accept", "dismiss", "accept|dismiss", "Accept"};
+                               "whitespace", "tabs", "é", "accept", "dismiss", "accept|dismiss", "Accept",
+                               "back", "reload", "Reload", "back|reload"};
   for (std::int64_t n : {r.min - 1, r.min, r.max, r.max + 1}) {
     out.emplace_back(n);
     if (n >= 0 && n < 100000) {
@@ -76,7 +77,7 @@ std::vector<json::value> candidates(const ParamRule& r) {
 }  // namespace
 
 TEST_CASE("param rules: the check and the JSON Schema agree on every type's values", "[ops]") {
-  REQUIRE(param_rules().size() == static_cast<std::size_t>(ParamType::dialog) + 1);
+  REQUIRE(param_rules().size() == static_cast<std::size_t>(ParamType::navigation) + 1);
   for (const ParamRule& r : param_rules()) {
     const json::object schema = param_schema(r.type);
     INFO(json::serialize(schema));

@@ -11,7 +11,7 @@ using services::Error;
 
 TEST_CASE("every error code has a wire name of its own, which names it back", "[error][unit]") {
   std::set<std::string> names;
-  for (int e = static_cast<int>(Error::unauthorized); e <= static_cast<int>(Error::file_too_large); ++e) {
+  for (int e = static_cast<int>(Error::unauthorized); e <= static_cast<int>(Error::too_many_screenshots); ++e) {
     const Error code = static_cast<Error>(e);
     const std::string name(to_string(code));
     INFO(name);
