@@ -24,7 +24,12 @@ DevTools::DevTools(net::any_io_executor ex, EventSink events, std::function<void
     : ex_(std::move(ex)), events_(std::move(events)), ended_(std::move(ended)) {}
 
 DevTools::~DevTools() {
-  if (pid_ > 0) stop(std::chrono::milliseconds(0));
+  // Only when its owner went without a stop: nothing waits any more.
+  if (pid_ > 0) {
+    ::kill(-pid_, SIGKILL);
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+  }
 }
 
 Result<void> DevTools::start(const BrowserLaunch& launch) {
@@ -77,6 +82,8 @@ Result<void> DevTools::start(const BrowserLaunch& launch) {
   std::signal(SIGPIPE, SIG_IGN);
   pid_ = pid;
   running_ = true;
+  answered_ = false;
+  output_file_ = launch.output_file;
   how_ended_.clear();
   in_ = std::make_unique<net::posix::stream_descriptor>(ex_, commands[1]);
   out_ = std::make_unique<net::posix::stream_descriptor>(ex_, answers[0]);
@@ -139,6 +146,7 @@ void DevTools::do_read() {
 }
 
 void DevTools::on_message(std::string_view text) {
+  answered_ = true;
   boost::system::error_code ec;
   json::value v = json::parse(text, ec);
   if (ec || !v.is_object()) return;
@@ -178,8 +186,12 @@ void DevTools::end(const std::string& why) {
   if (how_ended_.empty()) how_ended_ = why;
   auto pending = std::move(pending_);
   pending_.clear();
-  for (auto& [id, p] : pending)
-    p.done(Failure{Error::browser_crashed, "the browser ended before it answered (" + how_ended_ + ")"});
+  // One that never said a word did not start: its own output says why.
+  const Failure failure = answered_ ? Failure{Error::browser_crashed, "the browser ended before it answered (" + how_ended_ + ")"}
+                                    : Failure{Error::browser_unavailable, "the browser " + how_ended_ +
+                                                                              " before it answered anything; its output is in " +
+                                                                              output_file_};
+  for (auto& [id, p] : pending) p.done(failure);
   if (ended_) ended_();
 }
 

@@ -80,6 +80,8 @@ class DevTools : public std::enable_shared_from_this<DevTools> {
   boost::asio::streambuf buffer_{max_message_bytes};
   std::deque<std::string> writes_;
   bool writing_ = false;
+  bool answered_ = false;  // it sent a message: it started
+  std::string output_file_;
   bool running_ = false;
   int pid_ = -1;
   std::string how_ended_;

@@ -150,7 +150,12 @@ class OwnedPages : public std::enable_shared_from_this<OwnedPages> {
                        return done(Failure{Error::browser_error, "the browser gave no navigation history"});
                      const auto at = current->to_number<std::int64_t>() + step;
                      const auto& list = entries->get_array();
-                     if (at < 0 || at >= static_cast<std::int64_t>(list.size()))
+                     // The blank document a page starts as is not one to go back to.
+                     const auto blank = [&](std::int64_t i) {
+                       const json::value& e = list[static_cast<std::size_t>(i)];
+                       return e.is_object() && text_of(e.get_object(), "url") == "about:blank";
+                     };
+                     if (at < 0 || at >= static_cast<std::int64_t>(list.size()) || blank(at))
                        return done(Failure{Error::bad_request, "page " + it->second.stem + " has no " +
                                                                    (step < 0 ? "earlier" : "later") +
                                                                    " page in its history to go " + to + " to"});
@@ -327,10 +332,10 @@ class OwnedPages : public std::enable_shared_from_this<OwnedPages> {
       auto it = self->pages_.find(id);
       if (ec || it == self->pages_.end() || !w->done) return;
       Page& p = it->second;
-      const std::string what = p.loaded < w->nav && p.connected < w->nav ? "loaded nor connected"
-                               : p.loaded < w->nav                     ? "fired its load event (it connected)"
-                                                                       : "connected (it loaded)";
-      self->finish(p, w, Failure{Error::page_timeout, "page " + p.stem + " neither " + what + " within " +
+      const std::string what = p.loaded < w->nav && p.connected < w->nav ? "neither loaded nor connected"
+                               : p.loaded < w->nav ? "did not fire its load event (its adapter connected)"
+                                                   : "loaded, but its adapter did not connect";
+      self->finish(p, w, Failure{Error::page_timeout, "page " + p.stem + " " + what + " within " +
                                                           std::to_string(timeout.count()) + " ms of going to " + p.url});
     });
     p.waiters.push_back(w);
