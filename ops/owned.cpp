@@ -18,6 +18,8 @@ namespace json = boost::json;
 
 namespace {
 
+constexpr std::size_t max_url_bytes = 8192;
+
 const services::Failure no_browser{services::Error::browser_unavailable,
                                    "this gateway runs no browser of its own (serve --no-browser)"};
 
@@ -79,6 +81,9 @@ void op_page_open(OpCall call) {
   r.name = text(call, "name");
   r.agent = text(call, "agent", "agent");
   r.timeout = timeout_of(call);
+  if (r.url.size() > max_url_bytes)
+    return call.out->fail({services::Error::bad_request, "url is " + std::to_string(r.url.size()) + " bytes, over the " +
+                                                             std::to_string(max_url_bytes) + " a page-open takes"});
   const auto origin = origin_of(r.url);
   if (!origin)
     return call.out->fail({services::Error::bad_request,

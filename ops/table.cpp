@@ -217,7 +217,7 @@ const std::vector<OpSpec>& op_table() {
          "The live pages (the built-in Node page, its realms, browser tabs) with their kind, state, queue and chat "
          "log."}}},
       {"page-open",
-       {{"url", T::string, true, "the http or https URL to load; its origin must be one pages may connect from"},
+       {{"url", T::string, true, "the http or https URL to load (at most 8 KiB); its origin must be one pages may connect from"},
         {"page", T::string, false, "a page page-open opened: load the URL in it (one page, one log) instead of a new one"},
         {"name", T::string, false, "the new page's name, before its id in the log's name (default the URL's host)"},
         {"timeout", T::millis, false, "milliseconds to wait for the page to load and connect (default 30000)"},

@@ -388,7 +388,7 @@ void Repl::time_out(Page& p, Job& job) {
     if (!q.running || q.running->id != job || !q.running->gave_up) return;
     // Silent: stuck in synchronous code. A page that can be restarted is,
     // and the queue waits for it to come back (connect() goes on).
-    if (q.link && q.link->restart()) {
+    if (q.link && restart(q)) {
       q.unanswered = job;
       return end_timeout(q, *q.running,
                          "the page did not answer being told to stop within 2 s (it was stuck in code nothing "
@@ -453,7 +453,7 @@ void Repl::wait_for_answer(Page& p, const Job& job) {
     if (ec || it == pages_.end() || it->second->unanswered != job) return;
     Page& q = *it->second;
     q.unanswered.reset();
-    if (q.link && q.link->restart()) {
+    if (q.link && restart(q)) {
       q.log->note({"> _" + q.stem + " did not answer after job " + std::to_string(job) +
                " was cancelled, so it was restarted: a new process, its globals gone_"});
       commit(q, {}, q.stem, "page " + q.stem + " restarted: silent after job " + std::to_string(job) + " was cancelled",

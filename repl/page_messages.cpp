@@ -242,8 +242,9 @@ void Repl::interrupt(const std::string& page, std::function<void(Answer)> done) 
       // context would not (the Node page and every realm share that thread).
       // A job the page never said it started waits behind another's code
       // (a realm's): a restart would end the wrong code, and every realm.
-      const bool started = q && q->running && q->running->started_in_page;
-      if (q && q->link && started && q->running->id == job && q->kind != "realm" && q->link->restart()) {
+      // (A page of the gateway's browser has one queue and no realms: silent is stuck.)
+      const bool started = q && q->running && (q->running->started_in_page || q->owned);
+      if (q && q->link && started && q->running->id == job && q->kind != "realm" && restart(*q)) {
         q->log->note({"> _" + q->stem + " did not answer an interrupt of job " + std::to_string(job) +
                      ", so it was restarted: a new process, its globals gone_"});
         answer = {{{"result", "interrupted"},

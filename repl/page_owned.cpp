@@ -46,6 +46,11 @@ Repl::Page* Repl::reserved_page(const std::string& id) {
   return p;
 }
 
+bool Repl::restart(Page& p) {
+  if (p.link->restart()) return true;
+  return p.owned && restart_owned && restart_owned(p.id);
+}
+
 void Repl::release_owned(const std::string& id, const std::string& why) {
   if (reserved_.erase(id)) return;
   auto it = pages_.find(id);

@@ -242,6 +242,9 @@ class Repl {
     std::string id, secret, stem;
   };
   Reserved reserve_owned(const std::string& name);
+  // Stops what holds an owned page's thread and loads its document again
+  // (the browser's, set by services/owned_pages.cpp); false when it cannot.
+  std::function<bool(const std::string& id)> restart_owned;
   // The page is no longer the browser's: `why` noted in its log (a page
   // that never connected leaves nothing).
   void release_owned(const std::string& id, const std::string& why);
@@ -282,6 +285,9 @@ class Repl {
   Result<Page*> returning_page(const Hello& hello);
   Result<Page*> new_page(const Hello& hello, std::string& secret);
   Page* reserved_page(const std::string& id);
+  // Ends code that holds a silent page: the Node page's process restarted,
+  // an owned page's script stopped and its document loaded again.
+  bool restart(Page& p);
   void flush_notes(Page& p);  // the owned page's notes held while a job ran
   void open_log(Page& p, bool returning);
   void forget_pages();

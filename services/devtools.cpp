@@ -1,7 +1,6 @@
 #include "services/devtools.hpp"
 
 #include <boost/asio/post.hpp>
-#include <boost/asio/read_until.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/json.hpp>
 
@@ -106,6 +105,7 @@ void DevTools::send(const std::string& method, json::object params, const std::s
   json::object message{{"id", id}, {"method", method}, {"params", std::move(params)}};
   if (!session.empty()) message["sessionId"] = session;
   Pending& p = pending_[id];
+  p.method = method;
   p.done = std::move(done);
   p.timer = std::make_unique<net::steady_timer>(ex_, timeout);
   p.timer->async_wait([self = weak_from_this(), id, method, timeout](boost::system::error_code ec) {
@@ -134,15 +134,48 @@ void DevTools::write_next() {
 }
 
 void DevTools::do_read() {
-  net::async_read_until(*out_, buffer_, '\0', [self = shared_from_this()](boost::system::error_code ec, std::size_t n) {
-    if (ec == net::error::not_found) return self->end("it sent a message over " + std::to_string(max_message_bytes) + " bytes");
+  out_->async_read_some(net::buffer(chunk_), [self = shared_from_this()](boost::system::error_code ec, std::size_t n) {
     if (ec) return self->end("its pipe closed");
-    const auto data = self->buffer_.data();
-    std::string text(net::buffers_begin(data), net::buffers_begin(data) + static_cast<std::ptrdiff_t>(n - 1));
-    self->buffer_.consume(n);
-    self->on_message(text);
+    self->on_bytes(n);
     if (self->running_) self->do_read();
   });
+}
+
+// Messages end with a NUL. One over the bound is read to its end and
+// dropped, not kept: the browser goes on.
+void DevTools::on_bytes(std::size_t n) {
+  std::string_view bytes(chunk_.data(), n);
+  while (!bytes.empty() && running_) {
+    const std::size_t end = bytes.find('\0');
+    const std::string_view part = bytes.substr(0, end);
+    if (!skipping_ && message_.size() + part.size() > max_message_bytes) {
+      skipping_ = true;
+      message_.clear();
+      message_.shrink_to_fit();
+    }
+    if (!skipping_) message_.append(part);
+    if (end == std::string_view::npos) return;
+    bytes.remove_prefix(end + 1);
+    if (skipping_) {
+      skipping_ = false;
+      discarded();
+    } else {
+      on_message(message_);
+      message_.clear();
+    }
+  }
+}
+
+// Only a screenshot answers with that much: the oldest one waiting fails by name.
+void DevTools::discarded() {
+  for (auto it = pending_.begin(); it != pending_.end(); ++it) {
+    if (it->second.method != "Page.captureScreenshot") continue;
+    Answer done = std::move(it->second.done);
+    pending_.erase(it);
+    return done(Failure{Error::screenshot_too_large, "the browser's answer was over " +
+                                                         std::to_string(max_message_bytes >> 20) +
+                                                         " MiB: take an element (selector) or the viewport"});
+  }
 }
 
 void DevTools::on_message(std::string_view text) {

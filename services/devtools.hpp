@@ -10,7 +10,6 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/streambuf.hpp>
 #include <boost/json/object.hpp>
 
 #include <chrono>
@@ -64,11 +63,14 @@ class DevTools : public std::enable_shared_from_this<DevTools> {
 
  private:
   struct Pending {
+    std::string method;
     Answer done;
     std::unique_ptr<boost::asio::steady_timer> timer;
   };
   void do_read();
+  void on_bytes(std::size_t n);
   void on_message(std::string_view text);
+  void discarded();
   void write_next();
   void end(const std::string& why);
   void reap(bool wait);
@@ -77,7 +79,9 @@ class DevTools : public std::enable_shared_from_this<DevTools> {
   EventSink events_;
   std::function<void()> ended_;
   std::unique_ptr<boost::asio::posix::stream_descriptor> in_, out_;  // ours: we write in_, read out_
-  boost::asio::streambuf buffer_{max_message_bytes};
+  std::vector<char> chunk_ = std::vector<char>(64 * 1024);
+  std::string message_;     // the message read so far
+  bool skipping_ = false;   // past max_message_bytes: read on to its end, unkept
   std::deque<std::string> writes_;
   bool writing_ = false;
   bool answered_ = false;  // it sent a message: it started

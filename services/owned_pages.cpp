@@ -66,6 +66,9 @@ std::vector<std::string> browser_flags(const std::string& profile) {
   return flags;
 }
 
+// A URL as a note shows it: a page's own can be megabytes long.
+std::string shown(const std::string& url) { return url.size() > 300 ? url.substr(0, 300) + "..." : url; }
+
 std::string text_of(const json::object& o, std::string_view key) {
   const json::value* v = o.if_contains(key);
   return v && v->is_string() ? std::string(v->get_string()) : "";
@@ -97,6 +100,22 @@ class OwnedPages : public std::enable_shared_from_this<OwnedPages> {
     repl_.page_connected = [weak = weak_from_this()](const std::string& id) {
       if (auto self = weak.lock()) self->on_connected(id);
     };
+    repl_.restart_owned = [weak = weak_from_this()](const std::string& id) {
+      auto self = weak.lock();
+      return self && self->restart(id);
+    };
+  }
+
+  // A page stuck in synchronous code, which no message reaches: its script
+  // is stopped and its document loaded again (its globals go, its log stays).
+  bool restart(const std::string& id) {
+    auto it = pages_.find(id);
+    if (it == pages_.end() || it->second.failed || !browser_ || !browser_->running()) return false;
+    Page& p = it->second;
+    auto ignore = [](Result<json::object>) {};
+    browser_->send("Runtime.terminateExecution", {}, p.session, ignore);
+    browser_->send("Page.reload", {}, p.session, ignore);
+    return true;
   }
 
   void open(OpenRequest r, OwnedDone done) {
@@ -187,7 +206,7 @@ class OwnedPages : public std::enable_shared_from_this<OwnedPages> {
                                                 " KiB of PNG, over the " + std::to_string(max_screenshot_bytes >> 20) +
                                                 " MiB a screenshot may be: take an element (selector) or the viewport"});
                       const std::size_t bytes = png->size();
-                      auto saved = self->repl_.add_screenshot(id, std::move(*png), agent, shot->what + ", " + p.url);
+                      auto saved = self->repl_.add_screenshot(id, std::move(*png), agent, shot->what + ", " + shown(p.url));
                       if (!saved)
                         return done(Failure{saved.error().code == repl::Error::too_many_screenshots
                                                 ? Error::too_many_screenshots
@@ -213,6 +232,7 @@ class OwnedPages : public std::enable_shared_from_this<OwnedPages> {
     net::post(ex_, [self = shared_from_this(), &stopped] {
       self->stopping_ = true;
       self->repl_.page_connected = nullptr;
+      self->repl_.restart_owned = nullptr;
       for (auto& [id, p] : self->pages_) self->fail_waiters(p, Failure{Error::shutting_down, "the gateway is stopping"});
       self->pages_.clear();
       if (self->browser_) self->browser_->stop();
@@ -297,6 +317,9 @@ class OwnedPages : public std::enable_shared_from_this<OwnedPages> {
     };
     auto context = [self, step, created](Page& p, const json::object& r) {
       p.context = text_of(r, "browserContextId");
+      // A page's downloads would land in the home folder: none.
+      self->browser_->send("Browser.setDownloadBehavior", json::object{{"behavior", "deny"}, {"browserContextId", p.context}},
+                           "", [](Result<json::object>) {});
       self->browser_->send("Target.createTarget",
                            json::object{{"url", "about:blank"}, {"browserContextId", p.context}, {"width", 1280}, {"height", 720}},
                            "", step(created));
@@ -336,7 +359,7 @@ class OwnedPages : public std::enable_shared_from_this<OwnedPages> {
                                : p.loaded < w->nav ? "did not fire its load event (its adapter connected)"
                                                    : "loaded, but its adapter did not connect";
       self->finish(p, w, Failure{Error::page_timeout, "page " + p.stem + " " + what + " within " +
-                                                          std::to_string(timeout.count()) + " ms of going to " + p.url});
+                                                          std::to_string(timeout.count()) + " ms of going to " + shown(p.url)});
     });
     p.waiters.push_back(w);
     return w;
@@ -418,7 +441,7 @@ class OwnedPages : public std::enable_shared_from_this<OwnedPages> {
       browser_->send("Page.handleJavaScriptDialog", json::object{{"accept", type == "alert" || type == "beforeunload"}},
                      p->session, [](Result<json::object>) {});
     } else if (method == "Inspector.targetCrashed") {
-      repl_.note_owned(p->id, "the page's renderer crashed; it is loaded again from " + p->url,
+      repl_.note_owned(p->id, "the page's renderer crashed; it is loaded again from " + shown(p->url),
                        "page " + p->stem + "'s renderer crashed");
       browser_->send("Page.navigate", json::object{{"url", p->url}}, p->session, [](Result<json::object>) {});
     }
@@ -441,7 +464,7 @@ class OwnedPages : public std::enable_shared_from_this<OwnedPages> {
                                                           " loaded"});
       p.failed = !again;
       repl_.note_owned(id, "the gateway's browser ended (" + how + ")" +
-                               (again ? "; the page is reopened at " + p.url : "; it crashed 3 times within a minute, so "
+                               (again ? "; the page is reopened at " + shown(p.url) : "; it crashed 3 times within a minute, so "
                                                                                "the page is not reopened"),
                        "page " + p.stem + "'s browser ended");
     }

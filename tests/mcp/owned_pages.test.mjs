@@ -250,6 +250,19 @@ describe('pages the gateway opens, through MCP with no person present', { skip, 
     await ok(client, 'page_close', { page: b.page });
   });
 
+  it('stops a page stuck in synchronous code by loading it again, which a tab cannot do', async () => {
+    const { page } = await ok(client, 'page_open', { url: app.url('/'), name: 'stuck' });
+    await ok(client, 'page_eval', { page, code: 'window.kept = 1' });
+    const pending = call(client, 'page_eval', { page, code: 'while (true) {}' });
+    await waitFor('the loop running', async () =>
+      (await ok(client, 'page_list', {})).pages.find((p) => p.page === page)?.state === 'executing');
+    const sc = await ok(client, 'page_interrupt', { page });
+    assert.equal(sc.result, 'interrupted', JSON.stringify(sc));
+    assert.equal((await pending).isError, true, 'the loop ends as an error');
+    assert.equal((await ok(client, 'page_eval', { page, code: 'typeof window.kept' })).value, 'undefined', 'a new document');
+    await ok(client, 'page_close', { page });
+  });
+
   it('a crashed browser is started again and its page reopened, one log', async () => {
     const opened = await ok(client, 'page_open', { url: app.url('/'), name: 'crashing' });
     const page = opened.page;

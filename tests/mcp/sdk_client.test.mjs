@@ -11,6 +11,7 @@
 // Run: EDITGATE=<binary> MCP_NPM=<build>/npm-mcp node --test tests/mcp/sdk_client.test.mjs
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -343,6 +344,27 @@ function suite(label, { connect, browser, skip, progressLate }) {
         const refused = await mcp.call('file_read', args);
         assert.equal(refused.isError, true, text(refused));
         assert.equal(refused.structuredContent.error, code, text(refused));
+      }
+    });
+
+    it('page_open, page_screenshot (an image), page_go and page_close in the gateway\'s own browser', async () => {
+      const site = http.createServer((req, res) => {
+        res.writeHead(200, { 'Content-Type': 'text/html' });
+        res.end('<!doctype html><title>Own</title><p id="p">own</p>');
+      });
+      await new Promise((resolve) => site.listen(0, '127.0.0.1', resolve));
+      try {
+        const opened = await ok(mcp, 'page_open', { url: `http://127.0.0.1:${site.address().port}/` });
+        assert.equal(opened.title, 'Own');
+        assert.equal((await ok(mcp, 'page_eval', { page: opened.page, code: 'document.title' })).value, 'Own');
+        const shot = await mcp.call('page_screenshot', { page: opened.page, selector: '#p' });
+        assert.ok(!shot.isError, text(shot));
+        assert.equal(shot.content.find((c) => c.type === 'image')?.mimeType, 'image/png');
+        assert.equal((await ok(mcp, 'page_go', { page: opened.page, to: 'reload' })).page, opened.page);
+        assert.equal((await ok(mcp, 'page_close', { page: opened.page })).closed, true);
+      } finally {
+        site.closeAllConnections();
+        await new Promise((resolve) => site.close(resolve));
       }
     });
 
