@@ -8,7 +8,9 @@
 #include "record/commit_messages.hpp"
 #include "record/edit_log.hpp"
 #include "cli/dashboard_client.hpp"
+#include "cli/page_client.hpp"
 #include "cli/pages_client.hpp"
+#include "cli/remote.hpp"
 #include "record/run_commit.hpp"
 #include "record/run_driver.hpp"
 #include "record/run_report.hpp"
@@ -294,10 +296,6 @@ CLI::App* add_undo(CLI::App& app, UndoArgs& a) {
   return undo;
 }
 
-// The commands that talk to a running gateway find it as git finds .git.
-constexpr const char* gateway_root_help =
-    "Workspace root (default: from the current folder up, the nearest a gateway served, else the top of its git repository)";
-
 CLI::App* add_eval(CLI::App& app, EvalArgs& a) {
   CLI::App* evalc = app.add_subcommand("eval", "Run code in a page of the running gateway, as the eval op does: "
                                                "logged in debug/ and committed; exit 1 when the code throws");
@@ -482,6 +480,7 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
   EvalArgs eval_args;
   WaitArgs wait_args;
   PagesArgs pages_args;
+  PageArgs page_args;
   DashboardArgs dashboard_args;
   StopArgs stop_args;
   WhereArgs where_args;
@@ -497,6 +496,7 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
   CLI::App* evalc = add_eval(app, eval_args);
   CLI::App* waitc = add_wait(app, wait_args);
   CLI::App* pagesc = add_pages(app, pages_args);
+  CLI::App* pagec = add_page(app, page_args);
   CLI::App* dashc = add_dashboard(app, dashboard_args);
   CLI::App* stopc = add_stop(app, stop_args);
   CLI::App* wherec = add_where(app, where_args);
@@ -524,6 +524,7 @@ int run_cli(int argc, char** argv, std::istream& in, std::ostream& out, std::ost
   if (evalc->parsed()) return run_eval(eval_args, out, err);
   if (waitc->parsed()) return run_wait(wait_args, out, err);
   if (pagesc->parsed()) return run_pages(pages_args, out, err);
+  if (pagec->parsed()) return run_page(page_args, out, err);
   if (dashc->parsed()) return run_dashboard(dashboard_args, out, err);
   if (stopc->parsed()) return run_stop(stop_args, out, err);
   if (wherec->parsed()) return run_where(where_args, out, err);

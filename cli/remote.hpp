@@ -1,4 +1,4 @@
-// The command-line clients of a running gateway (`eval`, `pages`): one HTTP
+// The command-line clients of a running gateway (`eval`, `pages`, `page`): one HTTP
 // request to it with the port and cookie from its state folder (the workspace is
 // found by find_workspace, services/places.hpp). Every way of not getting an answer is a named code
 // with a message that says it once, and no library's source location.
@@ -12,6 +12,11 @@
 #include <string_view>
 
 namespace cli {
+
+// The --root of the commands that talk to a running gateway: they find it as git finds .git.
+inline constexpr const char* gateway_root_help =
+    "Workspace root (default: from the current folder up, the nearest a gateway served, else the top of its git "
+    "repository)";
 
 struct Answer {
   unsigned status = 0;
