@@ -39,6 +39,7 @@ json::object body_of(const PageArgs& a) {
     if (a.full_page) body["full_page"] = true;
   }
   if (a.timeout_ms) body["timeout"] = a.timeout_ms;
+  if (a.command != "go") body["agent"] = a.agent;
   return body;
 }
 
@@ -105,6 +106,10 @@ CLI::App* add_command(CLI::App& page, PageArgs& a, std::string name, std::string
   return sub;
 }
 
+void add_agent(CLI::App& sub, PageArgs& a) {
+  sub.add_option("--agent", a.agent, "Who asks, in the log and the commit (default: cli)");
+}
+
 void add_common(CLI::App& sub, PageArgs& a) {
   sub.add_option("--root", a.root, gateway_root_help)->check(CLI::ExistingDirectory);
   sub.add_option("--format", a.format, "Output: text (default) or json (the op's reply as it is)")
@@ -122,8 +127,9 @@ CLI::App* add_page(CLI::App& app, PageArgs& a) {
                                                  "print the page's name");
   open->add_option("url", a.url, "The address: http or https")->required();
   open->add_option("--page", a.page, "An owned page to navigate instead of opening a new one");
-  open->add_option("--name", a.name, "The new page's name stem (its log is debug/<stem>.md)");
+  open->add_option("--name", a.name, "The new page's name, before its id (default: the URL's host)");
   open->add_option("--timeout", a.timeout_ms, "Milliseconds the page may take to load (default: the gateway's)");
+  add_agent(*open, a);
   add_common(*open, a);
 
   CLI::App* go = add_command(*page, a, "go", "Go back, forward or reload an owned page; print the URL it shows");
@@ -138,10 +144,12 @@ CLI::App* add_page(CLI::App& app, PageArgs& a) {
   shot->add_option("--selector", a.selector, "A CSS selector: that element only");
   shot->add_flag("--full-page", a.full_page, "The whole page, not only what the window shows");
   shot->add_option("--out", a.out_file, "Also write the PNG to this file");
+  add_agent(*shot, a);
   add_common(*shot, a);
 
   CLI::App* close = add_command(*page, a, "close", "Close an owned page (its log and commits stay)");
   close->add_option("page", a.page, "The owned page")->required();
+  add_agent(*close, a);
   add_common(*close, a);
   return page;
 }

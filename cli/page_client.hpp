@@ -24,6 +24,7 @@ struct PageArgs {
   bool full_page = false;
   std::string out_file;  // screenshot: where the PNG is also written
   unsigned timeout_ms = 0;  // open, go; 0: the gateway's default
+  std::string agent = "cli";  // open, screenshot, close: who asks, in the log and the commit
   std::string format = "text";
 };
 

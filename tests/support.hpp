@@ -68,6 +68,9 @@ Proc git(const fs::path& dir, std::vector<std::string> args);
 // The same, REQUIREd to succeed; returns stdout.
 std::string git_ok(const fs::path& dir, std::vector<std::string> args);
 
+// A free port on 127.0.0.1, from the kernel (for a server a test starts).
+unsigned short free_port();
+
 // One block in the edit format.
 std::string block(const std::string& path, const std::vector<std::string>& edit,
                   const std::vector<std::string>& repl);

@@ -10,11 +10,8 @@
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
 
-#include <arpa/inet.h>
 #include <csignal>
 #include <memory>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -55,19 +52,6 @@ std::string chromium() {
   for (const char* name : {"/usr/bin/chromium", "/usr/bin/chromium-browser"})
     if (::access(name, X_OK) == 0) return name;
   return "";
-}
-
-// A free port on 127.0.0.1, from the kernel.
-unsigned short free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
 }
 
 // Serves `site` on 127.0.0.1:`port` (logging each request): /name.html when
@@ -135,7 +119,7 @@ json::object eval(client::Ws& ws, const std::string& page, const std::string& co
 TEST_CASE("a headless Chromium page with /adapter.js runs code for an agent, and a reload keeps its log", "[browser]") {
   test::TempDir dir, site, profile;
   client::Gateway gw(dir.str());
-  const unsigned short web = free_port();
+  const unsigned short web = test::free_port();
   test::write_file(site / "index.html",
                    adapter_page("Test Page", gw, "<div id=app class=\"x y\"><p>a</p><p>b</p></div>"));
   BrowsedSite browsing(site, profile, web, "http://127.0.0.1:" + std::to_string(web) + "/");
@@ -274,7 +258,7 @@ TEST_CASE("two projects on one machine: a tab joins its own project's gateway wh
   while (other->port == a.port) other = std::make_unique<Project>();  // 1 in 400: two folders, one port
   Project& b = *other;
   test::TempDir site, profile;
-  const unsigned short web = free_port();
+  const unsigned short web = test::free_port();
   // The tag B's gateway prints, pasted into B's app; the tab opens before any gateway runs.
   test::write_file(site / "index.html", "<!doctype html><title>B app</title><body>" +
                                             services::page_tag("http://127.0.0.1:" + std::to_string(b.port) + "/", b.id) +
@@ -319,7 +303,7 @@ TEST_CASE("two projects on one machine: a tab joins its own project's gateway wh
 TEST_CASE("a tag that names no workspace does not connect, and says why in the console", "[browser]") {
   test::TempDir dir, site, profile;
   client::Gateway gw(dir.str());
-  const unsigned short web = free_port();
+  const unsigned short web = test::free_port();
   test::write_file(site / "index.html", "<!doctype html><title>Old</title><body><script src=\"http://127.0.0.1:" +
                                             std::to_string(gw.port()) + "/adapter.js\" crossorigin></script></body>");
   BrowsedSite browsing(site, profile, web, "http://127.0.0.1:" + std::to_string(web) + "/",
@@ -332,7 +316,7 @@ TEST_CASE("a tag that names no workspace does not connect, and says why in the c
 TEST_CASE("a page from a foreign origin cannot connect", "[browser]") {
   test::TempDir dir, site, profile;
   client::Gateway gw(dir.str());
-  const unsigned short web = free_port();
+  const unsigned short web = test::free_port();
   test::write_file(site / "index.html", adapter_page("Evil", gw));
   // evil.test resolves to 127.0.0.1 inside this browser only.
   BrowsedSite browsing(site, profile, web, "http://evil.test:" + std::to_string(web) + "/",
@@ -357,7 +341,7 @@ TEST_CASE("a page from a foreign origin cannot connect", "[browser]") {
 TEST_CASE("a duplicated tab gets a log of its own, and a busy tab answers interrupt with not-interruptible", "[browser]") {
   test::TempDir dir, site, profile;
   client::Gateway gw(dir.str());
-  const unsigned short web = free_port();
+  const unsigned short web = test::free_port();
   test::write_file(site / "index.html", adapter_page("Twin", gw));
   BrowsedSite browsing(site, profile, web, "http://127.0.0.1:" + std::to_string(web) + "/", {"--disable-popup-blocking"});
   client::Ws ws(gw.port());
@@ -409,7 +393,7 @@ TEST_CASE("a duplicated tab gets a log of its own, and a busy tab answers interr
 TEST_CASE("a shell agent runs code in a Chromium tab through its log file and editgate wait", "[browser][files]") {
   test::TempDir dir, site, profile;
   client::Gateway gw(dir.str());
-  const unsigned short web = free_port();
+  const unsigned short web = test::free_port();
   test::write_file(site / "index.html", adapter_page("Files", gw, "<p id=a>from the tab</p>"));
   BrowsedSite browsing(site, profile, web, "http://localhost:" + std::to_string(web) + "/");
   client::Ws ws(gw.port());
@@ -439,7 +423,7 @@ namespace {
 void errors_in_full(bool crossorigin) {
   test::TempDir dir, site, profile;
   client::Gateway gw(dir.str());
-  const unsigned short web = free_port();
+  const unsigned short web = test::free_port();
   REQUIRE(web != gw.port());
   test::write_file(site / "index.html",
                    adapter_page("Errors", gw,
@@ -502,7 +486,7 @@ TEST_CASE("a tab is one instance across navigations: by location.href, by a link
           "[browser]") {
   test::TempDir dir, site, profile;
   client::Gateway gw(dir.str());
-  const unsigned short web = free_port();
+  const unsigned short web = test::free_port();
   test::write_file(site / "index.html", adapter_page("Nav", gw));
   test::write_file(site / "second.html", adapter_page("Second", gw, "<a id=next href=\"/third.html\">on</a>"));
   test::write_file(site / "third.html", adapter_page("Third", gw));
@@ -637,7 +621,7 @@ json::object eval_with(client::Ws& ws, const std::string& page, const std::strin
 struct DriverTab {
   test::TempDir dir, site, profile;
   client::Gateway gw{dir.str()};
-  const unsigned short web = free_port(), devtools_port = free_port();
+  const unsigned short web = test::free_port(), devtools_port = test::free_port();
   std::unique_ptr<BrowsedSite> browsing;
   std::unique_ptr<Devtools> devtools;
   client::Ws ws{gw.port()};

@@ -62,13 +62,6 @@ bool eventually(const std::function<bool()>& ok, std::chrono::milliseconds wait 
   return ok();
 }
 
-// A port nobody listens on: bound, then closed.
-unsigned short free_port() {
-  net::io_context ioc;
-  net::ip::tcp::acceptor a(ioc, {net::ip::make_address("127.0.0.1"), 0});
-  return a.local_endpoint().port();
-}
-
 bool accepts(unsigned short port) {
   net::io_context ioc;
   net::ip::tcp::socket s(ioc);
