@@ -100,20 +100,21 @@ void print_text(const PageArgs& a, const json::object& reply, std::ostream& out)
   else out << "closed " << text_at(reply, "page") << '\n';
 }
 
-CLI::App* add_command(CLI::App& page, PageArgs& a, std::string name, std::string help) {
+// A subcommand with what they all take (--root, --format), --agent for the
+// ops that write to the page's log, and the owned page for all but open.
+CLI::App* add_command(CLI::App& page, PageArgs& a, std::string name, std::string help, bool agent) {
   CLI::App* sub = page.add_subcommand(name, std::move(help));
   sub->callback([&a, name] { a.command = name; });
+  if (name != "open") sub->add_option("page", a.page, "The owned page (its name, as open printed it)")->required();
+  if (agent) sub->add_option("--agent", a.agent, "Who asks, in the log and the commit (default: cli)");
+  sub->add_option("--root", a.root, gateway_root_help)->check(CLI::ExistingDirectory);
+  sub->add_option("--format", a.format, "Output: text (default) or json (the op's reply as it is)")
+      ->check(CLI::IsMember({"text", "json"}));
   return sub;
 }
 
-void add_agent(CLI::App& sub, PageArgs& a) {
-  sub.add_option("--agent", a.agent, "Who asks, in the log and the commit (default: cli)");
-}
-
-void add_common(CLI::App& sub, PageArgs& a) {
-  sub.add_option("--root", a.root, gateway_root_help)->check(CLI::ExistingDirectory);
-  sub.add_option("--format", a.format, "Output: text (default) or json (the op's reply as it is)")
-      ->check(CLI::IsMember({"text", "json"}));
+void add_timeout(CLI::App& sub, PageArgs& a) {
+  sub.add_option("--timeout", a.timeout_ms, "Milliseconds the page may take to load and connect (default: 30000)");
 }
 
 }  // namespace
@@ -123,34 +124,24 @@ CLI::App* add_page(CLI::App& app, PageArgs& a) {
                                               "the running gateway owns: pages like any other (eval, chat log, "
                                               "commits); exit 1 when the op failed");
   page->require_subcommand(1);
-  CLI::App* open = add_command(*page, a, "open", "Open URL in a new owned page (or navigate one with --page); "
-                                                 "print the page's name");
+  CLI::App* open = add_command(*page, a, "open", "Open URL in a new owned page (or load it in one with --page); "
+                                                 "print the page's name", true);
   open->add_option("url", a.url, "The address: http or https")->required();
-  open->add_option("--page", a.page, "An owned page to navigate instead of opening a new one");
+  open->add_option("--page", a.page, "An owned page to load the URL in instead of opening a new one");
   open->add_option("--name", a.name, "The new page's name, before its id (default: the URL's host)");
-  open->add_option("--timeout", a.timeout_ms, "Milliseconds the page may take to load (default: the gateway's)");
-  add_agent(*open, a);
-  add_common(*open, a);
+  add_timeout(*open, a);
 
-  CLI::App* go = add_command(*page, a, "go", "Go back, forward or reload an owned page; print the URL it shows");
-  go->add_option("page", a.page, "The owned page")->required();
+  CLI::App* go = add_command(*page, a, "go", "Go back, forward or reload an owned page; print the URL it shows", false);
   go->add_option("to", a.to, "back, forward or reload")->required()->check(CLI::IsMember({"back", "forward", "reload"}));
-  go->add_option("--timeout", a.timeout_ms, "Milliseconds the page may take to load (default: the gateway's)");
-  add_common(*go, a);
+  add_timeout(*go, a);
 
   CLI::App* shot = add_command(*page, a, "screenshot", "Take a PNG of an owned page, saved in the workspace and "
-                                                       "linked from its log; print its path");
-  shot->add_option("page", a.page, "The owned page")->required();
+                                                       "linked from its log; print its path", true);
   shot->add_option("--selector", a.selector, "A CSS selector: that element only");
   shot->add_flag("--full-page", a.full_page, "The whole page, not only what the window shows");
   shot->add_option("--out", a.out_file, "Also write the PNG to this file");
-  add_agent(*shot, a);
-  add_common(*shot, a);
 
-  CLI::App* close = add_command(*page, a, "close", "Close an owned page (its log and commits stay)");
-  close->add_option("page", a.page, "The owned page")->required();
-  add_agent(*close, a);
-  add_common(*close, a);
+  add_command(*page, a, "close", "Close an owned page (its log and screenshots stay in the history)", true);
   return page;
 }
 
