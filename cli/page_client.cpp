@@ -1,6 +1,7 @@
 #include "cli/page_client.hpp"
 
 #include "cli/remote.hpp"
+#include "services/base64.hpp"
 #include "services/places.hpp"
 
 #include <CLI/CLI.hpp>
@@ -43,39 +44,10 @@ json::object body_of(const PageArgs& a) {
   return body;
 }
 
-std::optional<std::string> decode_base64(std::string_view in) {
-  std::string out;
-  out.reserve(in.size() / 4 * 3);
-  unsigned acc = 0, bits = 0;
-  std::size_t pad = 0;
-  for (char c : in) {
-    const int d = c >= 'A' && c <= 'Z'   ? c - 'A'
-                  : c >= 'a' && c <= 'z' ? c - 'a' + 26
-                  : c >= '0' && c <= '9' ? c - '0' + 52
-                  : c == '+'             ? 62
-                  : c == '/'             ? 63
-                  : c == '='             ? -2
-                                         : -1;
-    if (d == -1 || (pad > 0 && d != -2)) return std::nullopt;
-    if (d == -2) {
-      ++pad;
-      continue;
-    }
-    acc = (acc << 6) | static_cast<unsigned>(d);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((acc >> bits) & 0xff));
-    }
-  }
-  if (pad > 2 || (in.size() % 4) != 0) return std::nullopt;
-  return out;
-}
-
 // The screenshot's PNG (the reply's `png`, base64) written to `file`; the
 // reason on `err` when it cannot be.
 bool write_png(const json::object& reply, const std::string& file, std::ostream& err) {
-  const std::optional<std::string> png = decode_base64(text_at(reply, "png"));
+  const std::optional<std::string> png = services::base64_decode(text_at(reply, "png"));
   if (!png || png->empty()) {
     err << "editgate page screenshot: bad_json: the gateway's answer holds no PNG to write to " << file << '\n';
     return false;
