@@ -24,7 +24,7 @@ std::string text_at(const json::object& o, std::string_view key) {
   return v && v->is_string() ? std::string(v->get_string()) : std::string();
 }
 
-// The request's parameters, as the contract of the op names them.
+// The request's parameters, as the op table names them (ops/table.cpp).
 json::object body_of(const PageArgs& a) {
   json::object body;
   if (a.command == "open") {
@@ -52,11 +52,13 @@ bool write_png(const json::object& reply, const std::string& file, std::ostream&
     err << "editgate page screenshot: bad_json: the gateway's answer holds no PNG to write to " << file << '\n';
     return false;
   }
+  errno = 0;
   std::ofstream f(file, std::ios::binary | std::ios::trunc);
   if (f) f.write(png->data(), static_cast<std::streamsize>(png->size()));
   if (f) f.close();
   if (!f) {
-    err << "editgate page screenshot: io: cannot write " << file << " (" << std::strerror(errno) << ")\n";
+    err << "editgate page screenshot: io: cannot write " << file << " ("
+        << (errno ? std::strerror(errno) : "the write failed") << ")\n";
     return false;
   }
   return true;
