@@ -1,4 +1,5 @@
 #include "services/node_page.hpp"
+#include "services/program_path.hpp"
 
 #include "repl/assets.hpp"
 #include "repl/log.hpp"
@@ -34,21 +35,7 @@ namespace services {
 namespace net = boost::asio;
 using local = net::local::stream_protocol;
 
-std::string find_node() {
-  const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
-  for (const char* name : {"node", "nodejs"}) {
-    std::size_t start = 0;
-    while (start <= dirs.size()) {
-      std::size_t end = dirs.find(':', start);
-      if (end == std::string::npos) end = dirs.size();
-      std::string candidate = dirs.substr(start, end - start) + "/" + name;
-      if (end > start && ::access(candidate.c_str(), X_OK) == 0) return candidate;
-      start = end + 1;
-    }
-  }
-  return "";
-}
+std::string find_node() { return find_on_path({"node", "nodejs"}); }
 
 // Lives on the worker thread, with the REPL: a page message is handled
 // where it is read and an eval is written where it is made, with no thread

@@ -3,6 +3,7 @@
 #include "services/base64.hpp"
 #include "services/devtools.hpp"
 #include "services/owned_shots.hpp"
+#include "services/program_path.hpp"
 #include "repl/assets.hpp"
 #include "repl/log.hpp"
 #include "repl/repl.hpp"
@@ -24,21 +25,7 @@ namespace net = boost::asio;
 namespace json = boost::json;
 using steady = std::chrono::steady_clock;
 
-std::string find_browser() {
-  const char* path = std::getenv("PATH");
-  const std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
-  for (const char* name : {"chromium", "chromium-browser"}) {
-    std::size_t start = 0;
-    while (start <= dirs.size()) {
-      std::size_t end = dirs.find(':', start);
-      if (end == std::string::npos) end = dirs.size();
-      const std::string candidate = dirs.substr(start, end - start) + "/" + name;
-      if (end > start && ::access(candidate.c_str(), X_OK) == 0) return candidate;
-      start = end + 1;
-    }
-  }
-  return "";
-}
+std::string find_browser() { return find_on_path({"chromium", "chromium-browser"}); }
 
 namespace {
 
@@ -178,7 +165,8 @@ class OwnedPages : public std::enable_shared_from_this<OwnedPages> {
                        return done(Failure{Error::bad_request, "page " + it->second.stem + " has no " +
                                                                    (step < 0 ? "earlier" : "later") +
                                                                    " page in its history to go " + to + " to"});
-                     const json::value* entry = list[static_cast<std::size_t>(at)].as_object().if_contains("id");
+                     const json::object* chosen = list[static_cast<std::size_t>(at)].if_object();
+                     const json::value* entry = chosen ? chosen->if_contains("id") : nullptr;
                      Page& p = it->second;
                      auto w = self->begin_wait(p, timeout, false, std::move(done));
                      self->browser_->send("Page.navigateToHistoryEntry",
@@ -397,7 +385,8 @@ class OwnedPages : public std::enable_shared_from_this<OwnedPages> {
                        auto it = self->pages_.find(id);
                        if (it == self->pages_.end()) return;
                        Page& p = it->second;
-                       json::object info = r && r->contains("targetInfo") ? r->at("targetInfo").as_object() : json::object{};
+                       const json::value* got = r ? r->if_contains("targetInfo") : nullptr;
+                       const json::object info = got && got->is_object() ? got->get_object() : json::object{};
                        if (const std::string url = text_of(info, "url"); !url.empty()) p.url = url;
                        self->finish(p, w, json::object{{"page", p.stem},
                                                        {"url", p.url},

@@ -80,11 +80,10 @@ void take_screenshot(std::shared_ptr<DevTools> browser, const std::string& sessi
         [browser, session, selector, done](Result<json::object> r) {
           if (!r) return done(r.error());
           if (const json::value* ex = r->if_contains("exceptionDetails"); ex && ex->is_object()) {
-            const json::value* text = ex->get_object().if_contains("exception");
-            const std::string words = text && text->is_object() && text->get_object().contains("description")
-                                          ? std::string(text->get_object().at("description").as_string())
-                                          : "it threw";
-            return done(Failure{Error::bad_request, "selector " + selector + ": " + words});
+            const json::value* thrown = ex->get_object().if_contains("exception");
+            const json::value* described = thrown && thrown->is_object() ? thrown->get_object().if_contains("description") : nullptr;
+            const std::string words = described && described->is_string() ? std::string(described->get_string()) : "it threw";
+            return done(Failure{Error::bad_request, "selector " + selector + ": " + words.substr(0, words.find('\n'))});
           }
           const json::value* v = r->if_contains("result");
           const json::value* value = v && v->is_object() ? v->get_object().if_contains("value") : nullptr;
