@@ -25,6 +25,8 @@ extern const char dash_log_js[];
 extern const unsigned long dash_log_js_size;
 extern const char dash_pages_js[];
 extern const unsigned long dash_pages_js_size;
+extern const char dash_shots_js[];
+extern const unsigned long dash_shots_js_size;
 extern const char dash_socket_js[];
 extern const unsigned long dash_socket_js_size;
 extern const char dash_state_js[];
@@ -54,6 +56,7 @@ const std::array served{
     Served{"/dashboard/history.js", js, {dash_history_js, dash_history_js_size}},
     Served{"/dashboard/log.js", js, {dash_log_js, dash_log_js_size}},
     Served{"/dashboard/pages.js", js, {dash_pages_js, dash_pages_js_size}},
+    Served{"/dashboard/shots.js", js, {dash_shots_js, dash_shots_js_size}},
     Served{"/dashboard/socket.js", js, {dash_socket_js, dash_socket_js_size}},
     Served{"/dashboard/state.js", js, {dash_state_js, dash_state_js_size}},
     Served{"/dashboard/tabs.js", js, {dash_tabs_js, dash_tabs_js_size}},

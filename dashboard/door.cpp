@@ -2,7 +2,10 @@
 
 #include "dashboard/assets.hpp"
 #include "services/gateway.hpp"
+#include "services/screenshot_read.hpp"
 #include "services/security.hpp"
+
+#include <boost/json.hpp>
 
 namespace dashboard {
 
@@ -23,6 +26,12 @@ DashboardAnswer sign_in_page(unsigned status, std::string_view why) {
 
 std::optional<services::Grade> signed_in(const CookieHeaders& cookies, services::Gateway& gw) {
   return gw.dashboard().signed_in(services::cookie_values(cookies, services::dashboard_cookie_name(gw.binding().port)));
+}
+
+void send_error(services::HttpResponder& http, const services::Failure& failure) {
+  boost::json::object body;
+  services::mark_http_error(body, failure);
+  http.respond(services::http_status(failure.code), "application/json", boost::json::serialize(body) + "\n");
 }
 
 }  // namespace
@@ -57,6 +66,31 @@ services::Result<services::Grade> dashboard_socket_allowed(std::string_view orig
   auto grade = signed_in(cookies, gw);
   if (!grade) return services::Failure{services::Error::unauthorized, "not signed in: open the URL `editgate serve` printed"};
   return *grade;
+}
+
+void send_screenshot(const services::Target& target, const CookieHeaders& cookies, services::Gateway& gw,
+                     std::shared_ptr<services::HttpResponder> http) {
+  if (!signed_in(cookies, gw))
+    return send_error(*http, {services::Error::unauthorized, "not signed in: open the URL `editgate serve` printed"});
+  const std::string* path = nullptr;
+  for (const auto& [name, value] : target.params) {
+    if (name != "path" || path)
+      return send_error(*http, {services::Error::bad_request, "the screenshot route takes one parameter, path"});
+    path = &value;
+  }
+  if (!path) return send_error(*http, {services::Error::missing_param, "path: debug/<page>.screenshots/<n>.png"});
+  if (gw.stopping()) return send_error(*http, {services::Error::shutting_down, "the gateway is stopping"});
+  services::Worker& worker = gw.worker();
+  worker.run(
+      http->executor(), [&worker, path = *path] { return services::read_screenshot(worker.workspace(), path); },
+      [http](services::Result<std::string> png) {
+        if (!png) return send_error(*http, png.error());
+        // Its own page if opened alone: nothing in it runs, no other site embeds it.
+        http->respond(200, "image/png", std::move(*png),
+                      {{"Content-Security-Policy", "default-src 'none'; sandbox"},
+                       {"Cross-Origin-Resource-Policy", "same-origin"},
+                       {"Referrer-Policy", "no-referrer"}});
+      });
 }
 
 }  // namespace dashboard

@@ -7,6 +7,7 @@
 #include "services/http_responder.hpp"
 #include "services/target.hpp"
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,5 +37,16 @@ std::optional<DashboardAnswer> dashboard_get(const services::Target& target, con
 // the gateway's own Origin (a page elsewhere never reads the dashboard's
 // data) and a signed-in cookie; the session's grade (a person's may decide).
 services::Result<services::Grade> dashboard_socket_allowed(std::string_view origin, const CookieHeaders& cookies, services::Gateway& gw);
+
+// Where the signed-in dashboard fetches a screenshot of a page.
+inline constexpr std::string_view screenshot_route = "/v1/dashboard/screenshot";
+
+// GET screenshot_route?path=debug/<page>.screenshots/<n>.png: the PNG
+// (services/screenshot_read.hpp), for a signed-in cookie only, read on the
+// worker thread and answered on `http`; else a named error there:
+// unauthorized, missing_param, bad_request, path_refused, not_found,
+// file_too_large, conflict, shutting_down.
+void send_screenshot(const services::Target& target, const CookieHeaders& cookies, services::Gateway& gw,
+                     std::shared_ptr<services::HttpResponder> http);
 
 }  // namespace dashboard

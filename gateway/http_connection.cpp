@@ -217,6 +217,10 @@ class http_connection : public services::Stoppable, public services::HttpRespond
       counted_ = false;
       return start_agent_socket(std::move(stream_), parser_->release(), gw_, *grade);
     }
+    if (path == dashboard::screenshot_route) {
+      if (req.method() != http::verb::get) return respond_error(services::Error::method_not_allowed, "use GET", !has_body);
+      return dashboard::send_screenshot(*target, cookie_headers(req), gw_, shared_from_this());
+    }
     if (req.method() == http::verb::get)
       if (auto page = dashboard::dashboard_get(*target, cookie_headers(req), gw_))
         return send_response(static_cast<http::status>(page->status), page->type, std::move(page->body), !has_body,

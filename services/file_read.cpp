@@ -28,17 +28,12 @@ Failure from_engine(const editproto::Failure& f) {
   return {code, std::string(editproto::to_string(f.reason)) + ": " + f.detail};
 }
 
-namespace {
-
 // How often a file that changes while it is read is read again.
 constexpr int read_attempts = 3;
 
-// The file's bytes as one version of it: read again when its stamp moved
-// while it was read (an editor saving in place), conflict past a few tries.
-// A save by rename never tears a read: the descriptor keeps the old file.
-Result<editproto::FileContent> read_whole(const editproto::Workspace& ws, const std::string& real) {
+Result<editproto::FileContent> read_whole(const editproto::Workspace& ws, const std::string& real, std::size_t max_bytes) {
   for (int attempt = 0; attempt < read_attempts; ++attempt) {
-    auto content = ws.read(real, editproto::Limits{}.max_file_bytes);
+    auto content = ws.read(real, max_bytes);
     if (!content) return from_engine(content.error());
     if (!content->stamp.exists) return Failure{Error::not_found, "'" + real + "' does not exist"};
     auto after = ws.stat(real);
@@ -47,6 +42,8 @@ Result<editproto::FileContent> read_whole(const editproto::Workspace& ws, const 
   }
   return Failure{Error::conflict, "'" + real + "' kept changing while it was read; read it again"};
 }
+
+namespace {
 
 // How many lines `text` has (a last line without its newline counts).
 std::size_t count_lines(std::string_view text) {
@@ -88,7 +85,7 @@ Result<json::object> read_file(const editproto::Workspace& ws, const ReadRequest
   if (!normal) return from_engine(normal.error());
   auto real = ws.resolve(*normal);
   if (!real) return from_engine(real.error());
-  auto content = read_whole(ws, *real);
+  auto content = read_whole(ws, *real, editproto::Limits{}.max_file_bytes);
   if (!content) return content.error();
   if (auto refused = editproto::not_text(*normal, content->bytes)) return from_engine(*refused);
 

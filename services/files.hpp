@@ -77,6 +77,12 @@ inline constexpr std::size_t max_walk_entries = 200000;
 Result<boost::json::object> search_files(const editproto::Workspace& ws, const SearchRequest& req,
                                          const IgnoreTest& ignored);
 
+// The file at `real` (a resolved path) as one version of it: read again
+// when its stamp moved while it was read (an editor saving in place),
+// conflict past a few tries; not_found, file_too_large past `max_bytes`,
+// io. A save by rename never tears a read: the descriptor keeps the old file.
+Result<editproto::FileContent> read_whole(const editproto::Workspace& ws, const std::string& real, std::size_t max_bytes);
+
 // An edit engine refusal as the gateway's code: path_refused, not_found,
 // binary_file, file_too_large, io; its message starts with the engine's
 // reason ("path_escape: ...").

@@ -3,7 +3,8 @@ serve` prints, the session cookie (found among cookies another origin
 tossed in), its WebSocket (the agents' protocol, signed in by the cookie),
 the live events of `watch`, and origins approved or refused by the person
 but never by an agent, nor by a sign-in minted through the API; one site's
-subdomains cannot fill the pending list, and the person types an origin. Written from the reference in
+subdomains cannot fill the pending list, and the person types an origin; a page's screenshots
+reach the signed-in dashboard alone, from their own folder only. Written from the reference in
 docs/guide/protocol.md with Python's http.client and Debian's websockets.
 
 Usage: dashboard_door.py EDITGATE
@@ -12,11 +13,14 @@ import asyncio
 import contextlib
 import http.client
 import json
+import os
+import struct
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.parse
+import zlib
 
 import websockets
 
@@ -299,6 +303,65 @@ async def check_tossed(server, base, value):
     assert await refused_upgrade(dash, base, None, {"Cookie": NAME + "=tossed; " + NAME + "=x"}) == 401
 
 
+def tiny_png(rgb):
+    """A 1x1 PNG of colour `rgb`, as a browser would decode it."""
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)) +
+            chunk(b"IDAT", zlib.compress(b"\x00" + bytes(rgb))) + chunk(b"IEND", b""))
+
+
+def check_screenshot(root, base, value):
+    """GET /v1/dashboard/screenshot: a screenshot's PNG for the signed-in dashboard only, from
+    debug/<page>.screenshots/<n>.png only, never through a symlink; each refusal by name."""
+    shots = os.path.join(root, "debug", "shot-1a2b.screenshots")
+    os.makedirs(shots)
+    png = tiny_png((200, 30, 40))
+    with open(os.path.join(shots, "3.png"), "wb") as f:
+        f.write(png)
+    with open(os.path.join(root, "notes.png"), "wb") as f:
+        f.write(png)
+    os.symlink("3.png", os.path.join(shots, "4.png"))
+    os.symlink(os.path.join(root, "notes.png"), os.path.join(shots, "5.png"))
+    cookie = {"Cookie": NAME + "=" + value}
+
+    def shot(path, headers=cookie, method="GET"):
+        return get(base + "/v1/dashboard/screenshot?path=" + urllib.parse.quote(path, safe=""), headers, method)
+
+    status, headers, body = shot("debug/shot-1a2b.screenshots/3.png")
+    assert status == 200 and body == png, (status, body[:80])
+    assert headers["content-type"] == "image/png" and headers["x-content-type-options"] == "nosniff", headers
+    assert headers["cache-control"] == "no-store" and headers["cross-origin-resource-policy"] == "same-origin", headers
+    assert "sandbox" in headers["content-security-policy"], headers
+
+    def refused(path, code, status_code, headers=cookie, method="GET"):
+        status, _, body = shot(path, headers, method)
+        assert status == status_code and json.loads(body)["error"] == code, (path, status, body)
+
+    # No cookie, a wrong one, a tossed one alone: no bytes.
+    refused("debug/shot-1a2b.screenshots/3.png", "unauthorized", 401, {})
+    refused("debug/shot-1a2b.screenshots/3.png", "unauthorized", 401, {"Cookie": NAME + "=" + "0" * 32})
+    refused("debug/shot-1a2b.screenshots/3.png", "unauthorized", 401, {"Cookie": NAME + "=tossed"})
+    # Only that shape of path, never through a symlink.
+    for path in ("notes.png", "debug/../notes.png", "debug/shot-1a2b.screenshots/../../notes.png",
+                 "debug/shot-1a2b.screenshots/3.PNG", "/etc/passwd", ".git/config",
+                 "debug/shot-1a2b.screenshots/4.png", "debug/shot-1a2b.screenshots/5.png"):
+        refused(path, "path_refused", 403)
+    # A missing one is not found, and nothing keeps the answer.
+    status, headers, body = shot("debug/shot-1a2b.screenshots/9.png")
+    assert status == 404 and json.loads(body)["error"] == "not_found", (status, body)
+    assert headers["cache-control"] == "no-store", headers
+    status, _, body = get(base + "/v1/dashboard/screenshot", cookie)
+    assert status == 400 and json.loads(body)["error"] == "missing_param", (status, body)
+    status, _, body = get(base + "/v1/dashboard/screenshot?path=debug/shot-1a2b.screenshots/3.png&path=x", cookie)
+    assert status == 400 and json.loads(body)["error"] == "bad_request", (status, body)
+    refused("debug/shot-1a2b.screenshots/3.png", "method_not_allowed", 405, cookie, "POST")
+    # Over the bound: refused, not sent.
+    with open(os.path.join(shots, "6.png"), "wb") as f:
+        f.write(b"\x89PNG" + b"\0" * (8 << 20))
+    refused("debug/shot-1a2b.screenshots/6.png", "file_too_large", 413)
+
+
 def check_new_url(server, cookie_text, url):
     """`dashboard` (POST /v1/dashboard-url, the cookie) mints another sign-in URL."""
     base = url.split("?")[0]
@@ -338,6 +401,7 @@ def main():
         base = url.split("?")[0].rstrip("/")
         asyncio.run(check_socket(server, cookie_text, url, value))
         asyncio.run(check_tossed(server, base, value))
+        check_screenshot(root, base, value)
         asyncio.run(check_viewer(server, check_new_url(server, cookie_text, url), base))
         asyncio.run(check_viewer(server, check_command(root, url), base))
     check_file_output()

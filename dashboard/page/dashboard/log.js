@@ -1,9 +1,10 @@
 import { $, el } from './dom.js';
+import { logImages, renderShots } from './shots.js';
 import { call } from './socket.js';
 import { state } from './state.js';
 
 // ---- a page's Log: the tail first, earlier pages on demand, following `exchange` events ----
-const log = { page: null, first: null, last: -1, nodes: new Map(), busy: false, again: false, gen: 0 };
+const log = { page: null, path: '', first: null, last: -1, nodes: new Map(), busy: false, again: false, gen: 0 };
 export function fillLogPicker() {
   const sel = $('log-page');
   const names = state.pages.map((p) => p.page);
@@ -23,7 +24,12 @@ function entryNode(e) {
   if (e.from || e.to) h.append(el('span', 'who', [e.from, e.to].filter(Boolean).join(' → ')));
   if (e.clock) h.append(el('span', 'clock', e.clock));
   const body = el('div', 'md');
-  body.innerHTML = e.html || '';  // cmark-gfm's safe HTML, rendered by the gateway
+  // cmark-gfm's safe HTML, rendered by the gateway, parsed inert first: its screenshots' links
+  // are the log's, relative to its folder, and are pointed at the door before anything loads.
+  const t = document.createElement('template');
+  t.innerHTML = e.html || '';
+  logImages(t.content, log.path);
+  body.append(t.content);
   d.append(h, body);
   return d;
 }
@@ -35,15 +41,17 @@ export function scrollLogToEnd() {
 export function openLog(page) {
   if (!page) return;
   state.logPage = page;
-  log.page = page; log.first = null; log.last = -1; log.nodes.clear(); log.gen++;
+  log.page = page; log.path = ''; log.first = null; log.last = -1; log.nodes.clear(); log.gen++;
   $('log-entries').replaceChildren();
   $('log-page').value = page;
+  renderShots();
   $('log-earlier').hidden = true;
   $('log-start').hidden = true;
   const gen = log.gen;
   call('log', { page }).then((r) => {
     if (gen !== log.gen) return;
-    $('log-path').textContent = r.log || '';
+    log.path = r.log || '';
+    $('log-path').textContent = log.path;
     addEntries(r.entries || [], false);
     setEarlier(r.next_before);
     $('log-scroll').scrollTop = $('log-scroll').scrollHeight;

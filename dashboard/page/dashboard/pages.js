@@ -1,5 +1,6 @@
 import { $, ago, el, keepRoving, listNav } from './dom.js';
 import { fillLogPicker, openLog } from './log.js';
+import { ownedBadge, ownedWords, renderShots, rowThumb } from './shots.js';
 import { state } from './state.js';
 import { showView } from './tabs.js';
 
@@ -25,11 +26,15 @@ export function renderPages(pages) {
       since.textContent = ago(Date.now() - p.running.since_ms);
       running.append(since, el('code', 'code', p.running.code));
     } else running.append(el('span', 'muted', '—'));
-    tr.append(name, cell('kind', el('span', 'badge kind-' + p.kind, p.kind)),
+    const kind = cell('kind', el('span', 'badge kind-' + p.kind, p.kind));
+    if (p.owned) kind.append(' ', ownedBadge());
+    tr.append(name, kind,
       cell('url', el('span', 'clip mono' + (p.origin ? '' : ' muted'), p.origin || p.url || '')),
       cell('', el('span', 'badge st-' + p.state, p.state)),
-      cell('num', String(p.queued || 0)), running, cell('muted', p.last_seen || ''));
-    tr.setAttribute('aria-label', p.page + ', ' + p.kind + ', ' + p.state);
+      cell('num', String(p.queued || 0)), running, cell('shot', rowThumb(p)), cell('muted', p.last_seen || ''));
+    if (p.owned) tr.classList.add('owned');
+    tr.setAttribute('aria-label', p.page + ', ' + p.kind + (p.owned ? ' (owned: ' + ownedWords + ')' : '') + ', ' + p.state +
+      ((p.screenshots || []).length ? ', ' + p.screenshots.length + ' screenshots' : ''));
     return tr;
   }));
   const cur = keepRoving(body, focused);
@@ -37,6 +42,7 @@ export function renderPages(pages) {
   $('pages-empty').hidden = pages.length > 0;
   $('count-pages').textContent = String(pages.filter((p) => p.state !== 'disconnected').length);
   fillLogPicker();
+  renderShots();
 }
 
 function cell(cls, content) {
