@@ -43,6 +43,7 @@ export function openLog(page) {
   state.logPage = page;
   log.page = page; log.path = ''; log.first = null; log.last = -1; log.nodes.clear(); log.gen++;
   $('log-entries').replaceChildren();
+  $('log-path').textContent = '';
   $('log-page').value = page;
   renderShots();
   $('log-earlier').hidden = true;
