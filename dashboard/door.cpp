@@ -7,6 +7,8 @@
 
 #include <boost/json.hpp>
 
+#include <atomic>
+
 namespace dashboard {
 
 namespace {
@@ -27,6 +29,22 @@ DashboardAnswer sign_in_page(unsigned status, std::string_view why) {
 std::optional<services::Grade> signed_in(const CookieHeaders& cookies, services::Gateway& gw) {
   return gw.dashboard().signed_in(services::cookie_values(cookies, services::dashboard_cookie_name(gw.binding().port)));
 }
+
+// Screenshots being read or answered, over every dashboard: each holds up
+// to 8 MiB, and the worker that reads them runs the agents' edits and evals
+// too. A browser asks a host for 6 at a time; a client that asks for more
+// is refused past this (too_many_requests) rather than queued.
+constexpr int max_screenshot_reads = 16;
+std::atomic<int> screenshot_reads{0};
+
+// One of them, until the answer is handed to the connection (or the work
+// is dropped at stop).
+struct ReadSlot {
+  ReadSlot() = default;
+  ReadSlot(const ReadSlot&) = delete;
+  ReadSlot& operator=(const ReadSlot&) = delete;
+  ~ReadSlot() { --screenshot_reads; }
+};
 
 void send_error(services::HttpResponder& http, const services::Failure& failure) {
   boost::json::object body;
@@ -80,10 +98,16 @@ void send_screenshot(const services::Target& target, const CookieHeaders& cookie
   }
   if (!path) return send_error(*http, {services::Error::missing_param, "path: debug/<page>.screenshots/<n>.png"});
   if (gw.stopping()) return send_error(*http, {services::Error::shutting_down, "the gateway is stopping"});
+  if (++screenshot_reads > max_screenshot_reads) {
+    --screenshot_reads;
+    return send_error(*http, {services::Error::too_many_requests,
+                              std::to_string(max_screenshot_reads) + " screenshots are being read; ask again"});
+  }
+  auto slot = std::make_shared<ReadSlot>();
   services::Worker& worker = gw.worker();
   worker.run(
       http->executor(), [&worker, path = *path] { return services::read_screenshot(worker.workspace(), path); },
-      [http](services::Result<std::string> png) {
+      [http, slot](services::Result<std::string> png) {
         if (!png) return send_error(*http, png.error());
         // Its own page if opened alone: nothing in it runs, no other site embeds it.
         http->respond(200, "image/png", std::move(*png),

@@ -45,7 +45,7 @@ inline constexpr std::string_view screenshot_route = "/v1/dashboard/screenshot";
 // (services/screenshot_read.hpp), for a signed-in cookie only, read on the
 // worker thread and answered on `http`; else a named error there:
 // unauthorized, missing_param, bad_request, path_refused, not_found,
-// file_too_large, conflict, shutting_down.
+// file_too_large, conflict, too_many_requests (16 being read), shutting_down.
 void send_screenshot(const services::Target& target, const CookieHeaders& cookies, services::Gateway& gw,
                      std::shared_ptr<services::HttpResponder> http);
 

@@ -42,7 +42,7 @@ constexpr ErrorInfo errors[] = {
     {Error::too_many_streams, "too_many_streams", 429, "too many streamed edits open on one WebSocket"},
     {Error::too_many_requests, "too_many_requests", 429,
      "too many requests of one connection wait for their final reply; the commit queue is full; 8 log reads wait "
-     "to be rendered"},
+     "to be rendered; 16 screenshots are being read for dashboards"},
     {Error::too_many_pages, "too_many_pages", 429, "page sockets from one origin, or from all, over their limit"},
     {Error::slow_client, "slow_client", 429, "a WebSocket client left too many replies unread"},
     {Error::shutting_down, "shutting_down", 503, "the gateway is stopping"},
