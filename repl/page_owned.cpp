@@ -101,6 +101,8 @@ Result<std::string> Repl::add_screenshot(const std::string& id, std::string png,
   p.screenshots.push_back(path);
   if (p.screenshots.size() > screenshots_listed) p.screenshots.pop_front();
   if (!p.running) flush_notes(p);
+  // The page's row lists it: the dashboard shows it at once.
+  if (pages_changed) pages_changed();
   return path;
 }
 

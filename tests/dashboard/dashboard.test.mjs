@@ -4,8 +4,9 @@
 // follows the gateway live, approvals let a page in, a foreign origin reads
 // nothing, and the keyboard reaches everything. The History shows the
 // branch's code changes or the REPL's exchanges, links the two, pages back to
-// the first commit, and its diff gives the code the width. Screenshots of the
-// main views go to $SCREENSHOTS.
+// the first commit, and its diff gives the code the width. A page an agent opened
+// in the gateway's own browser is marked owned, with its screenshots. Screenshots
+// of the main views go to $SCREENSHOTS.
 // Run: EDITGATE=<binary> DASHBOARD_NPM=<build>/npm-dashboard SCREENSHOTS=<dir> node --test tests/dashboard/dashboard.test.mjs
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -489,6 +490,101 @@ describe('dashboard in headless Chromium', { timeout: 180000 }, () => {
     assert.equal(await dash.isVisible('#history-start'), true, 'the first commit is marked');
     await dash.$eval('#history-list', (l) => { l.scrollTop = l.scrollHeight; });
     await shot('history-first-commit');
+  });
+
+  it('an owned page is marked, its screenshots shown (the newest as a thumbnail, the others in a strip) and each opens full size', async (t) => {
+    // A page an agent opens in the gateway's own browser, painted one colour so that its pixels can be told.
+    const app = await site('127.0.0.1', { '/owned.html': '<!doctype html><title>Owned App</title><body style="margin:0;background:rgb(200,30,40)"><p>owned</p>' });
+    let page = null;
+    try {
+      const opened = await gw.post('/v1/pages/open', { url: `${app.origin}/owned.html`, name: 'owned-app', agent: 'dash-agent' });
+      assert.equal(opened.status, 200, opened.text);
+      page = JSON.parse(opened.text).page;
+      assert.match(page, /^owned-app-/);
+      await view('pages');
+      const row = `#pages-body tr.page[data-key="${page}"]`;
+      const badge = await dash.waitForSelector(`${row} .badge.owned`);
+      assert.equal(await badge.textContent(), 'owned');
+      assert.equal(await badge.getAttribute('title'), 'opened by an agent in the gateway\'s own browser');
+      assert.equal(await dash.$(`#pages-body tr.page:not(.owned) .badge.owned`), null, 'only the owned page is marked');
+
+      const shots = [];
+      for (let i = 0; i < 3; i++) {
+        const r = await gw.post('/v1/pages/screenshot', { page, agent: 'dash-agent' });
+        assert.equal(r.status, 200, r.text);
+        shots.push(JSON.parse(r.text));
+      }
+      const paths = shots.map((s) => s.path);
+      assert.deepEqual(paths, [1, 2, 3].map((n) => `debug/${page}.screenshots/${n}.png`));
+      const newest = paths[2];
+      const src = (p) => `/v1/dashboard/screenshot?path=${encodeURIComponent(p)}`;
+      // The row's thumbnail is the newest, loaded and decoded: the gateway served the PNG.
+      await dash.waitForSelector(`${row} .thumb img[src="${src(newest)}"]`);
+      const loaded = (sel) => dash.waitForFunction((s) => { const i = document.querySelector(s); return i && i.complete && i.naturalWidth > 0 && [i.naturalWidth, i.naturalHeight]; }, sel);
+      assert.deepEqual(await (await loaded(`${row} .thumb img`)).jsonValue(), [shots[2].width, shots[2].height]);
+      await shot('pages-owned');
+
+      // The page's view: the words, the newest as a thumbnail, the two before it in the strip, newest first.
+      await dash.click(row);
+      await dash.waitForSelector('#view-log:not([hidden])');
+      const head = await dash.waitForSelector('#shots:not([hidden]) .shots-head');
+      assert.match(await head.textContent(), /opened by an agent in the gateway's own browser.*3 screenshots/);
+      assert.equal(await dash.getAttribute('#shots button.shot.newest', 'data-path'), newest);
+      assert.deepEqual(await dash.$$eval('#shots .strip button.shot', (bs) => bs.map((b) => b.dataset.path)), [paths[1], paths[0]]);
+      await loaded('#shots button.shot.newest img');
+      // What the browser decoded is the page as the agent saw it: its colour, read back from the image.
+      const pixel = await dash.$eval('#shots button.shot.newest img', (img) => {
+        const c = document.createElement('canvas');
+        c.width = img.naturalWidth; c.height = img.naturalHeight;
+        const g = c.getContext('2d');
+        g.drawImage(img, 0, 0);
+        return Array.from(g.getImageData(img.naturalWidth - 2, img.naturalHeight - 2, 1, 1).data.slice(0, 3));
+      });
+      assert.ok(pixel.every((v, i) => Math.abs(v - [200, 30, 40][i]) <= 3), `the page's colour: ${pixel}`);
+      await shot('log-owned');
+
+      // Any of them opens full size: the arrows go to its neighbours, Escape closes it.
+      await dash.click(`#shots .strip button.shot[data-path="${paths[0]}"]`);
+      await dash.waitForSelector('#shot-dialog[open]');
+      assert.deepEqual(await (await loaded('#shot-full')).jsonValue(), [shots[0].width, shots[0].height]);
+      assert.match(await dash.$eval('#shot-caption', (e) => e.textContent), /^screenshot 1 of .*\(1 of 3\)/);
+      assert.equal(await dash.getAttribute('#shot-tab', 'href'), src(paths[0]));
+      await dash.keyboard.press('ArrowRight');
+      assert.match(await dash.$eval('#shot-caption', (e) => e.textContent), /\(2 of 3\)/);
+      await shot('screenshot-full');
+      await dash.keyboard.press('Escape');
+      await dash.waitForFunction(() => !document.getElementById('shot-dialog').open);
+
+      // The log links each screenshot; the link is shown through the route and opens the viewer.
+      const inLog = await dash.waitForSelector(`#log-entries img.log-shot[data-shot="${newest}"]`);
+      assert.equal(await inLog.getAttribute('src'), src(newest));
+      await loaded(`#log-entries img.log-shot[data-shot="${newest}"]`);
+      await inLog.click();
+      await dash.waitForSelector('#shot-dialog[open]');
+      assert.match(await dash.$eval('#shot-caption', (e) => e.textContent), /\(3 of 3\)/);
+      await dash.keyboard.press('Escape');
+
+      // Another loopback origin is the same site (the cookie goes along with its <img>): the
+      // browser still hands it no screenshot.
+      const probe = await site('127.0.0.1', { '/probe.html': '<!doctype html><title>probe</title>' });
+      const p = await ctx.newPage();
+      try {
+        await p.goto(`${probe.origin}/probe.html`);
+        const got = await p.evaluate((u) => new Promise((resolve) => {
+          const img = new Image();
+          img.onload = () => resolve('loaded');
+          img.onerror = () => resolve('refused');
+          img.src = u;
+        }), gw.base + src(newest));
+        assert.equal(got, 'refused');
+      } finally {
+        await p.close();
+        await probe.close();
+      }
+    } finally {
+      if (page) await gw.post('/v1/pages/close', { page, agent: 'dash-agent' });
+      await app.close();
+    }
   });
 
   it('ran under the strict CSP without a refused script, style or error', (t) => {
