@@ -135,6 +135,7 @@ export function logImages(root, logPath) {
     const m = inLog.exec(img.getAttribute('src'));
     if (!m) continue;
     img.dataset.shot = folder + m[0];
+    img.loading = 'lazy';  // a long log links hundreds: only those scrolled to are asked for
     img.src = shotUrl(img.dataset.shot);
     img.className = 'log-shot';
   }
