@@ -4,7 +4,7 @@ tossed in), its WebSocket (the agents' protocol, signed in by the cookie),
 the live events of `watch`, and origins approved or refused by the person
 but never by an agent, nor by a sign-in minted through the API; one site's
 subdomains cannot fill the pending list, and the person types an origin; a page's screenshots
-reach the signed-in dashboard alone, from their own folder only. Written from the reference in
+reach the signed-in dashboard alone, from their own folder only, 16 read at a time. Written from the reference in
 docs/guide/protocol.md with Python's http.client and Debian's websockets.
 
 Usage: dashboard_door.py EDITGATE
@@ -14,6 +14,7 @@ import contextlib
 import http.client
 import json
 import os
+import socket
 import struct
 import subprocess
 import sys
@@ -360,6 +361,36 @@ def check_screenshot(root, base, value):
     with open(os.path.join(shots, "6.png"), "wb") as f:
         f.write(b"\x89PNG" + b"\0" * (8 << 20))
     refused("debug/shot-1a2b.screenshots/6.png", "file_too_large", 413)
+    check_screenshot_flood(base, value, os.path.join(shots, "7.png"))
+
+
+def check_screenshot_flood(base, value, path):
+    """48 dashboards' requests for an 8 MiB screenshot at once: at most 16 are read at a time, the
+    rest refused by name (each answer whole, or too_many_requests), and the slots come back."""
+    big = b"\x89PNG" + os.urandom((8 << 20) - 4)
+    with open(path, "wb") as f:
+        f.write(big)
+    u = urllib.parse.urlsplit(base)
+    request = ("GET /v1/dashboard/screenshot?path=debug/shot-1a2b.screenshots/7.png HTTP/1.1\r\nHost: %s:%d\r\n"
+               "Cookie: %s=%s\r\nConnection: close\r\n\r\n" % (u.hostname, u.port, NAME, value)).encode()
+    socks = [socket.create_connection((u.hostname, u.port), timeout=60) for _ in range(48)]
+    for s in socks:
+        s.sendall(request)
+    answers = []
+    for s in socks:
+        data = b""
+        while chunk := s.recv(1 << 20):
+            data += chunk
+        s.close()
+        head, _, body = data.partition(b"\r\n\r\n")
+        answers.append((int(head.split(b" ", 2)[1]), body))
+    for status, body in answers:
+        assert (status == 200 and body == big) or (status == 429 and json.loads(body)["error"] == "too_many_requests"), \
+            (status, body[:100])
+    assert any(status == 429 for status, _ in answers), [status for status, _ in answers]
+    status, _, body = get(base + "/v1/dashboard/screenshot?path=debug/shot-1a2b.screenshots/7.png",
+                          {"Cookie": NAME + "=" + value})
+    assert status == 200 and body == big, status
 
 
 def check_new_url(server, cookie_text, url):
