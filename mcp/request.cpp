@@ -57,7 +57,8 @@ json::object capabilities(bool modern) {
 constexpr std::string_view instructions =
     "editgate changes this git workspace through anchored edit blocks (edit_check, then edit_apply; every change "
     "is a commit, edit_undo reverts the last) and runs JavaScript in its live pages (page_list, page_eval; "
-    "realm_open for a context of your own). history shows what was done.";
+    "realm_open for a context of your own; page_open to load a URL in the gateway's own browser, page_screenshot "
+    "to see it). history shows what was done.";
 
 }  // namespace
 
