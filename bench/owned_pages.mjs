@@ -4,7 +4,8 @@
 // stdio), both driven by the same MCP SDK client, both with Debian's Chromium.
 // Started by bench/owned_pages.sh, which installs the pinned npm packages and builds editgate:
 //   node bench/owned_pages.mjs --editgate BIN --npm DIR --chromium PATH --workdir DIR
-//        [--evals 200] [--default-evals 40] [--opens 10] [--rounds 4] [--warmup 10]
+//        [--evals 200] [--default-evals 40] [--opens 10] [--starts 3] [--rounds 4] [--warmup 10]
+//        [--only playwright]
 // Everything it starts (the app, the gateway, Playwright MCP and their browsers) stops at the
 // end; the work folder is the caller's to remove.
 import { execFileSync, spawn } from 'node:child_process';
@@ -23,10 +24,10 @@ const versionOf = (pkg) => JSON.parse(fs.readFileSync(path.join(opts.npm, 'node_
 const CALL = { timeout: 120000 };
 
 function parseArgs(argv) {
-  const o = { evals: 200, defaultEvals: 40, opens: 10, rounds: 4, warmup: 10, only: '' };
+  const o = { evals: 200, defaultEvals: 40, opens: 10, rounds: 4, warmup: 10, starts: 3, only: '' };
   const names = { '--editgate': 'editgate', '--npm': 'npm', '--chromium': 'chromium', '--workdir': 'workdir',
     '--evals': 'evals', '--default-evals': 'defaultEvals', '--opens': 'opens', '--rounds': 'rounds',
-    '--warmup': 'warmup', '--only': 'only' };
+    '--warmup': 'warmup', '--starts': 'starts', '--only': 'only' };
   for (let i = 0; i < argv.length; i += 2) {
     const key = names[argv[i]];
     if (!key || argv[i + 1] === undefined) throw new Error(`owned_pages: unknown or incomplete option ${argv[i]}`);
@@ -83,8 +84,8 @@ function playwrightValue(result) {
 
 // One Playwright MCP server over stdio, as an MCP host starts it (`npx @playwright/mcp`), on
 // Debian's Chromium; `extra` are its options beyond the launch ones.
-async function playwrightSide(label, extra) {
-  const cwd = path.join(opts.workdir, `playwright-${label}`);
+async function playwrightSide(label, extra, run) {
+  const cwd = path.join(opts.workdir, `playwright-${label}-${run}`);
   fs.mkdirSync(cwd, { recursive: true });
   const cli = path.join(opts.npm, 'node_modules/@playwright/mcp/cli.js');
   const args = [cli, '--executable-path', opts.chromium, '--headless', '--isolated', '--no-sandbox',
@@ -129,8 +130,8 @@ function git(cwd, ...args) {
 
 // editgate serve on a fresh repository, with the owned browser on Debian's Chromium, reached
 // as any MCP client reaches it: POST /mcp with the cookie as a bearer token.
-async function editgateSide() {
-  const root = path.join(opts.workdir, 'workspace');
+async function editgateSide(run) {
+  const root = path.join(opts.workdir, `workspace-${run}`);
   fs.mkdirSync(root, { recursive: true });
   git(root, 'init', '-q', '-b', 'main');
   fs.writeFileSync(path.join(root, 'README.md'), 'owned pages bench\n');
@@ -148,7 +149,7 @@ async function editgateSide() {
   for (let i = 0; i < 600 && !server; ++i) {
     if (child.exitCode !== null) throw new Error(`editgate serve exited (${child.exitCode}):\n${stderr}`);
     if (fs.existsSync(where.port)) server = JSON.parse(fs.readFileSync(where.server_json, 'utf8'));
-    else await delay(20);
+    if (server?.pid !== child.pid) { server = null; await delay(20); }
   }
   if (!server || server.pid !== child.pid) throw new Error(`editgate serve did not publish its port:\n${stderr}`);
   const cookie = fs.readFileSync(where.cookie, 'utf8').trim();
@@ -200,7 +201,8 @@ async function committedJobs(root, page, jobs) {
   return jobs.filter((j) => found.has(j)).length;
 }
 
-const pct = (v, q) => { const s = [...v].sort((a, b) => a - b); return s[Math.floor(q * (s.length - 1))]; };
+// Nearest rank below, as bench/percentiles.hpp; undefined for no samples.
+const pct = (v, q) => { const s = [...(v ?? [])].sort((a, b) => a - b); return s[Math.floor(q * (s.length - 1))]; };
 const fmt = (x) => (x === undefined ? '—' : x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
 const ratio = (a, b) => (a === undefined || b === undefined ? '—' : `${(a / b).toFixed(2)}×`);
 
@@ -225,19 +227,30 @@ const app = await startApp();
 const sides = [];
 try {
   const results = {};
-  // Each side's first page on a fresh server: what an agent waits for before its first eval.
-  // One side started after the other's first page, so their browsers' starts do not overlap.
-  const start = async (factory) => {
-    const side = await factory();
-    sides.push(side);
-    if (side.tools && !side.tools.includes('page_open')) throw new Error(`this editgate has no page_open tool (tools: ${side.tools.join(', ')})`);
-    const [first, open] = await openThenEval(side, 1, false);
-    results[side.label] = { first, firstOpen: open, fromStart: performance.now() - side.started };
-    return side;
-  };
-  const eg = opts.only ? null : await start(editgateSide);
-  const pwDefault = await start(() => playwrightSide('defaults', []));
-  await start(() => playwrightSide('lean', ['--timeout-settle', '0', '--snapshot-mode', 'none']));
+  // Each side's first page on a fresh server (a new process, browser and workspace): what an
+  // agent waits for before its first eval. `starts` times, the sides taking turns, one started
+  // after the other's first page so their browsers' starts do not overlap; all but the last
+  // run's servers are stopped again.
+  const factories = [
+    ...(opts.only ? [] : [(run) => editgateSide(run)]),
+    (run) => playwrightSide('defaults', [], run),
+    (run) => playwrightSide('lean', ['--timeout-settle', '0', '--snapshot-mode', 'none'], run),
+  ];
+  for (let run = 1; run <= opts.starts; ++run) {
+    for (const factory of factories) {
+      const side = await factory(run);
+      sides.push(side);
+      if (side.tools && !side.tools.includes('page_open')) throw new Error(`this editgate has no page_open tool (tools: ${side.tools.join(', ')})`);
+      const [first, open] = await openThenEval(side, 1, false);
+      const r = (results[side.label] ??= { first: [], firstOpen: [], fromStart: [] });
+      r.first.push(first);
+      r.firstOpen.push(open);
+      r.fromStart.push(performance.now() - side.started);
+      if (run < opts.starts) { sides.pop(); await side.stop(); }
+    }
+  }
+  const eg = sides.find((s) => s.label === 'editgate');
+  const pwDefault = sides.find((s) => s.label === 'defaults');
   const logPath = eg?.lastReply().log;
 
   // Another URL in the same page, then a new page (opened, evaluated, closed), `opens` times,
@@ -278,9 +291,9 @@ try {
 
   // The table.
   const rows = [
-    ['first page: open → first eval (fresh server)', (s) => results[s].first],
-    ['  of which the open', (s) => results[s].firstOpen],
-    ['process start → first eval', (s) => results[s].fromStart],
+    [`first page: open → first eval (fresh server), p50 of ${opts.starts}`, (s) => pct(results[s].first, 0.5)],
+    ['  of which the open', (s) => pct(results[s].firstOpen, 0.5)],
+    [`process start → first eval, p50 of ${opts.starts}`, (s) => pct(results[s].fromStart, 0.5)],
     [`another URL in the same page → eval, p50 of ${opts.opens}`, (s) => pct(results[s].again, 0.5)],
     [`a new page → eval, p50 of ${opts.opens}`, (s) => pct(results[s].fresh, 0.5)],
     ['eval round trip p50', (s) => pct(results[s].evals, 0.5)],
