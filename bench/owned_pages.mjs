@@ -225,6 +225,13 @@ async function openThenEval(side, n, fresh) {
 fs.mkdirSync(path.join(opts.workdir, 'tmp'), { recursive: true });
 const app = await startApp();
 const sides = [];
+// Stopped from outside: the servers this bench started are told to stop (they end their browsers).
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    for (const s of sides) try { process.kill(s.pid, 'SIGTERM'); } catch { /* gone */ }
+    process.exit(130);
+  });
+}
 try {
   const results = {};
   // Each side's first page on a fresh server (a new process, browser and workspace): what an
