@@ -204,7 +204,7 @@ async function committedJobs(root, page, jobs) {
 // Nearest rank below, as bench/percentiles.hpp; undefined for no samples.
 const pct = (v, q) => { const s = [...(v ?? [])].sort((a, b) => a - b); return s[Math.floor(q * (s.length - 1))]; };
 const fmt = (x) => (x === undefined ? '—' : x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
-const ratio = (a, b) => (a === undefined || b === undefined ? '—' : `${(a / b).toFixed(2)}×`);
+const ratio = (a, b) => (a === undefined || b === undefined ? '—' : `${a / b >= 0.1 ? (a / b).toFixed(2) : (a / b).toPrecision(2)}×`);
 
 async function expectTitle(value, n, who) {
   if (value !== titleFor(n)) throw new Error(`${who}: the eval read ${JSON.stringify(value)}, not ${JSON.stringify(titleFor(n))}`);
