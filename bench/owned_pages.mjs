@@ -162,7 +162,7 @@ async function editgateSide(run) {
   let page = null;
   let last = null;
   const side = {
-    label: 'editgate', started, root, tools, pid: child.pid,
+    label: 'editgate', started, root, tools, pid: child.pid, serveLog: where.serve_log,
     async open(url) { last = await call('page_open', page ? { url, page } : { url }); page ??= last.page; return last; },
     async eval(on = page) { last = await call('page_eval', { page: on, code: 'document.title' }); return last.value; },
     async newPage(url) { const r = await call('page_open', { url }); side.extra = r.page; return r; },
@@ -182,11 +182,13 @@ async function editgateSide(run) {
 }
 
 // The REPL's ref holds every exchange: a commit per exchange, or one for a group, whose
-// Editgate-Job trailers name its jobs. Waits (commits trail the replies) up to 30 s; returns how
-// many of `jobs` (all on `page`) it found.
-async function committedJobs(root, page, jobs) {
+// Editgate-Job trailers name its jobs. Waits (commits trail the replies) up to 60 s; returns how
+// many of `jobs` (all on `page`) it found, and after how many ms.
+async function committedJobs(side, page, jobs) {
+  const root = side.root;
+  const t0 = performance.now();
   let found = new Set();
-  for (let i = 0; i < 300; ++i) {
+  for (let i = 0; i < 600; ++i) {
     const refs = git(root, 'for-each-ref', '--format=%(refname)', 'refs/editgate/repl/').trim().split('\n').filter(Boolean);
     found = new Set();
     for (const ref of refs) {
@@ -198,7 +200,19 @@ async function committedJobs(root, page, jobs) {
     if (jobs.every((j) => found.has(j))) break;
     await delay(100);
   }
-  return jobs.filter((j) => found.has(j)).length;
+  const missing = jobs.filter((j) => !found.has(j));
+  if (missing.length) {
+    // What the ref says of them, for the reader to judge.
+    const log = git(root, 'log', '--format=%H %s%n%b', ...git(root, 'for-each-ref', '--format=%(refname)', 'refs/editgate/repl/').trim().split('\n'));
+    process.stderr.write(`owned_pages: jobs not found on the REPL's ref: ${missing.join(' ')}\n`);
+    for (const j of missing.slice(0, 5)) {
+      const lines = log.split('\n').filter((l) => new RegExp(`job ${j}\\b|Job: ${j}$`).test(l));
+      process.stderr.write(`  job ${j}: ${lines.length ? lines.join(' | ') : 'no line names it'}\n`);
+    }
+    const serveLog = fs.existsSync(side.serveLog) ? fs.readFileSync(side.serveLog, 'utf8').split('\n') : [];
+    process.stderr.write(`the gateway's log (${side.serveLog}), its REPL lines:\n${serveLog.filter((l) => /REPL|commit/i.test(l)).slice(-20).join('\n')}\n`);
+  }
+  return { count: jobs.length - missing.length, ms: performance.now() - t0 };
 }
 
 // Nearest rank below, as bench/percentiles.hpp; undefined for no samples.
@@ -294,7 +308,7 @@ try {
       }
     }
   }
-  const committed = eg ? await committedJobs(eg.root, eg.page(), jobs) : 0;
+  const committed = eg ? await committedJobs(eg, eg.page(), jobs) : null;
 
   // The table.
   const rows = [
@@ -324,8 +338,8 @@ try {
     'the page snapshot after navigate written to a file); lean: also `--timeout-settle 0 --snapshot-mode none`.');
   if (eg) {
     console.log(`editgate: every page_eval logged in ${logPath} and committed on the REPL's ref: ` +
-      `${committed} of the ${jobs.length} timed evals found there.`);
-    if (committed !== jobs.length) process.exitCode = 1;
+      `${committed.count} of the ${jobs.length} timed evals found there, ${(committed.ms / 1000).toFixed(1)} s after the last reply.`);
+    if (committed.count !== jobs.length) process.exitCode = 1;
   }
 } catch (e) {
   for (const s of sides) if (s.stderr()) process.stderr.write(`--- ${s.label} stderr (tail):\n${s.stderr()}\n`);
