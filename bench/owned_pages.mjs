@@ -236,6 +236,94 @@ async function openThenEval(side, n, fresh) {
   return [t2 - t0, t1 - t0];
 }
 
+// Each side's first page on a fresh server (a new process, browser and workspace): what an
+// agent waits for before its first eval. `starts` times, the sides taking turns, one started
+// after the other's first page so their browsers' starts do not overlap; all but the last run's
+// servers are stopped again, the last ones pushed onto `sides`.
+async function firstPages(results, sides) {
+  const factories = [
+    ...(opts.only ? [] : [(run) => editgateSide(run)]),
+    (run) => playwrightSide('defaults', [], run),
+    (run) => playwrightSide('lean', ['--timeout-settle', '0', '--snapshot-mode', 'none'], run),
+  ];
+  for (let run = 1; run <= opts.starts; ++run) {
+    for (const factory of factories) {
+      const side = await factory(run);
+      sides.push(side);
+      if (side.tools && !side.tools.includes('page_open')) throw new Error(`this editgate has no page_open tool (tools: ${side.tools.join(', ')})`);
+      const [first, open] = await openThenEval(side, 1, false);
+      const r = (results[side.label] ??= { first: [], firstOpen: [], fromStart: [], again: [], fresh: [], evals: [] });
+      r.first.push(first);
+      r.firstOpen.push(open);
+      r.fromStart.push(performance.now() - side.started);
+      if (run < opts.starts) { sides.pop(); await side.stop(); }
+    }
+  }
+}
+
+// Another URL in the same page, then a new page (opened, evaluated, closed), `opens` times, the
+// sides taking turns; then back on the first page at ?n=2.
+async function opens(results, sides) {
+  for (let i = 0; i < opts.opens; ++i) {
+    for (const side of sides) results[side.label].again.push((await openThenEval(side, 100 + i, false))[0]);
+    for (const side of sides) {
+      results[side.label].fresh.push((await openThenEval(side, 200 + i, true))[0]);
+      await side.closePage();
+    }
+  }
+  for (const side of sides) await openThenEval(side, 2, false);
+}
+
+// The eval round trips: warm-up, then rounds with the sides taking turns, so a slow moment of
+// the machine falls on all of them. The defaults' evals each wait the 500 ms settle, so they
+// get fewer samples. Returns editgate's jobs.
+async function roundTrips(results, sides) {
+  const jobs = [];
+  for (const side of sides)
+    for (let i = 0; i < opts.warmup; ++i) await expectTitle(await side.eval(), 2, side.label);
+  for (let r = 0; r < opts.rounds; ++r) {
+    for (const side of sides) {
+      const total = side.label === 'defaults' ? opts.defaultEvals : opts.evals;
+      const count = Math.floor(total / opts.rounds) + (r < total % opts.rounds ? 1 : 0);
+      for (let i = 0; i < count; ++i) {
+        const t0 = performance.now();
+        const value = await side.eval();
+        results[side.label].evals.push(performance.now() - t0);
+        await expectTitle(value, 2, side.label);
+        if (side.label === 'editgate') jobs.push(side.lastReply().job);
+      }
+    }
+  }
+  return jobs;
+}
+
+function printTable(results, eg) {
+  const rows = [
+    [`first page: open → first eval (fresh server), p50 of ${opts.starts}`, (r) => pct(r?.first, 0.5)],
+    ['  of which the open', (r) => pct(r?.firstOpen, 0.5)],
+    [`process start → first eval, p50 of ${opts.starts}`, (r) => pct(r?.fromStart, 0.5)],
+    [`another URL in the same page → eval, p50 of ${opts.opens}`, (r) => pct(r?.again, 0.5)],
+    [`a new page → eval, p50 of ${opts.opens}`, (r) => pct(r?.fresh, 0.5)],
+    ['eval round trip p50', (r) => pct(r?.evals, 0.5)],
+    ['eval round trip p90', (r) => pct(r?.evals, 0.9)],
+  ];
+  const count = (label) => results[label]?.evals.length ?? 0;
+  console.log(`editgate ${eg ? opts.editgate : '(not run: --only playwright)'}; Chromium ${opts.chromium}; Playwright MCP ${versionOf('@playwright/mcp')} ` +
+    `(Playwright ${versionOf('playwright')}); @modelcontextprotocol/sdk ${versionOf('@modelcontextprotocol/sdk')}; Node ${process.version}`);
+  console.log(`evals: editgate ${count('editgate')}, Playwright MCP defaults ${count('defaults')}, lean ${count('lean')}; ` +
+    `${opts.rounds} rounds, ${opts.warmup} warm-up each`);
+  console.log('');
+  console.log('| ms | editgate (page_open, page_eval) | Playwright MCP defaults | Playwright MCP lean | editgate / defaults | editgate / lean |');
+  console.log('|---|---|---|---|---|---|');
+  for (const [name, get] of rows) {
+    const [e, d, l] = ['editgate', 'defaults', 'lean'].map((label) => get(results[label]));
+    console.log(`| ${name} | ${fmt(e)} | ${fmt(d)} | ${fmt(l)} | ${ratio(e, d)} | ${ratio(e, l)} |`);
+  }
+  console.log('');
+  console.log('Playwright MCP defaults: `--headless --isolated --no-sandbox` (settle 500 ms after every action, ' +
+    'the page snapshot after navigate written to a file); lean: also `--timeout-settle 0 --snapshot-mode none`.');
+}
+
 fs.mkdirSync(path.join(opts.workdir, 'tmp'), { recursive: true });
 const app = await startApp();
 const sides = [];
@@ -248,94 +336,13 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 }
 try {
   const results = {};
-  // Each side's first page on a fresh server (a new process, browser and workspace): what an
-  // agent waits for before its first eval. `starts` times, the sides taking turns, one started
-  // after the other's first page so their browsers' starts do not overlap; all but the last
-  // run's servers are stopped again.
-  const factories = [
-    ...(opts.only ? [] : [(run) => editgateSide(run)]),
-    (run) => playwrightSide('defaults', [], run),
-    (run) => playwrightSide('lean', ['--timeout-settle', '0', '--snapshot-mode', 'none'], run),
-  ];
-  for (let run = 1; run <= opts.starts; ++run) {
-    for (const factory of factories) {
-      const side = await factory(run);
-      sides.push(side);
-      if (side.tools && !side.tools.includes('page_open')) throw new Error(`this editgate has no page_open tool (tools: ${side.tools.join(', ')})`);
-      const [first, open] = await openThenEval(side, 1, false);
-      const r = (results[side.label] ??= { first: [], firstOpen: [], fromStart: [] });
-      r.first.push(first);
-      r.firstOpen.push(open);
-      r.fromStart.push(performance.now() - side.started);
-      if (run < opts.starts) { sides.pop(); await side.stop(); }
-    }
-  }
+  await firstPages(results, sides);
   const eg = sides.find((s) => s.label === 'editgate');
-  const pwDefault = sides.find((s) => s.label === 'defaults');
   const logPath = eg?.lastReply().log;
-
-  // Another URL in the same page, then a new page (opened, evaluated, closed), `opens` times,
-  // the sides taking turns.
-  for (const s of sides) Object.assign(results[s.label], { again: [], fresh: [] });
-  for (let i = 0; i < opts.opens; ++i) {
-    for (const side of sides) results[side.label].again.push((await openThenEval(side, 100 + i, false))[0]);
-    for (const side of sides) {
-      results[side.label].fresh.push((await openThenEval(side, 200 + i, true))[0]);
-      await side.closePage();
-    }
-  }
-  // Back on the first page for the round trips.
-  for (const side of sides) await openThenEval(side, 2, false);
-
-  // The eval round trips: warm-up, then rounds with the sides taking turns, so a slow moment of
-  // the machine falls on all of them. The defaults' evals each wait the 500 ms settle, so they
-  // get fewer samples.
-  const jobs = [];
-  for (const side of sides) {
-    results[side.label].evals = [];
-    for (let i = 0; i < opts.warmup; ++i) await expectTitle(await side.eval(), 2, side.label);
-  }
-  for (let r = 0; r < opts.rounds; ++r) {
-    for (const side of sides) {
-      const total = side === pwDefault ? opts.defaultEvals : opts.evals;
-      const count = Math.floor(total / opts.rounds) + (r < total % opts.rounds ? 1 : 0);
-      for (let i = 0; i < count; ++i) {
-        const t0 = performance.now();
-        const value = await side.eval();
-        results[side.label].evals.push(performance.now() - t0);
-        await expectTitle(value, 2, side.label);
-        if (side === eg) jobs.push(eg.lastReply().job);
-      }
-    }
-  }
+  await opens(results, sides);
+  const jobs = await roundTrips(results, sides);
   const committed = eg ? await committedJobs(eg, eg.page(), jobs) : null;
-
-  // The table.
-  const rows = [
-    [`first page: open → first eval (fresh server), p50 of ${opts.starts}`, (s) => pct(results[s].first, 0.5)],
-    ['  of which the open', (s) => pct(results[s].firstOpen, 0.5)],
-    [`process start → first eval, p50 of ${opts.starts}`, (s) => pct(results[s].fromStart, 0.5)],
-    [`another URL in the same page → eval, p50 of ${opts.opens}`, (s) => pct(results[s].again, 0.5)],
-    [`a new page → eval, p50 of ${opts.opens}`, (s) => pct(results[s].fresh, 0.5)],
-    ['eval round trip p50', (s) => pct(results[s].evals, 0.5)],
-    ['eval round trip p90', (s) => pct(results[s].evals, 0.9)],
-  ];
-  const cols = ['editgate', 'defaults', 'lean'];
-  results.editgate ??= { evals: [], again: [], fresh: [] };
-  console.log(`editgate ${eg ? opts.editgate : '(not run: --only playwright)'}; Chromium ${opts.chromium}; Playwright MCP ${versionOf('@playwright/mcp')} ` +
-    `(Playwright ${versionOf('playwright')}); @modelcontextprotocol/sdk ${versionOf('@modelcontextprotocol/sdk')}; Node ${process.version}`);
-  console.log(`evals: editgate ${results.editgate.evals.length}, Playwright MCP defaults ${results.defaults.evals.length}, lean ${results.lean.evals.length}; ` +
-    `${opts.rounds} rounds, ${opts.warmup} warm-up each`);
-  console.log('');
-  console.log('| ms | editgate (page_open, page_eval) | Playwright MCP defaults | Playwright MCP lean | editgate / defaults | editgate / lean |');
-  console.log('|---|---|---|---|---|---|');
-  for (const [name, get] of rows) {
-    const [e, d, l] = cols.map(get);
-    console.log(`| ${name} | ${fmt(e)} | ${fmt(d)} | ${fmt(l)} | ${ratio(e, d)} | ${ratio(e, l)} |`);
-  }
-  console.log('');
-  console.log('Playwright MCP defaults: `--headless --isolated --no-sandbox` (settle 500 ms after every action, ' +
-    'the page snapshot after navigate written to a file); lean: also `--timeout-settle 0 --snapshot-mode none`.');
+  printTable(results, eg);
   if (eg) {
     console.log(`editgate: every page_eval logged in ${logPath} and committed on the REPL's ref: ` +
       `${committed.count} of the ${jobs.length} timed evals found there, ${(committed.ms / 1000).toFixed(1)} s after the last reply.`);
