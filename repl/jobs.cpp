@@ -392,7 +392,7 @@ void Repl::time_out(Page& p, Job& job) {
       q.unanswered = job;
       return end_timeout(q, *q.running,
                          "the page did not answer being told to stop within 2 s (it was stuck in code nothing "
-                         "reaches), so it was restarted: a new process, its globals gone; no reply will follow");
+                         "reaches), so it was restarted: " + restarted_as(q) + "; no reply will follow");
     }
     end_timeout(q, *q.running,
                 q.dialog ? held_by(q) + "; the job runs when it is closed, its result written below as a late reply"
@@ -455,7 +455,7 @@ void Repl::wait_for_answer(Page& p, const Job& job) {
     q.unanswered.reset();
     if (q.link && restart(q)) {
       q.log->note({"> _" + q.stem + " did not answer after job " + std::to_string(job) +
-               " was cancelled, so it was restarted: a new process, its globals gone_"});
+               " was cancelled, so it was restarted: " + restarted_as(q) + "_"});
       commit(q, {}, q.stem, "page " + q.stem + " restarted: silent after job " + std::to_string(job) + " was cancelled",
              {{record::trailer::kind, "page"}, {record::trailer::job, std::to_string(job)}});
       return;  // the queue goes on when it is back

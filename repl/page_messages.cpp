@@ -246,10 +246,10 @@ void Repl::interrupt(const std::string& page, std::function<void(Answer)> done) 
       const bool started = q && q->running && (q->running->started_in_page || q->owned);
       if (q && q->link && started && q->running->id == job && q->kind != "realm" && restart(*q)) {
         q->log->note({"> _" + q->stem + " did not answer an interrupt of job " + std::to_string(job) +
-                     ", so it was restarted: a new process, its globals gone_"});
+                     ", so it was restarted: " + restarted_as(*q) + "_"});
         answer = {{{"result", "interrupted"},
-                   {"message", "the page did not answer within 2 s, so it was restarted: a new process, its "
-                               "globals gone, the same log"}}};
+                   {"message", "the page did not answer within 2 s, so it was restarted: " + restarted_as(*q) +
+                               ", the same log"}}};
       } else {
         const bool node = q && (q->kind == "realm" || q->kind == "node");
         answer = {{{"result", "not-interruptible"},

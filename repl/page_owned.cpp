@@ -51,6 +51,10 @@ bool Repl::restart(Page& p) {
   return p.owned && restart_owned && restart_owned(p.id);
 }
 
+std::string Repl::restarted_as(const Page& p) {
+  return p.owned ? "its script stopped and its document loaded again, its globals gone" : "a new process, its globals gone";
+}
+
 void Repl::release_owned(const std::string& id, const std::string& why) {
   if (reserved_.erase(id)) return;
   auto it = pages_.find(id);

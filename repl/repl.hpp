@@ -288,6 +288,7 @@ class Repl {
   // Ends code that holds a silent page: the Node page's process restarted,
   // an owned page's script stopped and its document loaded again.
   bool restart(Page& p);
+  static std::string restarted_as(const Page& p);  // what restart did, in words
   void flush_notes(Page& p);  // the owned page's notes held while a job ran
   void open_log(Page& p, bool returning);
   void forget_pages();

@@ -258,6 +258,7 @@ describe('pages the gateway opens, through MCP with no person present', { skip, 
       (await ok(client, 'page_list', {})).pages.find((p) => p.page === page)?.state === 'executing');
     const sc = await ok(client, 'page_interrupt', { page });
     assert.equal(sc.result, 'interrupted', JSON.stringify(sc));
+    assert.match(sc.message, /its script stopped and its document loaded again/);
     assert.equal((await pending).isError, true, 'the loop ends as an error');
     assert.equal((await ok(client, 'page_eval', { page, code: 'typeof window.kept' })).value, 'undefined', 'a new document');
     await ok(client, 'page_close', { page });
