@@ -33,24 +33,6 @@ std::chrono::milliseconds timeout_of(const OpCall& call) {
   return std::chrono::milliseconds(v ? v->get_int64() : 30'000);
 }
 
-// The URL's origin (scheme://host[:port]) when it is an http or https URL
-// with a host; nullopt for any other (file:, data:, javascript:, about:).
-std::optional<std::string> origin_of(std::string_view url) {
-  std::string_view scheme;
-  for (std::string_view s : {"http://", "https://"})
-    if (url.size() > s.size() && std::equal(s.begin(), s.end(), url.begin(), [](char a, char b) {
-          return a == (b >= 'A' && b <= 'Z' ? b + 32 : b);
-        }))
-      scheme = s;
-  if (scheme.empty()) return std::nullopt;
-  std::string_view authority = url.substr(scheme.size());
-  authority = authority.substr(0, authority.find_first_of("/?#"));
-  if (const std::size_t at = authority.rfind('@'); at != std::string_view::npos) authority.remove_prefix(at + 1);
-  if (authority.empty()) return std::nullopt;
-  for (char c : authority)
-    if (static_cast<unsigned char>(c) <= ' ') return std::nullopt;
-  return std::string(scheme) + std::string(authority);
-}
 
 // Runs `work` on the worker thread with the gateway's browser, and answers
 // on the request's executor.
@@ -84,7 +66,7 @@ void op_page_open(OpCall call) {
   if (r.url.size() > max_url_bytes)
     return call.out->fail({services::Error::bad_request, "url is " + std::to_string(r.url.size()) + " bytes, over the " +
                                                              std::to_string(max_url_bytes) + " a page-open takes"});
-  const auto origin = origin_of(r.url);
+  const auto origin = services::url_origin(r.url);
   if (!origin)
     return call.out->fail({services::Error::bad_request,
                            "url must be an http:// or https:// URL with a host (not " + r.url.substr(0, 200) + ")"});

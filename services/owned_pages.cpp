@@ -4,6 +4,7 @@
 #include "services/devtools.hpp"
 #include "services/owned_shots.hpp"
 #include "services/program_path.hpp"
+#include "services/security.hpp"
 #include "repl/assets.hpp"
 #include "repl/log.hpp"
 #include "repl/repl.hpp"
@@ -31,11 +32,10 @@ namespace {
 
 // A page's name from its URL: its host, as a tab's is its title or path.
 std::string name_of(const std::string& url) {
-  const std::size_t scheme = url.find("://");
-  std::string host = url.substr(scheme == std::string::npos ? 0 : scheme + 3);
-  host = host.substr(0, host.find_first_of("/?#"));
-  if (const std::size_t at = host.rfind('@'); at != std::string::npos) host = host.substr(at + 1);
-  return host.substr(0, host.rfind(':') == std::string::npos || host.back() == ']' ? host.size() : host.rfind(':'));
+  const std::string origin = url_origin(url).value_or(url);
+  std::string host = origin.substr(origin.find("://") == std::string::npos ? 0 : origin.find("://") + 3);
+  const std::size_t colon = host.rfind(':');
+  return colon == std::string::npos || host.back() == ']' ? host : host.substr(0, colon);
 }
 
 // Headless, driven on the pipe only, in a profile of its own; no back/forward

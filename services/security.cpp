@@ -1,6 +1,7 @@
 #include "services/security.hpp"
 
 
+#include <algorithm>
 #include <cctype>
 
 namespace services {
@@ -129,6 +130,23 @@ bool page_origin_allowed(std::string_view origin, const Binding& b) {
     return hp && loopback_name(hp->first);
   }
   return false;
+}
+
+std::optional<std::string> url_origin(std::string_view url) {
+  std::string_view scheme;
+  for (std::string_view s : {"http://", "https://"})
+    if (url.size() > s.size() && std::equal(s.begin(), s.end(), url.begin(), [](char a, char b) {
+          return a == (b >= 'A' && b <= 'Z' ? b + 32 : b);
+        }))
+      scheme = s;
+  if (scheme.empty()) return std::nullopt;
+  std::string_view authority = url.substr(scheme.size());
+  authority = authority.substr(0, authority.find_first_of("/?#"));
+  if (const std::size_t at = authority.rfind('@'); at != std::string_view::npos) authority.remove_prefix(at + 1);
+  if (authority.empty()) return std::nullopt;
+  for (char c : authority)
+    if (static_cast<unsigned char>(c) <= ' ') return std::nullopt;
+  return std::string(scheme) + std::string(authority);
 }
 
 }  // namespace services

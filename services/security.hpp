@@ -46,6 +46,9 @@ bool page_origin_allowed(std::string_view origin, const Binding& b);
 // An --allow-origin value as it will be compared: scheme://host[:port],
 // lower case. nullopt when it is not of that shape.
 std::optional<std::string> normalize_origin(std::string_view origin);
+// An http or https URL's origin (scheme://host[:port], user info left
+// out); nullopt for any other URL (file:, data:, javascript:, about:).
+std::optional<std::string> url_origin(std::string_view url);
 
 // An origin a person typed, as browsers send them: exactly
 // http(s)://host[:port] (a DNS name of letters, digits, '-' and '.', an

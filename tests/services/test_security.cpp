@@ -162,3 +162,17 @@ TEST_CASE("a symlink or a file where the state folder goes is refused, never fol
   CHECK_THAT(opened.error().message, Catch::Contains("is not a folder"));
   CHECK(test::count_entries(outside.path()) == 0);
 }
+
+TEST_CASE("a URL's origin is http or https with a host, user info left out - other URLs have none", "[security]") {
+  using services::url_origin;
+  CHECK(url_origin("http://127.0.0.1:5173/app?x=1#y") == std::optional<std::string>("http://127.0.0.1:5173"));
+  CHECK(url_origin("HTTPS://Example.com") == std::optional<std::string>("https://Example.com"));
+  CHECK(url_origin("http://user:pw@localhost:8080/") == std::optional<std::string>("http://localhost:8080"));
+  CHECK(url_origin("http://[::1]:9/") == std::optional<std::string>("http://[::1]:9"));
+  CHECK(!url_origin("file:///etc/passwd"));
+  CHECK(!url_origin("javascript:alert(1)"));
+  CHECK(!url_origin("data:text/html,hi"));
+  CHECK(!url_origin("http:///path"));
+  CHECK(!url_origin("http://a b/"));
+  CHECK(!url_origin("http://"));
+}
