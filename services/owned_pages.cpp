@@ -76,7 +76,7 @@ class OwnedPages : public std::enable_shared_from_this<OwnedPages> {
   };
   struct Page {
     std::string id, secret, stem, url;
-    std::string target, session, context, script;
+    std::string target, session, context;
     // Navigations counted: the last begun, loaded and connected (its adapter's hello taken).
     unsigned nav = 0, loaded = 0, connected = 0;
     std::vector<std::shared_ptr<Waiter>> waiters;
@@ -293,10 +293,7 @@ class OwnedPages : public std::enable_shared_from_this<OwnedPages> {
           json::serialize(json::object{{"src", self->opt_.adapter_src}, {"id", p.id}, {"secret", p.secret}});
       self->browser_->send("Page.addScriptToEvaluateOnNewDocument",
                            json::object{{"source", repl::owned_adapter_js(config, self->opt_.adapter_src)}}, p.session,
-                           step([done](Page& p, const json::object& r) {
-                             p.script = text_of(r, "identifier");
-                             done(Result<void>{});
-                           }));
+                           step([done](Page&, const json::object&) { done(Result<void>{}); }));
     };
     auto created = [self, step, attached](Page& p, const json::object& r) {
       p.target = text_of(r, "targetId");
